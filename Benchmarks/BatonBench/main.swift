@@ -1,0 +1,55 @@
+// make bench: each figure beside a baseline measured in this same process, as a ratio.
+// Times are medians of 5 runs; the idle figure is CPU time, not wall time.
+//
+//     BatonBench [--idle-seconds N]     (default 10)
+import Baton
+import Foundation
+
+let idleSeconds = CommandLine.arguments.firstIndex(of: "--idle-seconds")
+    .flatMap { Int(CommandLine.arguments[$0 + 1]) } ?? 10
+
+say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
+let figures: [Figure] = MainActor.assumeIsolated {
+    let batonIdle = median { LoopBenchmarks.batonIdleChain() }
+    let rawIdle = median { LoopBenchmarks.rawIdleChain() }
+    let tasks = median { LoopBenchmarks.mainActorTasks() }
+    let hops = median { LoopBenchmarks.mainActorHops() }
+    let blocks = median { LoopBenchmarks.dispatchChain() }
+    say("measuring an idle app for \(idleSeconds) s, then raw GLib for \(idleSeconds) s …")
+    let idle = LoopBenchmarks.idleCPU(seconds: idleSeconds)
+    let rawIdleCPU = LoopBenchmarks.rawIdleCPU(seconds: idleSeconds)
+    let dispatch = median { ChainBenchmarks.dispatch() }
+    let resolution = median { ChainBenchmarks.resolution() }
+    let walk = median { ChainBenchmarks.handWalk() }
+    return [
+        Figure(name: "MainLoop.idle one-shot", value: batonIdle, baselineName: "raw g_idle_add C callback",
+               baseline: rawIdle, unit: "ns/op", aim: "aim ≤ 1.5×"),
+        Figure(name: "idle app CPU over \(idleSeconds) s", value: idle, baselineName: "raw g_main_loop_run, one timeout",
+               baseline: max(rawIdleCPU, 0.001), unit: "ms", aim: "aim < 5 ms"),
+        Figure(name: "sendAction, 100-deep chain", value: dispatch, baselineName: "hand-written walk + cast",
+               baseline: walk, unit: "ns/op", aim: ""),
+        Figure(name: "target(forAction:), 100-deep chain", value: resolution, baselineName: "hand-written walk + cast",
+               baseline: walk, unit: "ns/op", aim: ""),
+        Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
+        Figure(name: "MainActor.run round trip, GLib loop", value: hops, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
+        Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
+    ]
+}
+for figure in figures.prefix(4) { say(figure.line()) }
+
+// The dispatchMain() baselines come last: dispatchMain() never returns, and gives the main
+// queue to libdispatch's own threads, which is exactly the baseline.
+let (loopTasks, loopHops, loopBlocks) = (figures[4].value, figures[5].value, figures[6].value)
+Task.detached {
+    let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
+    let hopsBaseline = await DispatchMainBaselines.mainActorHops()
+    let blocksBaseline = await DispatchMainBaselines.dispatchChain()
+    say(Figure(name: "Task { @MainActor } chain, GLib loop", value: loopTasks, baselineName: "same under dispatchMain()",
+               baseline: tasksBaseline, unit: "ns/op", aim: "aim ≤ 1.3×").line())
+    say(Figure(name: "MainActor.run round trip, GLib loop", value: loopHops, baselineName: "same under dispatchMain()",
+               baseline: hopsBaseline, unit: "ns/op", aim: "cross-thread").line())
+    say(Figure(name: "DispatchQueue.main.async, GLib loop", value: loopBlocks, baselineName: "same under dispatchMain()",
+               baseline: blocksBaseline, unit: "ns/op", aim: "").line())
+    exit(0)
+}
+dispatchMain()

@@ -1,0 +1,105 @@
+import Foundation
+
+/// Who is key and who is main: the one place these rules live.
+///
+/// - A window becomes key by `makeKey()`; a key window that can be main becomes main too.
+///   A panel can be key, never main. `makeMain()` changes only the main window.
+/// - An inactive app has no key and no main window; activating gives the status back to the
+///   windows that had it (or, if none, to the frontmost eligible ones).
+/// - When the key or main window is hidden or closed, the frontmost visible window that can
+///   be main becomes main, and key goes to the main window if it can be key, else to the
+///   frontmost window that can.
+/// - Each change tells the windows (`resignKey`, `resignMain`, `becomeMain`, `becomeKey`, in
+///   that order) and posts the matching `Window` notifications.
+extension Application {
+    /// The key window: it receives keyboard actions first. Nil while the app is inactive.
+    public var keyWindow: Window? { isActive ? keyCandidate : nil }
+
+    /// The main window: the document window the user works in, whose responder chain
+    /// supplies the current user activity. Nil while the app is inactive.
+    public var mainWindow: Window? { isActive ? mainCandidate : nil }
+
+    /// Makes the app active: `applicationWillBecomeActive`, key and main restored,
+    /// `applicationDidBecomeActive`.
+    public func activate() {
+        guard !isActive else { return }
+        post(Application.willBecomeActiveNotification) { $0.applicationWillBecomeActive($1) }
+        let main = mainCandidate ?? orderedWindows.first { $0.canBecomeMain }
+        let key = keyCandidate ?? (main?.canBecomeKey == true ? main : orderedWindows.first { $0.canBecomeKey })
+        changeFocus { keyCandidate = key; mainCandidate = main; isActive = true }
+        post(Application.didBecomeActiveNotification) { $0.applicationDidBecomeActive($1) }
+    }
+
+    /// Makes the app inactive: its key and main windows resign until it is active again.
+    public func deactivate() {
+        guard isActive else { return }
+        post(Application.willResignActiveNotification) { $0.applicationWillResignActive($1) }
+        changeFocus { isActive = false }
+        post(Application.didResignActiveNotification) { $0.applicationDidResignActive($1) }
+    }
+
+    func register(_ window: Window) { windows.append(window) }
+
+    func windowWantsKey(_ window: Window) {
+        changeFocus {
+            keyCandidate = window
+            if window.canBecomeMain { mainCandidate = window }
+        }
+    }
+
+    func windowWantsMain(_ window: Window) {
+        changeFocus { mainCandidate = window }
+    }
+
+    func windowDidOrderFront(_ window: Window) {
+        orderedWindows.removeAll { $0 === window }
+        orderedWindows.insert(window, at: 0)
+    }
+
+    func windowDidOrderOut(_ window: Window) {
+        orderedWindows.removeAll { $0 === window }
+        changeFocus {
+            if mainCandidate === window { mainCandidate = orderedWindows.first { $0.canBecomeMain } }
+            if keyCandidate === window {
+                keyCandidate = mainCandidate?.canBecomeKey == true
+                    ? mainCandidate : orderedWindows.first { $0.canBecomeKey }
+            }
+        }
+    }
+
+    func windowDidClose(_ window: Window) {
+        windows.removeAll { $0 === window }
+    }
+
+    func firstResponderDidChange(in window: Window) {
+        responderStateDidChange()
+    }
+
+    /// Applies `change`, then tells the windows and observers what it changed.
+    private func changeFocus(_ change: () -> Void) {
+        let (oldKey, oldMain) = (keyWindow, mainWindow)
+        change()
+        let (newKey, newMain) = (keyWindow, mainWindow)
+        if oldKey !== newKey, let oldKey {
+            oldKey.resignKey()
+            NotificationCenter.default.post(name: Window.didResignKeyNotification, object: oldKey)
+        }
+        if oldMain !== newMain, let oldMain {
+            oldMain.resignMain()
+            NotificationCenter.default.post(name: Window.didResignMainNotification, object: oldMain)
+        }
+        if oldMain !== newMain, let newMain {
+            newMain.becomeMain()
+            NotificationCenter.default.post(name: Window.didBecomeMainNotification, object: newMain)
+        }
+        if oldKey !== newKey, let newKey {
+            newKey.becomeKey()
+            NotificationCenter.default.post(name: Window.didBecomeKeyNotification, object: newKey)
+        }
+        if oldKey !== newKey || oldMain !== newMain { responderStateDidChange() }
+    }
+
+    /// Called after anything that can change which responders are in front: the key or main
+    /// window, a first responder, activation. The user-activity layer hooks in here.
+    func responderStateDidChange() {}
+}

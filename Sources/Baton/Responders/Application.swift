@@ -1,0 +1,139 @@
+import Foundation
+
+/// The application (AppKit's `NSApplication`): its windows, its key and main window, whether
+/// it is active, its delegate, and the run loop.
+///
+/// There is one, `Application.shared`. The key and main windows are stored here and nowhere
+/// else; `Window.isKeyWindow` and friends ask. The rules for who becomes key or main are in
+/// `Application+WindowFocus.swift`.
+@MainActor
+public final class Application: Responder {
+    /// The application object.
+    public static let shared = Application()
+
+    /// The delegate (weak, as in AppKit). When it is a `Responder` it is the last link of the
+    /// responder chain; either way actions reach it last.
+    public weak var delegate: (any ApplicationDelegate)? {
+        didSet { nextResponder = delegate as? Responder }
+    }
+    /// Keeps the delegate given to `main(delegate:)` alive while the app runs.
+    private var retainedDelegate: (any ApplicationDelegate)?
+
+    /// Every window not yet closed, visible or not, in the order they were made.
+    public internal(set) var windows: [Window] = []
+    /// The visible windows, front to back.
+    public internal(set) var orderedWindows: [Window] = []
+
+    /// The window that is key while the app is active (`keyWindow` is nil while inactive).
+    var keyCandidate: Window?
+    /// The window that is main while the app is active.
+    var mainCandidate: Window?
+
+    /// Whether the app is active; an inactive app has no key and no main window.
+    public internal(set) var isActive = false
+    /// True between `finishLaunching()` and termination.
+    public private(set) var isFinishedLaunching = false
+    /// True while `run()` runs the loop.
+    public private(set) var isRunning = false
+
+    private override init() {
+        super.init()
+    }
+
+    // MARK: Launch, run, terminate
+
+    /// Runs the app: sets `delegate` (kept alive until `main` returns), finishes launching,
+    /// activates, and runs the GLib main loop on the main thread until `terminate(_:)`
+    /// (AppKit's `NSApplicationMain`). Returns after termination, so a program can clean up.
+    ///
+    /// Call it from synchronous code: an `async` main or a top-level `await` gives the main
+    /// thread away before the loop could run; that is detected and stops the program with a
+    /// message saying what to change.
+    public static func main(delegate: (any ApplicationDelegate)? = nil) {
+        MainThreadRules.requireSynchronousMain("Application.main()")
+        let app = shared
+        if let delegate {
+            app.retainedDelegate = delegate
+            app.delegate = delegate
+        }
+        app.run()
+        app.retainedDelegate = nil
+    }
+
+    /// Sends the launch messages — `applicationWillFinishLaunching`,
+    /// `applicationDidFinishLaunching` — and activates the app. `run()` calls it; a host
+    /// that iterates its own GLib context calls it instead of `run()`. Only the first call acts.
+    public func finishLaunching() {
+        guard !isFinishedLaunching else { return }
+        post(Application.willFinishLaunchingNotification) { $0.applicationWillFinishLaunching($1) }
+        isFinishedLaunching = true
+        post(Application.didFinishLaunchingNotification) { $0.applicationDidFinishLaunching($1) }
+        activate()
+    }
+
+    /// Finishes launching if needed, then runs the main loop until `terminate(_:)`.
+    public func run() {
+        finishLaunching()
+        isRunning = true
+        MainLoop.run()
+        isRunning = false
+    }
+
+    /// Asks the delegate (`applicationShouldTerminate`), then sends
+    /// `applicationWillTerminate` and stops the loop, so `run()` and `main()` return.
+    public func terminate(_ sender: Any?) {
+        if let delegate, delegate.applicationShouldTerminate(self) == .terminateCancel { return }
+        post(Application.willTerminateNotification) { $0.applicationWillTerminate($1) }
+        isFinishedLaunching = false
+        if isRunning { MainLoop.quit() }
+    }
+
+    // MARK: Actions
+
+    /// Sends `action` to `target`, or, when `target` is nil, to the first object that handles
+    /// it along the path written in `ResponderChain` (key window's chain, main window's chain,
+    /// the application, its delegate). Returns whether an object handled it.
+    @discardableResult
+    public func sendAction<Handler>(_ action: Action<Handler>, to target: AnyObject?, from sender: Any?) -> Bool {
+        guard let handler = self.target(forAction: action, to: target, from: sender) as? Handler else { return false }
+        action.perform(handler, sender)
+        return true
+    }
+
+    /// The object `sendAction(_:to:from:)` would send `action` to, or nil.
+    public func target<Handler>(forAction action: Action<Handler>, to target: AnyObject? = nil,
+                                from sender: Any? = nil) -> AnyObject? {
+        if let target { return target is Handler ? target : nil }
+        var starts: [Responder] = []
+        if let key = keyWindow { starts.append(key.firstResponder ?? key) }
+        if let main = mainWindow, main !== keyWindow { starts.append(main.firstResponder ?? main) }
+        for start in starts {
+            if let found = ResponderChain.windowHandler(for: action, from: start) { return found }
+        }
+        if let found = ResponderChain.handler(for: action, from: self) { return found as AnyObject }
+        if let delegate, delegate is Handler { return delegate }
+        return nil
+    }
+
+    override public var responderDescription: String { "Application" }
+
+    // MARK: Delegate and notifications
+
+    func post(_ name: Notification.Name,
+              _ toDelegate: (any ApplicationDelegate, Notification) -> Void) {
+        let notification = Notification(name: name, object: self)
+        if let delegate { toDelegate(delegate, notification) }
+        NotificationCenter.default.post(notification)
+    }
+
+    /// Back to a fresh state: windows closed, inactive, not launched, no delegate. For tests.
+    func resetForTesting() {
+        for window in windows { window.close() }
+        isActive = false
+        keyCandidate = nil
+        mainCandidate = nil
+        isFinishedLaunching = false
+        delegate = nil
+        retainedDelegate = nil
+    }
+}

@@ -1,0 +1,33 @@
+import Synchronization
+
+/// Counts every Swift object Baton has handed to GLib as `user_data` and not yet had back.
+///
+/// Each box is retained when its GLib source or async call is set up and released by GLib's
+/// `GDestroyNotify` (or by the async callback, which GLib calls exactly once). After every
+/// source is removed and every call finished, the count is back where it started; the tests
+/// check exactly that.
+public enum LoopDiagnostics {
+    static let liveBoxes = Atomic<Int>(0)
+
+    /// Callback boxes currently owned by GLib.
+    public static var liveCallbackBoxes: Int { liveBoxes.load(ordering: .acquiring) }
+}
+
+/// Base of the objects passed to GLib as `user_data`: it keeps the live count honest.
+class CallbackBox: @unchecked Sendable {
+    init() { LoopDiagnostics.liveBoxes.wrappingAdd(1, ordering: .relaxed) }
+    deinit { LoopDiagnostics.liveBoxes.wrappingSubtract(1, ordering: .releasing) }
+
+    /// Hands a +1 reference to C; `release(_:)` (from the destroy notify) balances it.
+    final func retainedOpaque() -> UnsafeMutableRawPointer {
+        Unmanaged.passRetained(self).toOpaque()
+    }
+
+    static func borrow(_ pointer: UnsafeRawPointer) -> Self {
+        Unmanaged<Self>.fromOpaque(pointer).takeUnretainedValue()
+    }
+
+    static func release(_ pointer: UnsafeRawPointer) {
+        Unmanaged<CallbackBox>.fromOpaque(pointer).release()
+    }
+}

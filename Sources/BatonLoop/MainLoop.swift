@@ -1,0 +1,115 @@
+import CGLib
+
+/// The main thread's GLib loop: the app's run loop, on which Swift's main actor runs.
+///
+/// While it runs, `Task { @MainActor in }`, `await` resuming on the main actor,
+/// `DispatchQueue.main.async` and the `@MainActor` closures scheduled here all run on the main
+/// thread between GLib events. By default it is GLib's default context; a host that iterates a
+/// context of its own on the main thread hands it over with `embed(in:)`.
+@MainActor
+public enum MainLoop {
+    /// The context the main actor and `MainLoop`'s closures run on.
+    public private(set) static var context: LoopContext = .default
+
+    private static var bridge: MainQueueBridge?
+    private static var running: [OpaquePointer] = []  // GMainLoop *, innermost last
+
+    /// True while `run()` is running (at any depth).
+    public static var isRunning: Bool { !running.isEmpty }
+
+    /// Makes `context` the one that runs the main actor, for a host that iterates it on the
+    /// main thread itself (its own `g_main_loop_run`, say) and never calls `run()`.
+    public static func embed(in context: LoopContext) {
+        precondition(running.isEmpty, "Baton: MainLoop.embed(in:) while the loop is running")
+        bridge?.remove()
+        self.context = context
+        bridge = MainQueueBridge(on: context)
+    }
+
+    /// Runs the loop on the calling (main) thread until `quit()`.
+    public static func run() {
+        if running.isEmpty { MainThreadRules.requireSynchronousMain("MainLoop.run()") }
+        installBridgeIfNeeded()
+        let loop = g_main_loop_new(context.gContext, 0)!
+        running.append(loop)
+        g_main_loop_run(loop)
+        running.removeLast()
+        g_main_loop_unref(loop)
+    }
+
+    /// Ends the innermost `run()`.
+    public static func quit() {
+        if let loop = running.last { g_main_loop_quit(loop) }
+    }
+
+    /// Iterates the loop until `condition` holds or `timeout` passes; returns `condition()`.
+    ///
+    /// For tests and modal waits. It blocks between events and wakes only for sources that
+    /// fire, never to poll. Called from a job the main queue is draining, it cannot drain the
+    /// main queue again (GLib does not re-enter a dispatching source), as with CFRunLoop.
+    @discardableResult
+    public static func run(until condition: () -> Bool, timeout: Duration) -> Bool {
+        installBridgeIfNeeded()
+        var timedOut = false
+        let timer = context.attach(g_timeout_source_new(timeout.glibMilliseconds), priority: .default) {
+            MainActor.assumeIsolated { timedOut = true }
+            return .stop
+        }
+        defer { timer.cancel() }
+        while !condition() && !timedOut {
+            context.iterate(mayBlock: true)
+        }
+        return condition()
+    }
+
+    /// Runs `body` once, the next time the loop is idle.
+    @discardableResult
+    public static func idle(priority: LoopPriority = .defaultIdle,
+                            _ body: @escaping @MainActor () -> Void) -> LoopSource {
+        context.attach(g_idle_source_new(), priority: priority, onMainActor { body(); return .stop })
+    }
+
+    /// Runs `body` once after `delay`.
+    @discardableResult
+    public static func after(_ delay: Duration, priority: LoopPriority = .default,
+                             _ body: @escaping @MainActor () -> Void) -> LoopSource {
+        context.attach(g_timeout_source_new(delay.glibMilliseconds), priority: priority,
+                       onMainActor { body(); return .stop })
+    }
+
+    /// Runs `body` every `interval` until it returns `.stop` or the source is cancelled.
+    @discardableResult
+    public static func every(_ interval: Duration, priority: LoopPriority = .default,
+                             _ body: @escaping @MainActor () -> Repetition) -> LoopSource {
+        context.attach(g_timeout_source_new(interval.glibMilliseconds), priority: priority, onMainActor(body))
+    }
+
+    /// Runs `body` each time `fd` is readable (or hung up) until it returns `.stop`.
+    @discardableResult
+    public static func whenReadable(_ fd: Int32, priority: LoopPriority = .default,
+                                    _ body: @escaping @MainActor () -> Repetition) -> LoopSource {
+        context.attachFD(fd, G_IO_IN.rawValue | G_IO_HUP.rawValue | G_IO_ERR.rawValue,
+                         priority: priority, onMainActor(body))
+    }
+
+    /// Runs `body` each time `fd` is writable until it returns `.stop`.
+    @discardableResult
+    public static func whenWritable(_ fd: Int32, priority: LoopPriority = .default,
+                                    _ body: @escaping @MainActor () -> Repetition) -> LoopSource {
+        context.attachFD(fd, G_IO_OUT.rawValue | G_IO_ERR.rawValue, priority: priority, onMainActor(body))
+    }
+
+    private static func installBridgeIfNeeded() {
+        if bridge == nil { bridge = MainQueueBridge(on: context) }
+    }
+
+    /// A GLib callback body that enters the main actor, which it is on: the main context is
+    /// iterated on the main thread.
+    private static func onMainActor(_ body: @escaping @MainActor () -> Repetition) -> () -> Repetition {
+        {
+            precondition(MainThreadRules.isInitialThread,
+                         "Baton: MainLoop's context must be iterated on the main thread")
+            return MainActor.assumeIsolated { body() }
+        }
+    }
+}

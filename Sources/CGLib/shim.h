@@ -1,0 +1,29 @@
+#ifndef BATON_CGLIB_SHIM_H
+#define BATON_CGLIB_SHIM_H
+
+#include <glib.h>
+#include <glib-unix.h>
+#include <gio/gio.h>
+#include <gio/gunixinputstream.h>
+#include <gio/gunixoutputstream.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+
+// libdispatch's run-loop hooks, exported but in no public header. On Linux the handle is an
+// eventfd that becomes readable when work is queued on the main queue; the callback drains it.
+extern int _dispatch_get_main_queue_handle_4CF(void);
+extern void _dispatch_main_queue_callback_4CF(void *msg);
+
+// True on the process's initial thread (the one libdispatch binds the main queue to).
+// Cached per thread: gettid is a system call and this is asked on every main-loop callback.
+static inline int baton_is_initial_thread(void) {
+    static __thread int cached = -1;
+    if (cached < 0) cached = (pid_t)syscall(SYS_gettid) == getpid();
+    return cached;
+}
+
+// The G_SOURCE_* and GIOCondition values as plain ints for Swift.
+static inline gboolean baton_source_continue(void) { return G_SOURCE_CONTINUE; }
+static inline gboolean baton_source_remove(void) { return G_SOURCE_REMOVE; }
+
+#endif

@@ -1,0 +1,77 @@
+@testable import Baton
+import Foundation
+import Logging
+import XCTest
+
+/// Every log record, captured so tests can see what Baton refused and why.
+final class CapturedLog: @unchecked Sendable {
+    static let shared = CapturedLog()
+    private let lock = NSLock()
+    private var records: [(message: String, refusal: Refusal?)] = []
+
+    private static let installed: Void = {
+        LoggingSystem.bootstrap { _ in CapturingHandler() }
+    }()
+
+    static func install() { _ = installed }
+
+    func append(_ message: String, refusal: Refusal?) {
+        lock.lock(); records.append((message, refusal)); lock.unlock()
+    }
+
+    /// Refusals logged so far whose message mentions `text`.
+    func refusals(mentioning text: String) -> [(message: String, refusal: Refusal?)] {
+        lock.lock(); defer { lock.unlock() }
+        return records.filter { $0.refusal != nil && $0.message.contains(text) }
+    }
+}
+
+struct CapturingHandler: LogHandler {
+    var metadata: Logger.Metadata = [:]
+    var logLevel: Logger.Level = .trace
+    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+        get { metadata[key] }
+        set { metadata[key] = newValue }
+    }
+    func log(event: LogEvent) {
+        CapturedLog.shared.append(event.message.description, refusal: event.error as? Refusal)
+    }
+}
+
+/// A fresh application for each test, with the log captured.
+class BatonTestCase: XCTestCase {
+    override func setUp() async throws {
+        CapturedLog.install()
+        await MainActor.run { Application.shared.resetForTesting() }
+    }
+
+}
+
+/// A unique name, so a test finds its own log lines.
+func unique(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8))" }
+
+/// Asserts that exactly one refusal of `kind` mentioning `text` was logged.
+func assertRefused(_ kind: String, mentioning text: String, file: StaticString = #filePath, line: UInt = #line) {
+    let found = CapturedLog.shared.refusals(mentioning: text)
+    XCTAssertEqual(found.map(\.refusal?.kind), [kind], "refusals mentioning \(text)", file: file, line: line)
+}
+
+/// Runs a built executable of this package and returns its exit status and output.
+func runProduct(_ name: String, _ arguments: [String] = [], timeout: TimeInterval = 60) throws
+    -> (status: Int32, stdout: String, stderr: String) {
+    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    let process = Process()
+    process.executableURL = directory.appendingPathComponent(name)
+    process.arguments = arguments
+    let out = Pipe(), err = Pipe()
+    process.standardOutput = out
+    process.standardError = err
+    try process.run()
+    let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
+    defer { deadline.cancel() }
+    let stdout = out.fileHandleForReading.readDataToEndOfFile()
+    let stderr = err.fileHandleForReading.readDataToEndOfFile()
+    process.waitUntilExit()
+    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+}

@@ -1,0 +1,15 @@
+#!/usr/bin/env bash
+# Installs the Debian packages Baton needs, only those missing. Idempotent; safe in CI.
+set -euo pipefail
+packages=(pkg-config libglib2.0-dev glib-networking)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+echo "baton: installing Debian packages: ${missing[*]}"
+sudo=""
+[ "$(id -u)" -eq 0 ] || sudo="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$sudo apt-get update -qq
+$sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
