@@ -28,7 +28,7 @@ let package = Package(
         // Layers 2 and 3: responders, windows, application; user activities.
         .target(
             name: "Baton",
-            dependencies: ["BatonLoop", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BatonLoop", "CGLib", .product(name: "Logging", package: "swift-log")]
         ),
         .executableTarget(name: "Screens", dependencies: ["Baton"], path: "Examples/Screens"),
         .executableTarget(name: "Hello", dependencies: ["Baton"], path: "Examples/Hello"),

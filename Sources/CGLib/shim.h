@@ -22,6 +22,11 @@ static inline int baton_is_initial_thread(void) {
     return cached;
 }
 
+// G_VARIANT_TYPE("…") is a cast macro Swift cannot import; the string must outlive the call.
+static inline const GVariantType *baton_variant_type(const char *type_string) {
+    return (const GVariantType *)type_string;
+}
+
 // The G_SOURCE_* and GIOCondition values as plain ints for Swift.
 static inline gboolean baton_source_continue(void) { return G_SOURCE_CONTINUE; }
 static inline gboolean baton_source_remove(void) { return G_SOURCE_REMOVE; }

@@ -7,7 +7,7 @@ import XCTest
 final class CapturedLog: @unchecked Sendable {
     static let shared = CapturedLog()
     private let lock = NSLock()
-    private var records: [(message: String, refusal: Refusal?)] = []
+    private var records: [(message: String, refusal: Refusal?, error: Error?)] = []
 
     private static let installed: Void = {
         LoggingSystem.bootstrap { _ in CapturingHandler() }
@@ -15,14 +15,26 @@ final class CapturedLog: @unchecked Sendable {
 
     static func install() { _ = installed }
 
-    func append(_ message: String, refusal: Refusal?) {
-        lock.lock(); records.append((message, refusal)); lock.unlock()
+    func append(_ message: String, error: Error?) {
+        lock.lock(); records.append((message, error as? Refusal, error)); lock.unlock()
+    }
+
+    /// Errors attached to log records whose message mentions `text`.
+    func errors(mentioning text: String) -> [Error] {
+        lock.lock(); defer { lock.unlock() }
+        return records.filter { $0.message.contains(text) }.compactMap(\.error)
+    }
+
+    /// Messages of every log record that mentions `text`.
+    func messages(mentioning text: String) -> [String] {
+        lock.lock(); defer { lock.unlock() }
+        return records.map(\.message).filter { $0.contains(text) }
     }
 
     /// Refusals logged so far whose message mentions `text`.
     func refusals(mentioning text: String) -> [(message: String, refusal: Refusal?)] {
         lock.lock(); defer { lock.unlock() }
-        return records.filter { $0.refusal != nil && $0.message.contains(text) }
+        return records.filter { $0.refusal != nil && $0.message.contains(text) }.map { ($0.message, $0.refusal) }
     }
 }
 
@@ -34,7 +46,7 @@ struct CapturingHandler: LogHandler {
         set { metadata[key] = newValue }
     }
     func log(event: LogEvent) {
-        CapturedLog.shared.append(event.message.description, refusal: event.error as? Refusal)
+        CapturedLog.shared.append(event.message.description, error: event.error)
     }
 }
 

@@ -1,15 +1,175 @@
-/// A user activity (Foundation's `NSUserActivity`): what the user is doing, in a form that can
-/// be continued elsewhere. The user-activities layer gives it its behaviour.
+import Foundation
+import Logging
+
+/// A user activity (Foundation's `NSUserActivity`): what the user is doing, in a form another
+/// device can continue.
+///
+/// Which activity is current, when saves run and when a managed activity is invalidated is
+/// decided in one place, `ActivityRegistry`.
 @MainActor
 public final class UserActivity {
-    /// The activity's type, a reverse-DNS string the app declares (immutable).
+    /// `userInfo` key under which a document's activity carries its `fileURL`.
+    nonisolated public static let documentURLKey = "NSUserActivityDocumentURL"
+    /// The activity type of web browsing, for web-to-app and app-to-web handoff.
+    nonisolated public static let browsingWebType = "NSUserActivityTypeBrowsingWeb"
+
+    /// The type, a reverse-DNS string the continuing app declares; fixed at creation
+    /// (handoff-programming-guide, "Specifying an Activity Type").
     public let activityType: String
     /// A user-visible title.
     public var title: String?
-    /// The state needed to continue the activity.
-    public var userInfo: [AnyHashable: Any]?
+    /// Keys without which the activity cannot be restored; when set, only these keys of
+    /// `userInfo` are serialised.
+    public var requiredUserInfoKeys: Set<String>?
+    public var referrerURL: URL?
+    /// After this date the activity is no longer advertised.
+    public var expirationDate: Date?
+    public var keywords: Set<String> = []
+    /// Whether the activity may be continued on another device (default true).
+    public var isEligibleForHandoff = true
+    public var isEligibleForSearch = false
+    public var isEligibleForPublicIndexing = false
+    public var targetContentIdentifier: String?
+    public var persistentIdentifier: String?
+    /// Whether the continuing side may open streams back to this activity.
+    public var supportsContinuationStreams = false
+    /// The delegate (weak, as in Foundation).
+    public weak var delegate: (any UserActivityDelegate)?
+
+    private var storedUserInfo: [AnyHashable: Any]?
+    private var storedWebpageURL: URL?
+    private var storedNeedsSave = false
+
+    /// False once invalidated; an invalid activity never becomes current again.
+    public internal(set) var isValid = true
+    /// True once a responder or document has held it: the runtime then saves it through
+    /// them and invalidates it when none is left.
+    var isManaged = false
+    /// The responders and documents sharing this activity (weak).
+    var owners: [WeakOwner] = []
 
     public init(activityType: String) {
         self.activityType = activityType
     }
+
+    // MARK: State
+
+    /// The state needed to continue the activity. Setting a dictionary with a value Handoff
+    /// cannot carry is refused: the error is logged and the previous dictionary kept. Use
+    /// `setUserInfo(_:)` to get the error instead.
+    public var userInfo: [AnyHashable: Any]? {
+        get { storedUserInfo }
+        set {
+            do { try setUserInfo(newValue) } catch { UserActivity.log(error, activity: self) }
+        }
+    }
+
+    /// Sets `userInfo`, or throws naming the first key whose value Handoff cannot carry and
+    /// leaves `userInfo` as it was.
+    public func setUserInfo(_ info: [AnyHashable: Any]?) throws(UserActivityError) {
+        if let info { _ = try UserInfoCoding.encode(info) }
+        storedUserInfo = info
+    }
+
+    /// Sets userInfo decoded from a payload, valid by construction.
+    func storeDecodedUserInfo(_ info: [String: Any]) { storedUserInfo = info }
+
+    /// Merges `entries` into `userInfo` (`addUserInfoEntries(from:)`). An entry Handoff cannot
+    /// carry is left out and logged; the others are applied.
+    public func addUserInfoEntries(from entries: [AnyHashable: Any]) {
+        var merged = storedUserInfo ?? [:]
+        for (key, value) in entries {
+            do {
+                _ = try UserInfoCoding.encode([key: value])
+                merged[key] = value
+            } catch {
+                UserActivity.log(error, activity: self)
+            }
+        }
+        storedUserInfo = merged
+    }
+
+    /// Merges `entries` into `userInfo` only if every entry can be carried; otherwise throws
+    /// naming the first that cannot, and applies none.
+    public func addUserInfoEntries(validating entries: [AnyHashable: Any]) throws(UserActivityError) {
+        _ = try UserInfoCoding.encode(entries)
+        storedUserInfo = (storedUserInfo ?? [:]).merging(entries) { _, new in new }
+    }
+
+    /// The web page to open where no app continues the activity. Only http and https are
+    /// accepted; anything else is refused, logged, and the previous value kept.
+    public var webpageURL: URL? {
+        get { storedWebpageURL }
+        set {
+            do { try setWebpageURL(newValue) } catch { UserActivity.log(error, activity: self) }
+        }
+    }
+
+    /// Sets `webpageURL` or throws `UserActivityError.webpageURLNotHTTP`, keeping the old one.
+    public func setWebpageURL(_ url: URL?) throws(UserActivityError) {
+        if let url, !["http", "https"].contains(url.scheme?.lowercased() ?? "") {
+            throw .webpageURLNotHTTP(url: url.absoluteString)
+        }
+        storedWebpageURL = url
+    }
+
+    /// Set to true when the activity's state changed; any number of sets in one turn of the
+    /// main loop make one save, run from a GLib idle source (about-handoff, "User Activity
+    /// Delegate"; handoff-programming-guide Listing 2-3). A save sets it back to false.
+    public var needsSave: Bool {
+        get { storedNeedsSave }
+        set {
+            guard newValue != storedNeedsSave else { return }
+            storedNeedsSave = newValue
+            if newValue { ActivityRegistry.shared.scheduleSave(of: self) }
+        }
+    }
+
+    /// Clears the flag without scheduling anything: the registry's save does this.
+    func markSaved() { storedNeedsSave = false }
+
+    // MARK: Current
+
+    /// True while this is the app's current activity.
+    public var isCurrent: Bool { ActivityRegistry.shared.current === self }
+
+    /// Makes this the current activity; the previous one stops being current. Does nothing
+    /// once invalidated (handoff-programming-guide, "User Activity Object").
+    public func becomeCurrent() { ActivityRegistry.shared.makeCurrent(self) }
+
+    /// Stops being current; `becomeCurrent()` may make it current again.
+    public func resignCurrent() { ActivityRegistry.shared.resignCurrent(self) }
+
+    /// Ends the activity for good: it stops being current, its pending save is dropped, and
+    /// `becomeCurrent()` does nothing from now on.
+    public func invalidate() { ActivityRegistry.shared.invalidate(self) }
+
+    // MARK: Owners
+
+    func addOwner(_ owner: any UserActivityOwner) {
+        isManaged = true
+        if !owners.contains(where: { $0.object === owner }) { owners.append(WeakOwner(owner)) }
+    }
+
+    func removeOwner(_ owner: any UserActivityOwner) {
+        owners.removeAll { $0.object === owner || $0.object == nil }
+        if isManaged && owners.isEmpty { invalidate() }
+    }
+
+    /// The owners still alive; dead ones are dropped.
+    func liveOwners() -> [any UserActivityOwner] {
+        owners.removeAll { $0.object == nil }
+        return owners.compactMap(\.object)
+    }
+
+    static func log(_ error: Error, activity: UserActivity) {
+        Logger(label: "baton").error("\(error)", error: error, metadata: ["activityType": "\(activity.activityType)"])
+    }
+}
+
+/// A weak reference to a responder or document sharing an activity.
+@MainActor
+struct WeakOwner {
+    weak var object: (any UserActivityOwner)?
+    init(_ object: any UserActivityOwner) { self.object = object }
 }

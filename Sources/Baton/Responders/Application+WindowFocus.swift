@@ -27,6 +27,7 @@ extension Application {
         let main = mainCandidate ?? orderedWindows.first { $0.canBecomeMain }
         let key = keyCandidate ?? (main?.canBecomeKey == true ? main : orderedWindows.first { $0.canBecomeKey })
         changeFocus { keyCandidate = key; mainCandidate = main; isActive = true }
+        responderStateDidChange()
         post(Application.didBecomeActiveNotification) { $0.applicationDidBecomeActive($1) }
     }
 
@@ -35,6 +36,7 @@ extension Application {
         guard isActive else { return }
         post(Application.willResignActiveNotification) { $0.applicationWillResignActive($1) }
         changeFocus { isActive = false }
+        responderStateDidChange()
         post(Application.didResignActiveNotification) { $0.applicationDidResignActive($1) }
     }
 
@@ -101,5 +103,5 @@ extension Application {
 
     /// Called after anything that can change which responders are in front: the key or main
     /// window, a first responder, activation. The user-activity layer hooks in here.
-    func responderStateDidChange() {}
+    func responderStateDidChange() { ActivityRegistry.shared.refreshFromMainWindow() }
 }

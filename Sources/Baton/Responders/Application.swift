@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The application (AppKit's `NSApplication`): its windows, its key and main window, whether
 /// it is active, its delegate, and the run loop.
@@ -35,6 +36,29 @@ public final class Application: Responder {
     public private(set) var isFinishedLaunching = false
     /// True while `run()` runs the loop.
     public private(set) var isRunning = false
+    /// False when the delegate refused to finish launching: no continuation is delivered.
+    var acceptsContinuation = true
+
+    /// The app's manifest: its id, team and the activity types it continues. By default
+    /// loaded once from the shipped file (see `AppManifest.loadDefault()`); set it to
+    /// build it in code.
+    public var manifest: AppManifest? {
+        get {
+            if !manifestLoaded {
+                manifestLoaded = true
+                do { storedManifest = try AppManifest.loadDefault() } catch {
+                    Logger(label: "baton").error("cannot load the app manifest: \(error)", error: error)
+                }
+            }
+            return storedManifest
+        }
+        set {
+            manifestLoaded = true
+            storedManifest = newValue
+        }
+    }
+    private var storedManifest: AppManifest?
+    private var manifestLoaded = false
 
     private override init() {
         super.init()
@@ -61,14 +85,29 @@ public final class Application: Responder {
     }
 
     /// Sends the launch messages — `applicationWillFinishLaunching`,
-    /// `applicationDidFinishLaunching` — and activates the app. `run()` calls it; a host
-    /// that iterates its own GLib context calls it instead of `run()`. Only the first call acts.
-    public func finishLaunching() {
+    /// `application(_:willFinishLaunchingWithOptions:)`, `applicationDidFinishLaunching`,
+    /// `application(_:didFinishLaunchingWithOptions:)` — and activates the app. If either
+    /// `…WithOptions` method returns false, no continuation callbacks are sent
+    /// (handoff-programming-guide, "Continuing an Activity", last note). `run()` calls it; a
+    /// host that iterates its own GLib context calls it instead of `run()`. Only the first
+    /// call acts.
+    public func finishLaunching(options: [LaunchOptionsKey: Any] = [:]) {
         guard !isFinishedLaunching else { return }
         post(Application.willFinishLaunchingNotification) { $0.applicationWillFinishLaunching($1) }
+        let willAccept = delegate?.application(self, willFinishLaunchingWithOptions: options) ?? true
         isFinishedLaunching = true
         post(Application.didFinishLaunchingNotification) { $0.applicationDidFinishLaunching($1) }
+        let didAccept = delegate?.application(self, didFinishLaunchingWithOptions: options) ?? true
+        acceptsContinuation = willAccept && didAccept
         activate()
+    }
+
+    /// Keys of the launch options passed to the `…WithOptions` launch methods.
+    public struct LaunchOptionsKey: Hashable, Sendable, RawRepresentable {
+        public var rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        /// The type of the activity the app is launched to continue.
+        public static let userActivityType = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsUserActivityTypeKey")
     }
 
     /// Finishes launching if needed, then runs the main loop until `terminate(_:)`.
@@ -135,5 +174,10 @@ public final class Application: Responder {
         isFinishedLaunching = false
         delegate = nil
         retainedDelegate = nil
+        acceptsContinuation = true
+        storedManifest = nil
+        manifestLoaded = false
+        ActivityRegistry.shared.reset()
+        DocumentController.shared.reset()
     }
 }

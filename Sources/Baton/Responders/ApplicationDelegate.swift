@@ -14,6 +14,27 @@ public protocol ApplicationDelegate: AnyObject {
     /// Return `.terminateCancel` to keep running.
     func applicationShouldTerminate(_ sender: Application) -> Application.TerminateReply
     func applicationWillTerminate(_ notification: Notification)
+
+    /// Return false to refuse what the app was launched for: then no continuation callback
+    /// is sent (UIKit's rule, handoff-programming-guide "Continuing an Activity").
+    func application(_ application: Application, willFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]) -> Bool
+    func application(_ application: Application, didFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]) -> Bool
+
+    // Handoff (defaults in Activities/ApplicationDelegate+Handoff.swift).
+
+    /// Sent at once when an activity starts to be continued; tell the user it is coming.
+    /// Return true if you told the user.
+    func application(_ application: Application, willContinueUserActivityWithType userActivityType: String) -> Bool
+    /// The continued activity: configure the app and return true, passing the objects that
+    /// should restore state to `restorationHandler` (now or later, on the main actor). Return
+    /// false (or leave it out) to let a document-based app open the activity's document.
+    func application(_ application: Application, continue userActivity: UserActivity,
+                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool
+    /// The continuation failed; `error` is a `CocoaError` with one of the four Handoff codes.
+    func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String,
+                     error: any Error)
+    /// A runtime-managed activity was saved.
+    func application(_ application: Application, didUpdate userActivity: UserActivity)
 }
 
 extension ApplicationDelegate {

@@ -39,10 +39,16 @@ open class Responder {
     /// return false to keep the status. Do not call it yourself.
     open func resignFirstResponder() -> Bool { true }
 
-    /// The user activity this responder represents (`NSResponder.userActivity`).
-    open var userActivity: UserActivity?
+    /// The user activity this responder represents (`NSResponder.userActivity`). Setting it
+    /// hands the activity to the runtime: it becomes current from the main window's chain,
+    /// is saved through `updateUserActivityState(_:)`, and is invalidated once no responder
+    /// or document holds it (rules in `ActivityRegistry`).
+    public var userActivity: UserActivity? {
+        didSet { ActivityRegistry.shared.owner(self, changedActivityFrom: oldValue, to: userActivity) }
+    }
 
-    /// Called when the runtime saves this responder's activity: add state to its `userInfo`.
+    /// Called when the runtime saves this responder's activity, after clearing its
+    /// `userInfo`: add the state with `addUserInfoEntries(from:)`.
     open func updateUserActivityState(_ activity: UserActivity) {}
 
     /// Called to restore state from a continued activity.

@@ -33,6 +33,7 @@ open class View: Responder {
         view.superview = self
         view.relinkResponderChain()
         view.move(toWindow: window)
+        if window != nil { Application.shared.responderStateDidChange() }
     }
 
     /// Takes the view out of its superview (and so out of its window).
@@ -40,8 +41,10 @@ open class View: Responder {
         guard let parent = superview else { return }
         parent.subviews.removeAll { $0 === self }
         superview = nil
+        let oldWindow = window
         relinkResponderChain()
         move(toWindow: nil)
+        if oldWindow != nil { Application.shared.responderStateDidChange() }
     }
 
     /// True if `view` is this view or one of its ancestors.

@@ -50,6 +50,7 @@ open class Window: Responder {
                 new.relinkResponderChain()
                 new.move(toWindow: self)
             }
+            Application.shared.responderStateDidChange()
         }
     }
 

@@ -11,6 +11,9 @@ open class WindowController: Responder {
         }
     }
 
+    /// The document whose window this controller manages (set by `Document.addWindowController`).
+    public internal(set) weak var document: Document?
+
     public init(window: Window? = nil) {
         super.init()
         nextResponder = Application.shared

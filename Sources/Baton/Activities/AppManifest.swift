@@ -1,0 +1,101 @@
+import Foundation
+
+/// What an app declares about itself for Handoff: its id, its team, the activity types it
+/// can continue (Apple's `NSUserActivityTypes`) and its document types with their activity
+/// type (`CFBundleDocumentTypes` / `NSUbiquitousDocumentUserActivityType`).
+///
+/// An activity continues only into an app of the same team that declares its type
+/// (about-handoff, "Handoff Interactions"). Build it in code, or load an `Info.plist` with
+/// Apple's keys plus `BatonTeamIdentifier` (Apple takes the team from code signing, which
+/// Linux has not). `Application.shared.manifest` loads, by default, the file named by
+/// `$BATON_MANIFEST`, else `Info.plist` beside the executable.
+public struct AppManifest: Sendable, Equatable {
+    public struct DocumentType: Sendable, Equatable {
+        /// `CFBundleTypeName`.
+        public var name: String
+        /// `CFBundleTypeExtensions`, without dots.
+        public var extensions: [String]
+        /// `NSUbiquitousDocumentUserActivityType`: the activity type of its documents.
+        public var activityType: String?
+
+        public init(name: String, extensions: [String], activityType: String?) {
+            self.name = name
+            self.extensions = extensions
+            self.activityType = activityType
+        }
+    }
+
+    /// `CFBundleIdentifier`.
+    public var appID: String
+    public var teamIdentifier: String
+    /// `NSUserActivityTypes`.
+    public var activityTypes: [String]
+    public var documentTypes: [DocumentType]
+
+    public init(appID: String, teamIdentifier: String, activityTypes: [String] = [], documentTypes: [DocumentType] = []) {
+        self.appID = appID
+        self.teamIdentifier = teamIdentifier
+        self.activityTypes = activityTypes
+        self.documentTypes = documentTypes
+    }
+
+    /// Reads an `Info.plist` (XML or binary) with Foundation's `PropertyListSerialization`.
+    public init(contentsOf url: URL) throws {
+        let data = try Data(contentsOf: url)
+        guard let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+            throw AppManifestError.notADictionary(url.path)
+        }
+        guard let appID = plist["CFBundleIdentifier"] as? String else {
+            throw AppManifestError.missingKey("CFBundleIdentifier", url.path)
+        }
+        guard let team = plist["BatonTeamIdentifier"] as? String else {
+            throw AppManifestError.missingKey("BatonTeamIdentifier", url.path)
+        }
+        let documents = (plist["CFBundleDocumentTypes"] as? [[String: Any]] ?? []).map { entry in
+            DocumentType(name: entry["CFBundleTypeName"] as? String ?? "",
+                         extensions: entry["CFBundleTypeExtensions"] as? [String] ?? [],
+                         activityType: entry["NSUbiquitousDocumentUserActivityType"] as? String)
+        }
+        self.init(appID: appID, teamIdentifier: team,
+                  activityTypes: plist["NSUserActivityTypes"] as? [String] ?? [], documentTypes: documents)
+    }
+
+    /// The manifest this process ships with, if any (see the type's description).
+    public static func loadDefault() throws -> AppManifest? {
+        if let path = ProcessInfo.processInfo.environment["BATON_MANIFEST"] {
+            return try AppManifest(contentsOf: URL(fileURLWithPath: path))
+        }
+        let beside = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+            .appendingPathComponent("Info.plist")
+        return FileManager.default.fileExists(atPath: beside.path) ? try AppManifest(contentsOf: beside) : nil
+    }
+
+    /// Whether this app may continue an activity of `type` from an app of `team`: same team,
+    /// and the type is declared, directly or as a document type's activity type
+    /// (handoff-programming-guide, "Adopting Handoff in Document-Based Apps").
+    public func canContinue(activityType type: String, fromTeam team: String) -> Bool {
+        team == teamIdentifier && (activityTypes.contains(type) || documentTypes.contains { $0.activityType == type })
+    }
+
+    /// The document type for a file, by its extension.
+    public func documentType(for url: URL) -> DocumentType? {
+        let ext = url.pathExtension.lowercased()
+        return documentTypes.first { $0.extensions.map { $0.lowercased() }.contains(ext) }
+    }
+
+    public func documentType(named name: String) -> DocumentType? {
+        documentTypes.first { $0.name == name }
+    }
+}
+
+public enum AppManifestError: Error, Sendable, Equatable, CustomStringConvertible {
+    case notADictionary(String)
+    case missingKey(String, String)
+
+    public var description: String {
+        switch self {
+        case .notADictionary(let path): "\(path) is not a property list dictionary"
+        case .missingKey(let key, let path): "\(path) has no \(key)"
+        }
+    }
+}

@@ -1,0 +1,159 @@
+import Foundation
+import Logging
+
+/// The one entry point through which a continuation arrives, from the network, a launcher or
+/// a test.
+///
+/// The order (implementing-handoff-in-your-app, "Receive User Activities in the Application
+/// Delegate"; handoff-programming-guide, "Continuing an Activity"):
+/// 1. `application(_:willContinueUserActivityWithType:)`, at once.
+/// 2. The manifest is checked: same team, declared type (about-handoff, "Handoff
+///    Interactions"). This is done before the payload is fetched, so an app never pulls data it
+///    could not continue.
+/// 3. The payload is fetched (bounded by `timeout`) and decoded, and its type must be the one
+///    offered.
+/// 4. Exactly one of `application(_:continue:restorationHandler:)` or
+///    `application(_:didFailToContinueUserActivityWithType:error:)`. If `continue` returns
+///    false or is not implemented and the activity is a document's, the document is opened and
+///    restored (about-handoff, "Supporting a User Activity in Document-Based Apps").
+///
+/// Nothing is sent when the delegate refused to finish launching.
+extension Application {
+    /// Where an offered activity comes from.
+    public struct ContinuationOrigin: Sendable, Equatable {
+        /// The originating app's team; nil means this app's own team (a local continuation).
+        public var teamIdentifier: String?
+        public var appID: String?
+        public var deviceName: String?
+
+        public init(teamIdentifier: String? = nil, appID: String? = nil, deviceName: String? = nil) {
+            self.teamIdentifier = teamIdentifier
+            self.appID = appID
+            self.deviceName = deviceName
+        }
+    }
+
+    /// How long a continuation may wait for its payload by default.
+    nonisolated public static let defaultContinuationTimeout: Duration = .seconds(30)
+
+    /// Continues an activity of `type` whose payload `fetchingPayload` gets. See the extension's
+    /// description for the sequence. Failures end in `didFailToContinue…` with a `CocoaError`:
+    /// `.userActivityRemoteApplicationTimedOut` after `timeout`, `.userActivityConnectionUnavailable`
+    /// when the fetch cannot reach the other side, `.userActivityHandoffUserInfoTooLarge` for an
+    /// oversized payload, `.userActivityHandoffFailed` otherwise (its `NSUnderlyingErrorKey` says
+    /// why).
+    public func continueUserActivity(
+        ofType type: String, title: String? = nil, from origin: ContinuationOrigin = ContinuationOrigin(),
+        timeout: Duration = Application.defaultContinuationTimeout,
+        fetchingPayload: @escaping @Sendable () async throws -> Data
+    ) {
+        guard acceptsContinuation else {
+            Logger(label: "baton").notice("continuation of \(type) dropped: the delegate refused to finish launching")
+            return
+        }
+        let continuation = PendingContinuation(type: type)
+        _ = delegate?.application(self, willContinueUserActivityWithType: type)
+
+        guard let manifest else {
+            return continuation.fail(.userActivityHandoffFailed, "this app has no manifest, so it declares no activity types")
+        }
+        let team = origin.teamIdentifier ?? manifest.teamIdentifier
+        guard manifest.canContinue(activityType: type, fromTeam: team) else {
+            let reason = team == manifest.teamIdentifier
+                ? "\(manifest.appID) does not declare the activity type \(type)"
+                : "the activity comes from team \(team), not \(manifest.teamIdentifier)"
+            return continuation.fail(.userActivityHandoffFailed, reason)
+        }
+
+        continuation.timer = MainLoop.after(timeout) {
+            continuation.fetch?.cancel()
+            continuation.fail(.userActivityRemoteApplicationTimedOut, "no payload within \(timeout)")
+        }
+        continuation.fetch = Task { @MainActor in
+            let outcome: Result<Data, Error>
+            do { outcome = .success(try await fetchingPayload()) } catch { outcome = .failure(error) }
+            guard !continuation.isFinished else { return }
+            switch outcome {
+            case .failure(let error):
+                let (code, reason) = Application.handoffCode(forFetchError: error)
+                continuation.fail(code, reason, underlying: error)
+            case .success(let data):
+                do {
+                    let activity = try UserActivity(payload: data)
+                    guard activity.activityType == type else {
+                        return continuation.fail(.userActivityHandoffFailed,
+                                                 "offered \(type) but the payload is \(activity.activityType)")
+                    }
+                    continuation.succeed(with: activity)
+                } catch {
+                    let code: CocoaError.Code = if case .payloadTooLarge? = error as? UserActivityError {
+                        .userActivityHandoffUserInfoTooLarge
+                    } else { .userActivityHandoffFailed }
+                    continuation.fail(code, "\(error)", underlying: error)
+                }
+            }
+        }
+    }
+
+    private static func handoffCode(forFetchError error: Error) -> (CocoaError.Code, String) {
+        let handoffCodes: [CocoaError.Code] = [.userActivityHandoffFailed, .userActivityConnectionUnavailable,
+                                               .userActivityRemoteApplicationTimedOut, .userActivityHandoffUserInfoTooLarge]
+        if let cocoa = error as? CocoaError, handoffCodes.contains(cocoa.code) { return (cocoa.code, "\(cocoa)") }
+        if error is CancellationError { return (.userActivityHandoffFailed, "the fetch was cancelled") }
+        return (.userActivityConnectionUnavailable, "the payload could not be fetched: \(error)")
+    }
+
+    /// `continue` declined: a document's activity opens its document and restores it.
+    func continueAsDocument(_ activity: UserActivity) {
+        guard Application.shared.manifest?.documentTypes.contains(where: { $0.activityType == activity.activityType }) == true,
+              let url = activity.userInfo?[UserActivity.documentURLKey] as? URL else { return }
+        do {
+            let document = try DocumentController.shared.openDocument(withContentsOf: url, display: true)
+            document.restoreUserActivityState(activity)
+        } catch {
+            delegate?.application(self, didFailToContinueUserActivityWithType: activity.activityType,
+                                  error: Application.handoffError(.userActivityHandoffFailed,
+                                                                  "cannot open \(url.path): \(error)", underlying: error))
+        }
+    }
+
+    static func handoffError(_ code: CocoaError.Code, _ reason: String, underlying: Error? = nil) -> CocoaError {
+        var info: [String: Any] = [NSLocalizedDescriptionKey: reason]
+        if let underlying { info[NSUnderlyingErrorKey] = underlying }
+        return CocoaError(code, userInfo: info)
+    }
+}
+
+/// One continuation in flight: it ends exactly once, in success or failure.
+@MainActor
+private final class PendingContinuation {
+    let type: String
+    var timer: LoopSource?
+    var fetch: Task<Void, Never>?
+    private(set) var isFinished = false
+
+    init(type: String) { self.type = type }
+
+    func fail(_ code: CocoaError.Code, _ reason: String, underlying: Error? = nil) {
+        guard finish() else { return }
+        let app = Application.shared
+        app.delegate?.application(app, didFailToContinueUserActivityWithType: type,
+                                  error: Application.handoffError(code, reason, underlying: underlying))
+    }
+
+    func succeed(with activity: UserActivity) {
+        guard finish() else { return }
+        let app = Application.shared
+        let handled = app.delegate?.application(app, continue: activity) { objects in
+            for object in objects { object.restoreUserActivityState(activity) }
+        } ?? false
+        if !handled { app.continueAsDocument(activity) }
+    }
+
+    private func finish() -> Bool {
+        guard !isFinished else { return false }
+        isFinished = true
+        timer?.cancel()
+        return true
+    }
+}

@@ -1,0 +1,193 @@
+import CGLib
+import Foundation
+
+/// A value of GLib's GVariant type system, as a Swift enum, with GLib's own serialisation.
+///
+/// Baton's payloads and wire messages are Variants: `serialized()` gives GVariant's normal
+/// form, little-endian on every host; `init(serialized:type:)` takes untrusted bytes and
+/// refuses anything that is not in normal form or not of the expected type, with a typed
+/// error, never a trap.
+public indirect enum Variant: Equatable, Sendable {
+    case bool(Bool)                       // b
+    case int64(Int64)                     // x
+    case uint64(UInt64)                   // t
+    case uint32(UInt32)                   // u
+    case double(Double)                   // d
+    case string(String)                   // s (no NUL characters)
+    case bytes(Data)                      // ay
+    case tuple([Variant])                 // (…), () for none
+    case array(elementType: String, [Variant])  // a<elementType>, elements of that type
+    case dictionary([String: Variant])    // a{sv}, keys sorted when serialised
+    case boxed(Variant)                   // v
+
+    /// The GVariant type string, e.g. `a{sv}`.
+    public var typeString: String {
+        switch self {
+        case .bool: "b"
+        case .int64: "x"
+        case .uint64: "t"
+        case .uint32: "u"
+        case .double: "d"
+        case .string: "s"
+        case .bytes: "ay"
+        case .tuple(let items): "(" + items.map(\.typeString).joined() + ")"
+        case .array(let elementType, _): "a" + elementType
+        case .dictionary: "a{sv}"
+        case .boxed: "v"
+        }
+    }
+
+    /// GVariant's serialised normal form, little-endian.
+    public func serialized() throws(VariantError) -> Data {
+        let value = g_variant_ref_sink(try makeGVariant())!
+        defer { g_variant_unref(value) }
+        let normal = g_variant_get_normal_form(value)!
+        defer { g_variant_unref(normal) }
+        let ordered = isLittleEndianHost ? g_variant_ref(normal)! : g_variant_byteswap(normal)!
+        defer { g_variant_unref(ordered) }
+        let size = g_variant_get_size(ordered)
+        guard size > 0, let bytes = g_variant_get_data(ordered) else { return Data() }
+        return Data(bytes: bytes, count: Int(size))
+    }
+
+    /// Decodes untrusted bytes that must be the normal form of a value of `type`.
+    public init(serialized data: Data, type: String) throws(VariantError) {
+        guard type.withCString({ g_variant_type_string_is_valid($0) }) != 0 else {
+            throw .invalidTypeString(type)
+        }
+        let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }!
+        defer { g_bytes_unref(bytes) }
+        let raw = type.withCString { g_variant_new_from_bytes(baton_variant_type($0), bytes, 0) }!
+        let value = g_variant_ref_sink(raw)!
+        defer { g_variant_unref(value) }
+        let native = isLittleEndianHost ? g_variant_ref(value)! : g_variant_byteswap(value)!
+        defer { g_variant_unref(native) }
+        guard g_variant_is_normal_form(native) != 0 else { throw .notNormalForm(type: type, size: data.count) }
+        self = try Variant(reading: native)
+    }
+
+    /// Reads a GVariant (any type this enum covers).
+    public init(reading value: OpaquePointer) throws(VariantError) {
+        let type = String(cString: g_variant_get_type_string(value))
+        switch type {
+        case "b": self = .bool(g_variant_get_boolean(value) != 0)
+        case "x": self = .int64(Int64(g_variant_get_int64(value)))
+        case "t": self = .uint64(UInt64(g_variant_get_uint64(value)))
+        case "u": self = .uint32(g_variant_get_uint32(value))
+        case "d": self = .double(g_variant_get_double(value))
+        case "s": self = .string(String(cString: g_variant_get_string(value, nil)))
+        case "ay":
+            var count: gsize = 0
+            let pointer = g_variant_get_fixed_array(value, &count, 1)
+            self = .bytes(count == 0 || pointer == nil ? Data() : Data(bytes: pointer!, count: Int(count)))
+        case "v":
+            let inner = g_variant_get_variant(value)!
+            defer { g_variant_unref(inner) }
+            self = .boxed(try Variant(reading: inner))
+        case "a{sv}":
+            var entries: [String: Variant] = [:]
+            for index in 0..<g_variant_n_children(value) {
+                let entry = g_variant_get_child_value(value, index)!
+                defer { g_variant_unref(entry) }
+                let key = g_variant_get_child_value(entry, 0)!, boxed = g_variant_get_child_value(entry, 1)!
+                defer { g_variant_unref(key); g_variant_unref(boxed) }
+                let name = String(cString: g_variant_get_string(key, nil))
+                guard entries[name] == nil else { throw .duplicateKey(name) }
+                guard case .boxed(let inner) = try Variant(reading: boxed) else { throw .unsupportedType(type) }
+                entries[name] = inner
+            }
+            self = .dictionary(entries)
+        default:
+            if type.hasPrefix("(") {
+                self = .tuple(try Variant.children(of: value))
+            } else if type.hasPrefix("a") && !type.hasPrefix("a{") {
+                self = .array(elementType: String(type.dropFirst()), try Variant.children(of: value))
+            } else {
+                throw .unsupportedType(type)
+            }
+        }
+    }
+
+    private static func children(of value: OpaquePointer) throws(VariantError) -> [Variant] {
+        var items: [Variant] = []
+        for index in 0..<g_variant_n_children(value) {
+            let child = g_variant_get_child_value(value, index)!
+            defer { g_variant_unref(child) }
+            items.append(try Variant(reading: child))
+        }
+        return items
+    }
+
+    /// A new floating GVariant for this value.
+    public func makeGVariant() throws(VariantError) -> OpaquePointer {
+        switch self {
+        case .bool(let v): return g_variant_new_boolean(v ? 1 : 0)
+        case .int64(let v): return g_variant_new_int64(gint64(v))
+        case .uint64(let v): return g_variant_new_uint64(guint64(v))
+        case .uint32(let v): return g_variant_new_uint32(v)
+        case .double(let v): return g_variant_new_double(v)
+        case .string(let v):
+            guard !v.utf8.contains(0) else { throw .stringContainsNUL(String(v.prefix(40))) }
+            return g_variant_new_string(v)
+        case .bytes(let data):
+            return data.withUnsafeBytes { buffer in
+                "y".withCString { g_variant_new_fixed_array(baton_variant_type($0), buffer.baseAddress, gsize(buffer.count), 1) }
+            }!
+        case .boxed(let inner): return g_variant_new_variant(try inner.makeGVariant())
+        case .tuple(let items):
+            let children = try Variant.make(items)
+            return children.withUnsafeBufferPointer { g_variant_new_tuple($0.baseAddress, gsize($0.count)) }
+        case .array(let elementType, let items):
+            for item in items where item.typeString != elementType {
+                throw .elementTypeMismatch(expected: elementType, found: item.typeString)
+            }
+            let children = try Variant.make(items)
+            return elementType.withCString { type in
+                children.withUnsafeBufferPointer { g_variant_new_array(baton_variant_type(type), $0.baseAddress, gsize($0.count)) }
+            }
+        case .dictionary(let entries):
+            var children: [OpaquePointer?] = []
+            for (key, value) in entries.sorted(by: { $0.key < $1.key }) {
+                let k = try Variant.string(key).makeGVariant()
+                children.append(g_variant_new_dict_entry(k, g_variant_new_variant(try value.makeGVariant())))
+            }
+            return "{sv}".withCString { type in
+                children.withUnsafeBufferPointer { g_variant_new_array(baton_variant_type(type), $0.baseAddress, gsize($0.count)) }
+            }
+        }
+    }
+
+    private static func make(_ items: [Variant]) throws(VariantError) -> [OpaquePointer?] {
+        var made: [OpaquePointer?] = []
+        do {
+            for item in items { made.append(try item.makeGVariant()) }
+        } catch {
+            for value in made { g_variant_unref(g_variant_ref_sink(value)) }
+            throw error
+        }
+        return made
+    }
+}
+
+/// Why bytes or a value could not be a `Variant`.
+public enum VariantError: Error, Sendable, Equatable, CustomStringConvertible {
+    case invalidTypeString(String)
+    case notNormalForm(type: String, size: Int)
+    case unsupportedType(String)
+    case duplicateKey(String)
+    case stringContainsNUL(String)
+    case elementTypeMismatch(expected: String, found: String)
+
+    public var description: String {
+        switch self {
+        case .invalidTypeString(let t): "'\(t)' is not a GVariant type string"
+        case .notNormalForm(let t, let n): "\(n) bytes are not the normal form of a GVariant of type \(t)"
+        case .unsupportedType(let t): "GVariant type \(t) is not one Baton reads"
+        case .duplicateKey(let k): "the dictionary has the key '\(k)' twice"
+        case .stringContainsNUL(let s): "a GVariant string cannot hold a NUL character: \"\(s)\""
+        case .elementTypeMismatch(let e, let f): "an array of \(e) cannot hold a \(f)"
+        }
+    }
+}
+
+private let isLittleEndianHost = 1.littleEndian == 1
