@@ -36,7 +36,8 @@ let package = Package(
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),
         .executableTarget(name: "AsyncMainProbe", dependencies: ["Baton"], path: "Tests/Probes/AsyncMainProbe"),
-        .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib"]),
-        .testTarget(name: "BatonTests", dependencies: ["Baton"]),
+        .target(name: "BatonTestSupport", path: "Tests/BatonTestSupport"),
+        .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),
+        .testTarget(name: "BatonTests", dependencies: ["Baton", "BatonTestSupport"]),
     ]
 )

@@ -1,4 +1,5 @@
 import BatonLoop
+import BatonTestSupport
 import CGLib
 import Foundation
 import XCTest
@@ -43,11 +44,4 @@ final class HostingTests: XCTestCase {
             XCTAssertEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore)
         }
     }
-}
-
-final class LockedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored = false
-    func set(_ value: Bool) { lock.lock(); stored = value; lock.unlock() }
-    var value: Bool { lock.lock(); defer { lock.unlock() }; return stored }
 }

@@ -1,4 +1,5 @@
 @testable import Baton
+import BatonTestSupport
 import Foundation
 import Logging
 import XCTest
@@ -66,24 +67,4 @@ func unique(_ name: String) -> String { "\(name)-\(UUID().uuidString.prefix(8))"
 func assertRefused(_ kind: String, mentioning text: String, file: StaticString = #filePath, line: UInt = #line) {
     let found = CapturedLog.shared.refusals(mentioning: text)
     XCTAssertEqual(found.map(\.refusal?.kind), [kind], "refusals mentioning \(text)", file: file, line: line)
-}
-
-/// Runs a built executable of this package and returns its exit status and output.
-func runProduct(_ name: String, _ arguments: [String] = [], timeout: TimeInterval = 60) throws
-    -> (status: Int32, stdout: String, stderr: String) {
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    let process = Process()
-    process.executableURL = directory.appendingPathComponent(name)
-    process.arguments = arguments
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
-    defer { deadline.cancel() }
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
 }

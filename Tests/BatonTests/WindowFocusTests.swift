@@ -1,4 +1,5 @@
 @testable import Baton
+import BatonTestSupport
 import Foundation
 import XCTest
 
