@@ -10,7 +10,7 @@ build: deps
 	$(SWIFT) build
 
 demo: build
-	$(SWIFT) run --skip-build baton-screens --demo
+	@bash scripts/demo.sh "$$($(SWIFT) build --show-bin-path)"
 
 # XCTest runs on the process's main thread, where the GLib loop can drive the main actor;
 # the suite is XCTest only, so Swift Testing's empty run is skipped.

@@ -8,6 +8,8 @@ let package = Package(
         .library(name: "Baton", targets: ["Baton"]),
         .executable(name: "baton-screens", targets: ["Screens"]),
         .executable(name: "baton-hello", targets: ["Hello"]),
+        .executable(name: "baton-shapes", targets: ["Shapes"]),
+        .executable(name: "baton-notes", targets: ["Notes"]),
     ],
     dependencies: [
         // Logged (non-fatal) refusals of bad input go through swift-log, so apps choose the backend.
@@ -32,6 +34,8 @@ let package = Package(
         ),
         .executableTarget(name: "Screens", dependencies: ["Baton"], path: "Examples/Screens"),
         .executableTarget(name: "Hello", dependencies: ["Baton"], path: "Examples/Hello"),
+        .executableTarget(name: "Shapes", dependencies: ["Baton"], path: "Examples/Shapes", resources: [.copy("Manifest")]),
+        .executableTarget(name: "Notes", dependencies: ["Baton"], path: "Examples/Notes", resources: [.copy("Manifest")]),
         .executableTarget(name: "BatonBench", dependencies: ["Baton", "CGLib"], path: "Benchmarks/BatonBench"),
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),

@@ -70,15 +70,17 @@ final class UserActivityPayloadTests: BatonTestCase {
         }
     }
 
-    /// implementing-handoff-in-your-app, "Create User Activity Objects": requiredUserInfoKeys.
-    func testRequiredUserInfoKeysLimitWhatIsSerialised() throws {
+    /// implementing-handoff-in-your-app, "Create User Activity Objects" and "Continue the
+    /// Activity in Your App": the listing sets requiredUserInfoKeys = ["shape-type"] and then
+    /// restores from "activity-version" as well, so a handoff carries the whole userInfo.
+    func testRequiredUserInfoKeysTravelWithTheWholeUserInfo() throws {
         try MainActor.assumeIsolated {
-            let activity = UserActivity(activityType: "com.example.shape")
+            let activity = UserActivity(activityType: "com.example.myapp.create-shape")
             activity.requiredUserInfoKeys = ["shape-type"]
-            activity.userInfo = ["shape-type": "square", "scratch": "not sent"]
+            activity.userInfo = ["shape-type": "square", "activity-version": 1]
             let copy = try UserActivity(payload: try activity.encodedPayload())
             XCTAssertEqual(copy.userInfo?["shape-type"] as? String, "square")
-            XCTAssertNil(copy.userInfo?["scratch"])
+            XCTAssertEqual(copy.userInfo?["activity-version"] as? Int, 1)
             XCTAssertEqual(copy.requiredUserInfoKeys, ["shape-type"])
         }
     }

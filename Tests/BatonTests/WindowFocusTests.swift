@@ -235,6 +235,18 @@ final class ApplicationDelegateTests: BatonTestCase {
         }
     }
 
+    func testTerminatingWhileLaunchingEndsRunAtOnce() {
+        MainActor.assumeIsolated {
+            final class QuitsAtLaunch: ApplicationDelegate {
+                func applicationDidFinishLaunching(_ notification: Notification) { Application.shared.terminate(nil) }
+            }
+            let delegate = QuitsAtLaunch()
+            Application.shared.delegate = delegate
+            Application.shared.run()  // returns: the loop never starts
+            XCTAssertFalse(Application.shared.isRunning)
+        }
+    }
+
     func testRunReturnsAfterTerminate() {
         MainActor.assumeIsolated {
             let delegate = RecordingDelegate()

@@ -30,10 +30,7 @@ extension UserActivity {
 
     /// Serialises the activity as it is, without saving first.
     public func encodedPayload() throws -> Data {
-        var info = userInfo ?? [:]
-        if let required = requiredUserInfoKeys {
-            info = info.filter { ($0.key.base as? String).map(required.contains) ?? false }
-        }
+        let info = userInfo ?? [:]
         let variant = Variant.tuple([
             .uint32(UserActivity.payloadVersion),
             .boxed(.tuple([.string(activityType), .dictionary(try encodedProperties()), try UserInfoCoding.encode(info)])),

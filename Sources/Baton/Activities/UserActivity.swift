@@ -18,8 +18,11 @@ public final class UserActivity {
     public let activityType: String
     /// A user-visible title.
     public var title: String?
-    /// Keys without which the activity cannot be restored; when set, only these keys of
-    /// `userInfo` are serialised.
+    /// The keys of `userInfo` that are the minimal information to restore the activity later
+    /// (Apple: "should be stored for later restoration"). Carried with the activity; a handoff
+    /// still carries the whole `userInfo`, as the seed's own listing relies on
+    /// (implementing-handoff-in-your-app: it requires only "shape-type" yet restores from
+    /// "activity-version" too).
     public var requiredUserInfoKeys: Set<String>?
     public var referrerURL: URL?
     /// After this date the activity is no longer advertised.

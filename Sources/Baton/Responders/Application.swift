@@ -36,6 +36,8 @@ public final class Application: Responder {
     public private(set) var isFinishedLaunching = false
     /// True while `run()` runs the loop.
     public private(set) var isRunning = false
+    /// Set by `terminate(_:)` until `run()` has returned.
+    private var isTerminating = false
     /// False when the delegate refused to finish launching: no continuation is delivered.
     var acceptsContinuation = true
 
@@ -110,12 +112,16 @@ public final class Application: Responder {
         public static let userActivityType = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsUserActivityTypeKey")
     }
 
-    /// Finishes launching if needed, then runs the main loop until `terminate(_:)`.
+    /// Finishes launching if needed, then runs the main loop until `terminate(_:)` — at once
+    /// if the app terminated while launching.
     public func run() {
         finishLaunching()
-        isRunning = true
-        MainLoop.run()
-        isRunning = false
+        if !isTerminating {
+            isRunning = true
+            MainLoop.run()
+            isRunning = false
+        }
+        isTerminating = false
     }
 
     /// Asks the delegate (`applicationShouldTerminate`), then sends
@@ -124,6 +130,7 @@ public final class Application: Responder {
         if let delegate, delegate.applicationShouldTerminate(self) == .terminateCancel { return }
         post(Application.willTerminateNotification) { $0.applicationWillTerminate($1) }
         isFinishedLaunching = false
+        isTerminating = true
         if isRunning { MainLoop.quit() }
     }
 
@@ -175,6 +182,7 @@ public final class Application: Responder {
         delegate = nil
         retainedDelegate = nil
         acceptsContinuation = true
+        isTerminating = false
         storedManifest = nil
         manifestLoaded = false
         ActivityRegistry.shared.reset()
