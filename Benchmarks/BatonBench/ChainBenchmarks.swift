@@ -11,13 +11,14 @@ final class PingingController: WindowController, Pinging {
     func ping(_ sender: Any?) { pings += 1 }
 }
 
-final class FocusableView: View {
-    override var acceptsFirstResponder: Bool { true }
-}
 
 /// Layer 2: actions and first-responder resolution through a 100-deep chain.
 @MainActor
 enum ChainBenchmarks {
+    final class FocusableView: View {
+        override var acceptsFirstResponder: Bool { true }
+    }
+
     static let depth = 100
     static let sends = 20_000
 

@@ -8,6 +8,11 @@ import Foundation
 let idleSeconds = CommandLine.arguments.firstIndex(of: "--idle-seconds")
     .flatMap { Int(CommandLine.arguments[$0 + 1]) } ?? 10
 
+if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/callgrind, no figures
+    MainActor.assumeIsolated { for _ in 0..<20 { _ = ActivityBenchmarks.payloadCoding() } }
+    exit(0)
+}
+
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
     let batonIdle = median { LoopBenchmarks.batonIdleChain() }
@@ -21,6 +26,14 @@ let figures: [Figure] = MainActor.assumeIsolated {
     let dispatch = median { ChainBenchmarks.dispatch() }
     let resolution = median { ChainBenchmarks.resolution() }
     let walk = median { ChainBenchmarks.handWalk() }
+    let (needsSaveNanos, saves) = ActivityBenchmarks.needsSave()
+    let plain = median { ActivityBenchmarks.plainBool() }
+    let few = median(runs: 3) { ActivityBenchmarks.windowSwitch(among: 100) }
+    say("building 10,000 windows with 50-deep chains …")
+    let many = ActivityBenchmarks.windowSwitch(among: 10_000)
+    let coding = ActivityBenchmarks.payloadCoding()
+    let plist = ActivityBenchmarks.propertyListCoding()
+    say("1,000,000 sets of needsSave made \(saves) save\(saves == 1 ? "" : "s")")
     return [
         Figure(name: "MainLoop.idle one-shot", value: batonIdle, baselineName: "raw g_idle_add C callback",
                baseline: rawIdle, unit: "ns/op", aim: "aim ≤ 1.5×"),
@@ -30,16 +43,26 @@ let figures: [Figure] = MainActor.assumeIsolated {
                baseline: walk, unit: "ns/op", aim: ""),
         Figure(name: "target(forAction:), 100-deep chain", value: resolution, baselineName: "hand-written walk + cast",
                baseline: walk, unit: "ns/op", aim: ""),
+        Figure(name: "needsSave = true", value: needsSaveNanos, baselineName: "storing a plain Bool",
+               baseline: plain, unit: "ns/op", aim: ""),
+        Figure(name: "main window change, 10,000 windows", value: many, baselineName: "same among 100 windows",
+               baseline: few, unit: "ns/op", aim: "aim ≈ 1× (independent of count)"),
+        Figure(name: "encode 3 KB userInfo (GVariant)", value: coding.encode / 1000, baselineName: "binary plist (Foundation)",
+               baseline: plist.encode / 1000, unit: "µs", aim: "aim < 20 µs"),
+        Figure(name: "decode 3 KB userInfo (GVariant)", value: coding.decode / 1000, baselineName: "binary plist (Foundation)",
+               baseline: plist.decode / 1000, unit: "µs", aim: "aim < 20 µs"),
+        Figure(name: "payload bytes", value: Double(coding.bytes), baselineName: "binary plist bytes",
+               baseline: Double(plist.bytes), unit: "B", aim: ""),
         Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
         Figure(name: "MainActor.run round trip, GLib loop", value: hops, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
         Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
     ]
 }
-for figure in figures.prefix(4) { say(figure.line()) }
+for figure in figures.prefix(9) { say(figure.line()) }
 
 // The dispatchMain() baselines come last: dispatchMain() never returns, and gives the main
 // queue to libdispatch's own threads, which is exactly the baseline.
-let (loopTasks, loopHops, loopBlocks) = (figures[4].value, figures[5].value, figures[6].value)
+let (loopTasks, loopHops, loopBlocks) = (figures[9].value, figures[10].value, figures[11].value)
 Task.detached {
     let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
     let hopsBaseline = await DispatchMainBaselines.mainActorHops()

@@ -68,43 +68,53 @@ public indirect enum Variant: Equatable, Sendable {
 
     /// Reads a GVariant (any type this enum covers).
     public init(reading value: OpaquePointer) throws(VariantError) {
-        let type = String(cString: g_variant_get_type_string(value))
-        switch type {
-        case "b": self = .bool(g_variant_get_boolean(value) != 0)
-        case "x": self = .int64(Int64(g_variant_get_int64(value)))
-        case "t": self = .uint64(UInt64(g_variant_get_uint64(value)))
-        case "u": self = .uint32(g_variant_get_uint32(value))
-        case "d": self = .double(g_variant_get_double(value))
-        case "s": self = .string(String(cString: g_variant_get_string(value, nil)))
-        case "ay":
-            var count: gsize = 0
-            let pointer = g_variant_get_fixed_array(value, &count, 1)
-            self = .bytes(count == 0 || pointer == nil ? Data() : Data(bytes: pointer!, count: Int(count)))
-        case "v":
+        switch UInt8(truncatingIfNeeded: g_variant_classify(value).rawValue) {
+        case UInt8(ascii: "b"): self = .bool(g_variant_get_boolean(value) != 0)
+        case UInt8(ascii: "x"): self = .int64(Int64(g_variant_get_int64(value)))
+        case UInt8(ascii: "t"): self = .uint64(UInt64(g_variant_get_uint64(value)))
+        case UInt8(ascii: "u"): self = .uint32(g_variant_get_uint32(value))
+        case UInt8(ascii: "d"): self = .double(g_variant_get_double(value))
+        case UInt8(ascii: "s"): self = .string(String(cString: g_variant_get_string(value, nil)))
+        case UInt8(ascii: "v"):
             let inner = g_variant_get_variant(value)!
             defer { g_variant_unref(inner) }
             self = .boxed(try Variant(reading: inner))
-        case "a{sv}":
+        case UInt8(ascii: "("):
+            self = .tuple(try Variant.children(of: value))
+        case UInt8(ascii: "a"):
+            self = try Variant(readingArray: value)
+        default:
+            throw .unsupportedType(String(cString: g_variant_get_type_string(value)))
+        }
+    }
+
+    /// `ay` as bytes, `a{sv}` as a dictionary, any other array as an array.
+    private init(readingArray value: OpaquePointer) throws(VariantError) {
+        let type = g_variant_get_type_string(value)!
+        if type[1] == UInt8(ascii: "y") && type[2] == 0 {
+            var count: gsize = 0
+            let pointer = g_variant_get_fixed_array(value, &count, 1)
+            self = .bytes(count == 0 || pointer == nil ? Data() : Data(bytes: pointer!, count: Int(count)))
+        } else if strcmp(type, "a{sv}") == 0 {
             var entries: [String: Variant] = [:]
-            for index in 0..<g_variant_n_children(value) {
+            let count = g_variant_n_children(value)
+            entries.reserveCapacity(Int(count))
+            for index in 0..<count {
                 let entry = g_variant_get_child_value(value, index)!
                 defer { g_variant_unref(entry) }
                 let key = g_variant_get_child_value(entry, 0)!, boxed = g_variant_get_child_value(entry, 1)!
                 defer { g_variant_unref(key); g_variant_unref(boxed) }
                 let name = String(cString: g_variant_get_string(key, nil))
                 guard entries[name] == nil else { throw .duplicateKey(name) }
-                guard case .boxed(let inner) = try Variant(reading: boxed) else { throw .unsupportedType(type) }
-                entries[name] = inner
+                let inner = g_variant_get_variant(boxed)!
+                defer { g_variant_unref(inner) }
+                entries[name] = try Variant(reading: inner)
             }
             self = .dictionary(entries)
-        default:
-            if type.hasPrefix("(") {
-                self = .tuple(try Variant.children(of: value))
-            } else if type.hasPrefix("a") && !type.hasPrefix("a{") {
-                self = .array(elementType: String(type.dropFirst()), try Variant.children(of: value))
-            } else {
-                throw .unsupportedType(type)
-            }
+        } else if type[1] == UInt8(ascii: "{") {
+            throw .unsupportedType(String(cString: type))
+        } else {
+            self = .array(elementType: String(cString: type + 1), try Variant.children(of: value))
         }
     }
 

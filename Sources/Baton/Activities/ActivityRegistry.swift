@@ -83,7 +83,7 @@ final class ActivityRegistry {
 
     private func activityInChain(of window: Window) -> UserActivity? {
         for responder in ResponderChain.from(window.firstResponder ?? window) {
-            if responder is Application { break }
+            if responder === Application.shared { break }
             if let activity = responder.userActivity, activity.isValid { return activity }
         }
         return nil

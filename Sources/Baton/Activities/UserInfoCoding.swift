@@ -22,6 +22,7 @@ enum UserInfoCoding {
     }
 
     static func encode(_ value: Any, path: String) throws(UserActivityError) -> Variant {
+        if let scalar = try encodeCommonScalar(value, path: path) { return scalar }
         switch value {
         case let v as String:
             guard !v.utf8.contains(0) else { throw .stringContainsNUL(field: "userInfo[\(path)]") }
@@ -39,7 +40,6 @@ enum UserInfoCoding {
         case let v as UInt64: return .uint64(v)
         case let v as Double: return .double(v)
         case let v as Float: return .double(Double(v))
-        case let v as NSNumber: return encode(number: v)
         case let v as Data: return .bytes(v)
         case let v as Date: return .tuple([.double(v.timeIntervalSince1970)])
         case let v as URL: return .tuple([.string(v.absoluteString)])
@@ -54,10 +54,49 @@ enum UserInfoCoding {
             var items: [Variant] = []
             for (index, item) in v.enumerated() { items.append(.boxed(try encode(item, path: "\(path)[\(index)]"))) }
             return .array(elementType: "v", items)
+        case let v as NSNumber:  // last: casting a Foundation value to NSNumber bridges it first
+            return encode(number: v)
         default:
             throw .unsupportedUserInfoValue(key: path, type: "\(type(of: value))")
         }
     }
+
+    /// The common scalar types by exact type, before the chain of casts below: a failed
+    /// dynamic cast of an `Any` costs about as much as encoding a whole value.
+    private static func encodeCommonScalar(_ value: Any, path: String) throws(UserActivityError) -> Variant? {
+        switch ObjectIdentifier(type(of: value)) {
+        case stringType:
+            let v = value as! String
+            guard !v.utf8.contains(0) else { throw .stringContainsNUL(field: "userInfo[\(path)]") }
+            return .string(v)
+        case intType: return .int64(Int64(value as! Int))
+        case doubleType: return .double(value as! Double)
+        case boolType: return .bool(value as! Bool)
+        case dateType: return .tuple([.double((value as! Date).timeIntervalSince1970)])
+        case urlType: return .tuple([.string((value as! URL).absoluteString)])
+        case dataType: return .bytes(value as! Data)
+        case stringArrayType:
+            var items: [Variant] = []
+            for (index, item) in (value as! [String]).enumerated() {
+                guard !item.utf8.contains(0) else { throw .stringContainsNUL(field: "userInfo[\(path)[\(index)]]") }
+                items.append(.boxed(.string(item)))
+            }
+            return .array(elementType: "v", items)
+        case stringDictionaryType:
+            return try encode((value as! [String: Any]) as [AnyHashable: Any], path: path)
+        default: return nil
+        }
+    }
+
+    private static let dateType = ObjectIdentifier(Date.self)
+    private static let urlType = ObjectIdentifier(URL.self)
+    private static let dataType = ObjectIdentifier(Data.self)
+    private static let stringArrayType = ObjectIdentifier([String].self)
+    private static let stringDictionaryType = ObjectIdentifier([String: Any].self)
+    private static let stringType = ObjectIdentifier(String.self)
+    private static let intType = ObjectIdentifier(Int.self)
+    private static let doubleType = ObjectIdentifier(Double.self)
+    private static let boolType = ObjectIdentifier(Bool.self)
 
     private static func encode(number: NSNumber) -> Variant {
         switch String(cString: number.objCType) {

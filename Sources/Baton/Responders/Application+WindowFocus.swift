@@ -24,8 +24,8 @@ extension Application {
     public func activate() {
         guard !isActive else { return }
         post(Application.willBecomeActiveNotification) { $0.applicationWillBecomeActive($1) }
-        let main = mainCandidate ?? orderedWindows.first { $0.canBecomeMain }
-        let key = keyCandidate ?? (main?.canBecomeKey == true ? main : orderedWindows.first { $0.canBecomeKey })
+        let main = mainCandidate ?? windowStack.first { $0.canBecomeMain }
+        let key = keyCandidate ?? (main?.canBecomeKey == true ? main : windowStack.first { $0.canBecomeKey })
         changeFocus { keyCandidate = key; mainCandidate = main; isActive = true }
         responderStateDidChange()
         post(Application.didBecomeActiveNotification) { $0.applicationDidBecomeActive($1) }
@@ -54,17 +54,16 @@ extension Application {
     }
 
     func windowDidOrderFront(_ window: Window) {
-        orderedWindows.removeAll { $0 === window }
-        orderedWindows.insert(window, at: 0)
+        windowStack.bringToFront(window)
     }
 
     func windowDidOrderOut(_ window: Window) {
-        orderedWindows.removeAll { $0 === window }
+        windowStack.remove(window)
         changeFocus {
-            if mainCandidate === window { mainCandidate = orderedWindows.first { $0.canBecomeMain } }
+            if mainCandidate === window { mainCandidate = windowStack.first { $0.canBecomeMain } }
             if keyCandidate === window {
                 keyCandidate = mainCandidate?.canBecomeKey == true
-                    ? mainCandidate : orderedWindows.first { $0.canBecomeKey }
+                    ? mainCandidate : windowStack.first { $0.canBecomeKey }
             }
         }
     }

@@ -23,7 +23,8 @@ public final class Application: Responder {
     /// Every window not yet closed, visible or not, in the order they were made.
     public internal(set) var windows: [Window] = []
     /// The visible windows, front to back.
-    public internal(set) var orderedWindows: [Window] = []
+    public var orderedWindows: [Window] { windowStack.windows }
+    var windowStack = WindowStack()
 
     /// The window that is key while the app is active (`keyWindow` is nil while inactive).
     var keyCandidate: Window?
@@ -149,7 +150,7 @@ public final class Application: Responder {
     /// The object `sendAction(_:to:from:)` would send `action` to, or nil.
     public func target<Handler>(forAction action: Action<Handler>, to target: AnyObject? = nil,
                                 from sender: Any? = nil) -> AnyObject? {
-        if let target { return target is Handler ? target : nil }
+        if let target { return ResponderChain.handles(target, Handler.self) ? target : nil }
         var starts: [Responder] = []
         if let key = keyWindow { starts.append(key.firstResponder ?? key) }
         if let main = mainWindow, main !== keyWindow { starts.append(main.firstResponder ?? main) }
@@ -157,7 +158,7 @@ public final class Application: Responder {
             if let found = ResponderChain.windowHandler(for: action, from: start) { return found }
         }
         if let found = ResponderChain.handler(for: action, from: self) { return found as AnyObject }
-        if let delegate, delegate is Handler { return delegate }
+        if let delegate, ResponderChain.handles(delegate, Handler.self) { return delegate }
         return nil
     }
 

@@ -16,22 +16,28 @@
 /// offered, as in AppKit, to the key window's first responder and up its chain to the window
 /// and its controller; then, if the main window is another window, to its first responder
 /// and up; then to the application; then to the application's delegate.
+///
+/// A responder handles an action when its class conforms to the action's handler protocol;
+/// the answer is cached per class, so a walk costs a dictionary lookup per responder.
 @MainActor
 public enum ResponderChain {
-    /// The chain from `start` (included), each responder once even if the links loop.
+    /// Longer chains than this are cut: setting `nextResponder` refuses cycles, so only a
+    /// bug could make one, and the walk must end even then.
+    static let maximumLength = 100_000
+
+    /// The chain from `start` (included).
     public static func from(_ start: Responder) -> some Sequence<Responder> {
-        var seen: Set<ObjectIdentifier> = []
+        var steps = 0
         return sequence(first: start) { current in
-            seen.insert(ObjectIdentifier(current))
-            guard let next = current.nextResponder, !seen.contains(ObjectIdentifier(next)) else { return nil }
-            return next
+            steps += 1
+            return steps < maximumLength ? current.nextResponder : nil
         }
     }
 
     /// The first responder from `start` up that handles `action`.
     static func handler<Handler>(for action: Action<Handler>, from start: Responder) -> Handler? {
-        for responder in from(start) {
-            if let handler = responder as? Handler { return handler }
+        for responder in from(start) where handles(responder, Handler.self) {
+            return responder as? Handler
         }
         return nil
     }
@@ -40,9 +46,26 @@ public enum ResponderChain {
     /// `action`: the part of the chain that belongs to one window.
     static func windowHandler<Handler>(for action: Action<Handler>, from start: Responder) -> Responder? {
         for responder in from(start) {
-            if responder is Application { return nil }
-            if responder is Handler { return responder }
+            if responder === Application.shared { return nil }
+            if handles(responder, Handler.self) { return responder }
         }
         return nil
+    }
+
+    private struct ConformanceKey: Hashable {
+        let handler: ObjectIdentifier
+        let type: ObjectIdentifier
+    }
+
+    /// Whether each class conforms to each action's handler protocol, asked once: a failed
+    /// dynamic cast costs several dictionary lookups, and conformances do not change.
+    private static var conformances: [ConformanceKey: Bool] = [:]
+
+    static func handles<Handler>(_ object: AnyObject, _ handler: Handler.Type) -> Bool {
+        let key = ConformanceKey(handler: ObjectIdentifier(handler), type: ObjectIdentifier(type(of: object)))
+        if let known = conformances[key] { return known }
+        let conforms = object is Handler
+        conformances[key] = conforms
+        return conforms
     }
 }
