@@ -6,6 +6,8 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "Baton", targets: ["Baton"]),
+        .library(name: "BatonContinuity", targets: ["BatonContinuity"]),
+        .executable(name: "baton", targets: ["BatonTool"]),
         .executable(name: "baton-screens", targets: ["Screens"]),
         .executable(name: "baton-hello", targets: ["Hello"]),
         .executable(name: "baton-shapes", targets: ["Shapes"]),
@@ -14,6 +16,12 @@ let package = Package(
     dependencies: [
         // Logged (non-fatal) refusals of bad input go through swift-log, so apps choose the backend.
         .package(url: "https://github.com/apple/swift-log", from: "1.16.0"),
+        // Device certificates and the group authority are made in Swift, not by shelling out.
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.0"),
+        .package(url: "https://github.com/apple/swift-crypto", "3.12.3"..<"5.0.0"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.1.0"),
+        // The `baton` command.
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
     ],
     targets: [
         // GLib / GIO, found by pkg-config, plus the two libdispatch hooks that are in no header.
@@ -32,6 +40,22 @@ let package = Package(
             name: "Baton",
             dependencies: ["BatonLoop", "CGLib", .product(name: "Logging", package: "swift-log")]
         ),
+        // Layer 4: device identity and trust, transport, discovery, continuation between devices.
+        .target(
+            name: "BatonContinuity",
+            dependencies: [
+                "Baton", "CGLib",
+                .product(name: "X509", package: "swift-certificates"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        // Layer 5: the `baton` command.
+        .executableTarget(
+            name: "BatonTool",
+            dependencies: ["BatonContinuity", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+        ),
         .executableTarget(name: "Screens", dependencies: ["Baton"], path: "Examples/Screens"),
         .executableTarget(name: "Hello", dependencies: ["Baton"], path: "Examples/Hello"),
         .executableTarget(name: "Shapes", dependencies: ["Baton"], path: "Examples/Shapes", resources: [.copy("Manifest")]),
@@ -43,5 +67,6 @@ let package = Package(
         .target(name: "BatonTestSupport", path: "Tests/BatonTestSupport"),
         .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),
         .testTarget(name: "BatonTests", dependencies: ["Baton", "BatonTestSupport"]),
+        .testTarget(name: "BatonContinuityTests", dependencies: ["BatonContinuity", "BatonTestSupport"]),
     ]
 )
