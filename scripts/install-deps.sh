@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Baton needs, only those missing. Idempotent; safe in CI.
 set -euo pipefail
-packages=(pkg-config libglib2.0-dev glib-networking)
+packages=(pkg-config libglib2.0-dev glib-networking openssl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

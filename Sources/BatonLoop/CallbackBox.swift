@@ -13,21 +13,28 @@ public enum LoopDiagnostics {
     public static var liveCallbackBoxes: Int { liveBoxes.load(ordering: .acquiring) }
 }
 
-/// Base of the objects passed to GLib as `user_data`: it keeps the live count honest.
-class CallbackBox: @unchecked Sendable {
-    init() { LoopDiagnostics.liveBoxes.wrappingAdd(1, ordering: .relaxed) }
+/// Base of the Swift objects handed to GLib as `user_data` (sources, async calls, signal
+/// handlers), counted in `LoopDiagnostics.liveCallbackBoxes`.
+///
+/// Hand GLib `retainedOpaque()` and release it from the matching `GDestroyNotify` /
+/// `GClosureNotify` (or the one async callback) with `release(_:)`; in the callback itself,
+/// `borrow(_:)` gets the box back without changing its count.
+open class CallbackBox: @unchecked Sendable {
+    public init() { LoopDiagnostics.liveBoxes.wrappingAdd(1, ordering: .relaxed) }
     deinit { LoopDiagnostics.liveBoxes.wrappingSubtract(1, ordering: .releasing) }
 
     /// Hands a +1 reference to C; `release(_:)` (from the destroy notify) balances it.
-    final func retainedOpaque() -> UnsafeMutableRawPointer {
+    public final func retainedOpaque() -> UnsafeMutableRawPointer {
         Unmanaged.passRetained(self).toOpaque()
     }
 
-    static func borrow(_ pointer: UnsafeRawPointer) -> Self {
+    /// The box behind `pointer`, borrowed.
+    public static func borrow(_ pointer: UnsafeRawPointer) -> Self {
         Unmanaged<Self>.fromOpaque(pointer).takeUnretainedValue()
     }
 
-    static func release(_ pointer: UnsafeRawPointer) {
+    /// Balances one `retainedOpaque()`.
+    public static func release(_ pointer: UnsafeRawPointer) {
         Unmanaged<CallbackBox>.fromOpaque(pointer).release()
     }
 }

@@ -27,6 +27,18 @@ static inline const GVariantType *baton_variant_type(const char *type_string) {
     return (const GVariantType *)type_string;
 }
 
+// GObject's variadic property calls, which Swift cannot make, for the few properties Baton sets.
+static inline void baton_tls_require_client_certificate(GTlsConnection *connection) {
+    g_object_set(connection, "authentication-mode", G_TLS_AUTHENTICATION_REQUIRED, NULL);
+}
+
+// The DER bytes of a GTlsCertificate (its "certificate" property); free with g_byte_array_unref.
+static inline GByteArray *baton_tls_certificate_der(GTlsCertificate *certificate) {
+    GByteArray *der = NULL;
+    g_object_get(certificate, "certificate", &der, NULL);
+    return der;
+}
+
 // The G_SOURCE_* and GIOCondition values as plain ints for Swift.
 static inline gboolean baton_source_continue(void) { return G_SOURCE_CONTINUE; }
 static inline gboolean baton_source_remove(void) { return G_SOURCE_REMOVE; }

@@ -14,8 +14,14 @@ public final class LockedFlag: @unchecked Sendable {
 public func runProduct(_ name: String, _ arguments: [String] = [], environment: [String: String]? = nil,
                        timeout: TimeInterval = 60) throws -> (status: Int32, stdout: String, stderr: String) {
     let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+    return try runProcess(directory.appendingPathComponent(name), arguments, environment: environment, timeout: timeout)
+}
+
+/// Runs `executable`, killing it after `timeout`; returns its status and output.
+public func runProcess(_ executable: URL, _ arguments: [String] = [], environment: [String: String]? = nil,
+                       timeout: TimeInterval = 60) throws -> (status: Int32, stdout: String, stderr: String) {
     let process = Process()
-    process.executableURL = directory.appendingPathComponent(name)
+    process.executableURL = executable
     process.arguments = arguments
     if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
     let out = Pipe(), err = Pipe()

@@ -1,0 +1,62 @@
+import BatonLoop
+import CGLib
+import Foundation
+import X509
+
+/// Decides, during the TLS handshake, whether the peer is a device of this group.
+///
+/// The connection's certificate database is set to none, so GIO never trusts the system's CAs
+/// and raises `accept-certificate` for every peer certificate; this handler parses it with
+/// swift-certificates and asks `DeviceIdentity.verifyPeer` — one place decides membership,
+/// and a refused peer is dropped before any byte of application data.
+final class PeerVerification: CallbackBox, @unchecked Sendable {
+    let identity: DeviceIdentity
+    private let lock = NSLock()
+    private var outcome: Result<String, TrustError>?
+
+    init(identity: DeviceIdentity) { self.identity = identity }
+
+    /// The verified peer's device name, or why it was refused; nil if no certificate was seen.
+    var result: Result<String, TrustError>? {
+        lock.lock(); defer { lock.unlock() }
+        return outcome
+    }
+
+    func decide(_ certificate: UnsafeMutablePointer<GTlsCertificate>) -> Bool {
+        let decision: Result<String, TrustError>
+        if let der = baton_tls_certificate_der(certificate) {
+            defer { g_byte_array_unref(der) }
+            let bytes = Array(UnsafeBufferPointer(start: der.pointee.data, count: Int(der.pointee.len)))
+            do {
+                let peer = try Certificate(derEncoded: bytes)
+                do { decision = .success(try identity.verifyPeer(peer)) } catch { decision = .failure(error) }
+            } catch {
+                decision = .failure(.peerNotInGroup(reason: "its certificate cannot be parsed: \(error)"))
+            }
+        } else {
+            decision = .failure(.peerNotInGroup(reason: "it sent no certificate"))
+        }
+        lock.lock(); outcome = decision; lock.unlock()
+        if case .success = decision { return true }
+        return false
+    }
+
+    /// Connects the handler to `connection`; the box is released when the handler is.
+    func attach(to connection: UnsafeMutablePointer<GTlsConnection>) {
+        let handler = unsafeBitCast(acceptCertificateTrampoline, to: GCallback.self)
+        g_signal_connect_data(connection, "accept-certificate", handler, retainedOpaque(), releaseClosureBox, GConnectFlags(0))
+    }
+}
+
+/// `gboolean accept-certificate(GTlsConnection *, GTlsCertificate *, GTlsCertificateFlags, gpointer)`.
+private let acceptCertificateTrampoline: @convention(c) (
+    UnsafeMutableRawPointer?, UnsafeMutablePointer<GTlsCertificate>?, GTlsCertificateFlags, UnsafeMutableRawPointer?
+) -> gboolean = { _, certificate, _, userData in
+    guard let certificate, let userData else { return 0 }
+    return PeerVerification.borrow(userData).decide(certificate) ? 1 : 0
+}
+
+/// The `GClosureNotify` that releases a signal handler's box.
+let releaseClosureBox: GClosureNotify = { userData, _ in
+    if let userData { CallbackBox.release(userData) }
+}

@@ -1,0 +1,112 @@
+@testable import BatonContinuity
+import BatonLoop
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// A device listener of `authority`'s group; returns the listener and the server side's outcome.
+@MainActor
+private func listen(_ authority: GroupAuthority) throws -> (SecureListener, Outcome<SecureChannel>) {
+    let laptop = try authority.issueDevice(named: "laptop-\(UUID().uuidString.prefix(4))")
+    let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+    return (listener, Outcome { try await listener.accept() })
+}
+
+/// Security with a real client nobody on the team wrote: `openssl s_client`, offering the
+/// baton/1 ALPN over TLS 1.3, is refused by a device's listener unless it holds a current
+/// device certificate of the group — and nothing is sent to it before that.
+final class ForeignClientTests: TrustTestCase {
+    /// Runs s_client against `port` with optional certificate and key files; returns its output.
+    private func sClient(port: UInt16, certificate: String? = nil, key: String? = nil) -> Outcome<String> {
+        var arguments = ["s_client", "-connect", "127.0.0.1:\(port)", "-alpn", "baton/1", "-tls1_3", "-ign_eof"]
+        if let certificate, let key { arguments += ["-cert", certificate, "-key", key] }
+        let sClientArguments = arguments
+        return MainActor.assumeIsolated {
+            Outcome {
+                try await Task.detached {
+                    let process = Process()
+                    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+                    process.arguments = sClientArguments
+                    let output = Pipe()
+                    process.standardOutput = output
+                    process.standardError = output
+                    process.standardInput = FileHandle.nullDevice
+                    try process.run()
+                    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+                    process.waitUntilExit()
+                    return text
+                }.value
+            }
+        }
+    }
+
+    private func refusal(_ outcome: Outcome<SecureChannel>) -> TransportError? {
+        MainActor.assumeIsolated { outcome.error as? TransportError }
+    }
+
+    func testNoClientCertificateIsRefused() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
+        let client = sClient(port: listener.port)
+        MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
+        guard case .handshakeFailed? = refusal(server) else { return XCTFail("\(String(describing: refusal(server)))") }
+    }
+
+    func testASelfSignedCertificateIsRefused() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let dir = root.appendingPathComponent("mallory")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        let make = try runProcess(URL(fileURLWithPath: "/usr/bin/openssl"), [
+            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "1",
+            "-subj", "/CN=laptop", "-keyout", dir.appendingPathComponent("key.pem").path,
+            "-out", dir.appendingPathComponent("cert.pem").path,
+        ])
+        XCTAssertEqual(make.status, 0, make.stderr)
+        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
+        let client = sClient(port: listener.port, certificate: dir.appendingPathComponent("cert.pem").path,
+                             key: dir.appendingPathComponent("key.pem").path)
+        MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
+        guard case .peerRejected(.peerNotInGroup)? = refusal(server) else { return XCTFail("\(String(describing: refusal(server)))") }
+    }
+
+    func testACertificateOfAnotherGroupIsRefused() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let eve = root.appendingPathComponent("eve-laptop")
+        try GroupAuthority.create(name: "Eve", in: config("eve")).issueDevice(named: "laptop").write(to: eve)
+        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
+        let client = sClient(port: listener.port, certificate: eve.appendingPathComponent("certificate.pem").path,
+                             key: eve.appendingPathComponent("key.pem").path)
+        MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
+        guard case .peerRejected(.peerNotInGroup)? = refusal(server) else { return XCTFail("\(String(describing: refusal(server)))") }
+    }
+
+    func testARevokedDeviceIsRefusedOnTheNextConnection() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let phone = root.appendingPathComponent("phone")
+        try authority.issueDevice(named: "phone").write(to: phone)
+        try authority.revokeDevice(named: "phone")
+        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }  // issued after: holds the new list
+        let client = sClient(port: listener.port, certificate: phone.appendingPathComponent("certificate.pem").path,
+                             key: phone.appendingPathComponent("key.pem").path)
+        MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
+        guard case .peerRejected(.peerRevoked("phone"))? = refusal(server) else { return XCTFail("\(String(describing: refusal(server)))") }
+    }
+
+    func testACurrentDeviceIsAcceptedBySClientToo() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let phone = root.appendingPathComponent("phone")
+        try authority.issueDevice(named: "phone").write(to: phone)
+        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
+        let client = sClient(port: listener.port, certificate: phone.appendingPathComponent("certificate.pem").path,
+                             key: phone.appendingPathComponent("key.pem").path)
+        MainActor.assumeIsolated { spin(until: { server.done }) }
+        XCTAssertEqual(try MainActor.assumeIsolated { try server.get().peerName }, "phone")
+        MainActor.assumeIsolated {
+            try? server.get().close()
+            spin(until: { client.done })
+        }
+        let transcript = try MainActor.assumeIsolated { try client.get() }
+        XCTAssertTrue(transcript.contains("ALPN protocol: baton/1"), transcript)
+        XCTAssertTrue(transcript.contains("TLSv1.3"), transcript)
+    }
+}
