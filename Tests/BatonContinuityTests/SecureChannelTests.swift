@@ -41,6 +41,42 @@ final class SecureChannelTests: TrustTestCase {
             spin(until: { server.done && client.done })
             XCTAssertEqual(try server.get().peerName, "phone")
             XCTAssertEqual(try client.get().peerName, "laptop")
+
+            // D-Bus peer-to-peer over the channel, and a round trip each way.
+            let serverChannel = try server.get(), clientChannel = try client.get()
+            let serverBus = Outcome { try await PeerBus.open(over: serverChannel) }
+            let clientBus = Outcome { try await PeerBus.open(over: clientChannel) }
+            spin(until: { serverBus.done && clientBus.done })
+            let fromClient = Outcome { try await clientBus.get().ping() }
+            let fromServer = Outcome { try await serverBus.get().ping() }
+            spin(until: { fromClient.done && fromServer.done })
+            XCTAssertNoThrow(try fromClient.get())
+            XCTAssertNoThrow(try fromServer.get())
+        }
+    }
+
+    func testEveryGLibCallbackBoxIsReleasedWhenChannelsGo() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
+        // The main-queue bridge's own source lives for the whole process: count after it exists.
+        _ = MainActor.assumeIsolated { MainLoop.run(until: { true }, timeout: .zero) }
+        let before = LoopDiagnostics.liveCallbackBoxes
+        try MainActor.assumeIsolated {
+            var listener: SecureListener? = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+            let port = listener!.port
+            var server: Outcome<SecureChannel>? = Outcome { [listener] in try await listener!.accept() }
+            let credential = try TLSCredential(identity: phone)
+            var client: Outcome<SecureChannel>? = Outcome {
+                try await SecureChannel.connect(host: "127.0.0.1", port: port, identity: phone, credential: credential)
+            }
+            spin(until: { server!.done && client!.done })
+            XCTAssertGreaterThan(LoopDiagnostics.liveCallbackBoxes, before, "each channel holds its verification handler")
+            // Released as each connection is finalised, at once. (Not checked by waiting on the
+            // loop: the wait's own timeout source is a box too.)
+            server = nil
+            client = nil
+            listener = nil
+            XCTAssertEqual(LoopDiagnostics.liveCallbackBoxes, before)
         }
     }
 
@@ -54,12 +90,11 @@ final class SecureChannelTests: TrustTestCase {
             let client = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: listener.port,
                                                                    identity: eve, credential: eveCredential) }
             spin(until: { server.done && client.done })
-            XCTAssertNotNil(server.error)
-            XCTAssertNotNil(client.error)
-            let refusals = [server.error, client.error].compactMap { error -> TrustError? in
-                if case .peerRejected(let trust)? = error as? TransportError { trust } else { nil }
+            // TLS 1.3: the client checks the server's certificate first and hangs up.
+            guard case .peerRejected(.peerNotInGroup)? = client.error as? TransportError else {
+                return XCTFail("client: \(String(describing: client.error))")
             }
-            XCTAssertFalse(refusals.isEmpty, "at least one side names the refusal: \(String(describing: server.error)) / \(String(describing: client.error))")
+            XCTAssertNotNil(server.error as? TransportError, "the server gets no channel either")
         }
     }
 }

@@ -1,0 +1,87 @@
+import BatonLoop
+import CGLib
+import Foundation
+
+/// D-Bus peer-to-peer over a `SecureChannel`: GLib's message framing, method calls, replies
+/// and GVariant marshalling between two devices, with no bus daemon.
+///
+/// D-Bus authentication is ANONYMOUS — the only mechanism the serving side allows — because
+/// the peer has already proved who it is in the mutual TLS handshake underneath.
+public final class PeerBus: @unchecked Sendable {
+    let connection: OpaquePointer  // GDBusConnection *
+    /// The channel, kept alive as long as the bus runs on it.
+    public let channel: SecureChannel
+
+    private init(connection: OpaquePointer, channel: SecureChannel) {
+        self.connection = connection
+        self.channel = channel
+    }
+
+    deinit {
+        g_dbus_connection_close_sync(connection, nil, nil)
+        g_object_unref(UnsafeMutableRawPointer(connection))
+    }
+
+    /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
+    /// authentication. Both sides must call it.
+    public static func open(over channel: SecureChannel) async throws(TransportError) -> PeerBus {
+        let stream = SendablePointer(channel.stream)
+        let isServer = channel.isServer
+        do {
+            let connection = try await GIOAsync.call { cancellable, callback, userData in
+                if isServer {
+                    let guid = g_dbus_generate_guid()
+                    defer { g_free(guid) }
+                    let observer = g_dbus_auth_observer_new()
+                    defer { g_object_unref(UnsafeMutableRawPointer(observer)) }
+                    g_signal_connect_data(UnsafeMutableRawPointer(observer), "allow-mechanism", unsafeBitCast(allowOnlyAnonymous, to: GCallback.self),
+                                          nil, nil, GConnectFlags(0))
+                    let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_SERVER.rawValue
+                        | G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_ALLOW_ANONYMOUS.rawValue)
+                    g_dbus_connection_new(stream.pointer, guid, flags, observer, cancellable, callback, userData)
+                } else {
+                    g_dbus_connection_new(stream.pointer, nil, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nil,
+                                          cancellable, callback, userData)
+                }
+            } finish: { result, error in
+                g_dbus_connection_new_finish(result, error).map(SendableOpaque.init)
+            }
+            return PeerBus(connection: connection.pointer, channel: channel)
+        } catch {
+            throw .handshakeFailed(GLibError(error))
+        }
+    }
+
+    /// `org.freedesktop.DBus.Peer.Ping`, which GDBus answers on every peer connection: one
+    /// round trip over the authenticated link.
+    public func ping(timeout: Duration = .seconds(10)) async throws(TransportError) {
+        let connection = SendableOpaque(self.connection)
+        do {
+            _ = try await GIOAsync.call { cancellable, callback, userData in
+                g_dbus_connection_call(connection.pointer, nil, "/", "org.freedesktop.DBus.Peer", "Ping", nil, nil,
+                                       G_DBUS_CALL_FLAGS_NONE, gint(timeout.components.seconds * 1000), cancellable,
+                                       callback, userData)
+            } finish: { result, error in
+                g_dbus_connection_call_finish(connection.pointer, result, error).map { reply in
+                    g_variant_unref(reply)
+                    return true
+                }
+            }
+        } catch {
+            throw .connectionFailed(GLibError(error))
+        }
+    }
+}
+
+/// An opaque GLib pointer that may cross into a `@Sendable` closure.
+struct SendableOpaque: @unchecked Sendable {
+    let pointer: OpaquePointer
+    init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
+
+/// `gboolean allow-mechanism(GDBusAuthObserver *, const gchar *mechanism, gpointer)`.
+private let allowOnlyAnonymous: @convention(c) (OpaquePointer?, UnsafePointer<CChar>?, UnsafeMutableRawPointer?) -> gboolean = {
+    _, mechanism, _ in
+    guard let mechanism else { return 0 }
+    return strcmp(mechanism, "ANONYMOUS") == 0 ? 1 : 0
+}
