@@ -58,7 +58,8 @@ let package = Package(
         ),
         .executableTarget(name: "Screens", dependencies: ["Baton"], path: "Examples/Screens"),
         .executableTarget(name: "Hello", dependencies: ["Baton"], path: "Examples/Hello"),
-        .executableTarget(name: "Shapes", dependencies: ["Baton"], path: "Examples/Shapes", resources: [.copy("Manifest")]),
+        .executableTarget(name: "Shapes", dependencies: ["Baton", "BatonContinuity"], path: "Examples/Shapes",
+                          resources: [.copy("Manifest")]),
         .executableTarget(name: "Notes", dependencies: ["Baton"], path: "Examples/Notes", resources: [.copy("Manifest")]),
         .executableTarget(name: "BatonBench", dependencies: ["Baton", "CGLib"], path: "Benchmarks/BatonBench"),
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.

@@ -2,7 +2,7 @@ import Baton
 
 /// The seed "Implementing Handoff in Your App", ported: a vector-graphics screen whose
 /// create-shape activity another device can continue.
-final class ShapesViewController: ViewController {
+final class ShapesViewController: ViewController, UserActivityDelegate {
     static let createShape = "com.example.myapp.create-shape"
     private(set) var shapes: [String] = []
     var shapeType = "circle"
@@ -16,6 +16,7 @@ final class ShapesViewController: ViewController {
         activity.isEligibleForHandoff = true
         activity.requiredUserInfoKeys = ["shape-type"]
         activity.title = "Creating shape"
+        activity.delegate = self  // to hear when another device continues it
         userActivity = activity
         activity.needsSave = true
         say("creating a \(type); activity \(activity.activityType) set on the view controller")
@@ -43,6 +44,12 @@ final class ShapesViewController: ViewController {
             return
         }
         createShape(type: type)
+    }
+
+    /// "Update the Original Device's State (Optional)".
+    func userActivityWasContinued(_ userActivity: UserActivity) {
+        say("userActivityWasContinued: the \(shapeType) is being edited on another device; dismissing it here")
+        MainLoop.idle { Application.shared.terminate(nil) }
     }
 
     func createShape(type: String) {

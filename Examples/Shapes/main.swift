@@ -1,15 +1,27 @@
 // Shapes: the seed "Implementing Handoff in Your App" as a Baton app.
 //
-//     baton-shapes --save FILE [--shape TYPE]   create a shape; write the current activity to FILE
-//     baton-shapes --continue FILE              continue the activity in FILE
+// On one machine, through a handoff file:
+//     baton-shapes --save FILE [--shape TYPE]    create a shape; write the current activity to FILE
+//     baton-shapes --continue FILE               continue the activity in FILE
+// Between devices (each process a device of one group, identities made by `baton`):
+//     baton-shapes --device DIR [--listen PORT] --create TYPE            advertise a shape; exit once continued
+//     baton-shapes --device DIR --peer HOST:PORT --continue-nearby       continue the first nearby shape
 import Baton
+import BatonContinuity
 
 final class ShapesApp: ApplicationDelegate {
     let shapes = ShapesViewController(title: "shapes")
     lazy var window = Window(title: "Shapes", contentViewController: shapes)
     let mode: Mode
+    var node: ContinuityNode?
+    var continuedNearby = false
 
-    enum Mode { case save(URL, shape: String), continueFrom(URL) }
+    enum Mode {
+        case save(URL, shape: String)
+        case continueFrom(URL)
+        case advertise(device: URL, port: UInt16, peers: [PeerAddress], shape: String)
+        case continueNearby(device: URL, port: UInt16, peers: [PeerAddress])
+    }
 
     init(mode: Mode) { self.mode = mode }
 
@@ -31,8 +43,42 @@ final class ShapesApp: ApplicationDelegate {
             }
         case .continueFrom(let file):
             Application.shared.continueUserActivity(fromFileAt: file)
+        case .advertise(let device, let port, let peers, let shape):
+            startNode(device, port, peers)
+            shapes.startCreatingShape(shape)
+        case .continueNearby(let device, let port, let peers):
+            _ = NotificationCenter.default.addObserver(forName: Application.nearbyActivitiesDidChangeNotification,
+                                                   object: nil, queue: nil) { [unowned self] _ in
+                MainActor.assumeIsolated { self.nearbyChanged() }
+            }
+            startNode(device, port, peers)
         }
     }
+
+    private func startNode(_ device: URL, _ port: UInt16, _ peers: [PeerAddress]) {
+        do {
+            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: device), identityDirectory: device,
+                                          staticPeers: peers)
+            try node.start(port: port)
+            self.node = node
+            say("device \(node.identity.name) listening on 127.0.0.1:\(node.port ?? 0)")
+        } catch { fail("\(error)") }
+    }
+
+    /// Continues the first shape another device offers; ends when that device has gone.
+    private func nearbyChanged() {
+        let nearby = Application.shared.nearbyActivities
+        if continuedNearby {
+            if nearby.isEmpty { Application.shared.terminate(nil) }
+            return
+        }
+        guard let entry = nearby.first(where: { $0.activityType == ShapesViewController.createShape }) else { return }
+        continuedNearby = true
+        say("nearby: \"\(entry.title ?? "")\" (\(entry.activityType)) on \(entry.device)")
+        Application.shared.continueNearbyActivity(entry)
+    }
+
+    func applicationWillTerminate(_ notification: Notification) { node?.stop() }
 
     // "Receive User Activities in the Application Delegate".
     func application(_ application: Application, willContinueUserActivityWithType userActivityType: String) -> Bool {
@@ -47,7 +93,7 @@ final class ShapesApp: ApplicationDelegate {
         }
         say("continue \(userActivity.activityType) \"\(userActivity.title ?? "")\"")
         restorationHandler([shapesVC])
-        MainLoop.idle { Application.shared.terminate(nil) }
+        if case .continueFrom = mode { MainLoop.idle { Application.shared.terminate(nil) } }
         return true
     }
 
@@ -62,7 +108,7 @@ final class ShapesApp: ApplicationDelegate {
     Application.shared.terminate(nil)
 }
 
-var exitCode: Int32 = 0
+nonisolated(unsafe) var exitCode: Int32 = 0
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
@@ -70,14 +116,23 @@ let arguments = Array(CommandLine.arguments.dropFirst())
 func value(after flag: String) -> String? {
     arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 }
+let peers = arguments.indices.filter { arguments[$0] == "--peer" && $0 + 1 < arguments.count }.compactMap { PeerAddress(arguments[$0 + 1]) }
+let port = UInt16(value(after: "--listen") ?? "0") ?? 0
 
 let mode: ShapesApp.Mode
 if let file = value(after: "--save") {
     mode = .save(URL(fileURLWithPath: file), shape: value(after: "--shape") ?? "circle")
 } else if let file = value(after: "--continue") {
     mode = .continueFrom(URL(fileURLWithPath: file))
+} else if let device = value(after: "--device"), let shape = value(after: "--create") {
+    mode = .advertise(device: URL(fileURLWithPath: device), port: port, peers: peers, shape: shape)
+} else if let device = value(after: "--device"), arguments.contains("--continue-nearby") {
+    mode = .continueNearby(device: URL(fileURLWithPath: device), port: port, peers: peers)
 } else {
-    say("usage: baton-shapes --save FILE [--shape TYPE] | --continue FILE")
+    say("""
+        usage: baton-shapes --save FILE [--shape TYPE] | --continue FILE
+               baton-shapes --device DIR [--listen PORT] [--peer HOST:PORT]… (--create TYPE | --continue-nearby)
+        """)
     exit(2)
 }
 
@@ -91,4 +146,4 @@ MainActor.assumeIsolated {
     }
 }
 Application.main(delegate: ShapesApp(mode: mode))
-exit(MainActor.assumeIsolated { exitCode })
+exit(exitCode)

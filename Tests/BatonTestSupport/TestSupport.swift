@@ -36,3 +36,69 @@ public func runProcess(_ executable: URL, _ arguments: [String] = [], environmen
     process.waitUntilExit()
     return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
 }
+
+/// A child process whose output (stdout and stderr together) a test can wait on line by line:
+/// readiness and progress are events the test sees, never guessed with sleeps.
+public final class RunningProcess: @unchecked Sendable {
+    private let process = Process()
+    private let condition = NSCondition()
+    private var buffer = ""
+    private var finished = false
+
+    /// Starts `executable` (a product beside the test bundle when the path is relative).
+    public init(product name: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        process.executableURL = directory.appendingPathComponent(name)
+        process.arguments = arguments
+        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        let reader = pipe.fileHandleForReading
+        Thread.detachNewThread { [self] in
+            while true {
+                let chunk = reader.availableData
+                condition.lock()
+                if chunk.isEmpty { finished = true } else { buffer += String(decoding: chunk, as: UTF8.self) }
+                condition.broadcast()
+                condition.unlock()
+                if chunk.isEmpty { return }
+            }
+        }
+    }
+
+    /// Everything the process has written so far.
+    public var output: String {
+        condition.lock(); defer { condition.unlock() }
+        return buffer
+    }
+
+    /// The first line containing `text`, once written; nil if the output ends or `timeout` passes first.
+    public func waitForLine(containing text: String, timeout: TimeInterval = 30) -> String? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.lock(); defer { condition.unlock() }
+        while true {
+            if let line = buffer.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            if finished || !condition.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Waits for the process to exit; terminates it after `timeout`. Returns its status.
+    @discardableResult
+    public func waitForExit(timeout: TimeInterval = 30) -> Int32 {
+        let deadline = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
+        process.waitUntilExit()
+        deadline.cancel()
+        condition.lock()
+        while !finished { condition.wait() }
+        condition.unlock()
+        return process.terminationStatus
+    }
+
+    public func terminate() { if process.isRunning { process.terminate() } }
+
+    deinit { terminate() }
+}

@@ -120,6 +120,7 @@ final class ActivityRegistry {
             activity.delegate?.userActivityWillSave(activity)
             activity.markSaved()
         }
+        NotificationCenter.default.post(name: UserActivity.didSaveNotification, object: activity)
     }
 
     private var lastAnnounced: (current: ObjectIdentifier?, advertised: ObjectIdentifier?) = (nil, nil)
@@ -141,6 +142,12 @@ final class ActivityRegistry {
         saveSource = nil
         lastAnnounced = (nil, nil)
     }
+}
+
+extension UserActivity {
+    /// Posted after each save of an activity (its title or other metadata may have changed);
+    /// the object is the activity.
+    nonisolated public static let didSaveNotification = Notification.Name("BatonUserActivityDidSave")
 }
 
 extension Application {

@@ -42,16 +42,20 @@ extension Application {
     /// when the fetch cannot reach the other side, `.userActivityHandoffUserInfoTooLarge` for an
     /// oversized payload, `.userActivityHandoffFailed` otherwise (its `NSUnderlyingErrorKey` says
     /// why).
+    ///
+    /// `whenContinued` runs after the delegate's `continue` returned true (or the document
+    /// fallback opened the document): the network uses it to tell the originating device.
     public func continueUserActivity(
         ofType type: String, title: String? = nil, from origin: ContinuationOrigin = ContinuationOrigin(),
         timeout: Duration = Application.defaultContinuationTimeout,
+        whenContinued: (@MainActor () -> Void)? = nil,
         fetchingPayload: @escaping @Sendable () async throws -> Data
     ) {
         guard acceptsContinuation else {
             Logger(label: "baton").notice("continuation of \(type) dropped: the delegate refused to finish launching")
             return
         }
-        let continuation = PendingContinuation(type: type)
+        let continuation = PendingContinuation(type: type, whenContinued: whenContinued)
         _ = delegate?.application(self, willContinueUserActivityWithType: type)
 
         guard let manifest else {
@@ -103,17 +107,21 @@ extension Application {
         return (.userActivityConnectionUnavailable, "the payload could not be fetched: \(error)")
     }
 
-    /// `continue` declined: a document's activity opens its document and restores it.
-    func continueAsDocument(_ activity: UserActivity) {
+    /// `continue` declined: a document's activity opens its document and restores it. Returns
+    /// whether it did.
+    @discardableResult
+    func continueAsDocument(_ activity: UserActivity) -> Bool {
         guard Application.shared.manifest?.documentTypes.contains(where: { $0.activityType == activity.activityType }) == true,
-              let url = activity.userInfo?[UserActivity.documentURLKey] as? URL else { return }
+              let url = activity.userInfo?[UserActivity.documentURLKey] as? URL else { return false }
         do {
             let document = try DocumentController.shared.openDocument(withContentsOf: url, display: true)
             document.restoreUserActivityState(activity)
+            return true
         } catch {
             delegate?.application(self, didFailToContinueUserActivityWithType: activity.activityType,
                                   error: Application.handoffError(.userActivityHandoffFailed,
                                                                   "cannot open \(url.path): \(error)", underlying: error))
+            return false
         }
     }
 
@@ -128,11 +136,15 @@ extension Application {
 @MainActor
 private final class PendingContinuation {
     let type: String
+    let whenContinued: (@MainActor () -> Void)?
     var timer: LoopSource?
     var fetch: Task<Void, Never>?
     private(set) var isFinished = false
 
-    init(type: String) { self.type = type }
+    init(type: String, whenContinued: (@MainActor () -> Void)?) {
+        self.type = type
+        self.whenContinued = whenContinued
+    }
 
     func fail(_ code: CocoaError.Code, _ reason: String, underlying: Error? = nil) {
         guard finish() else { return }
@@ -147,7 +159,7 @@ private final class PendingContinuation {
         let handled = app.delegate?.application(app, continue: activity) { objects in
             for object in objects { object.restoreUserActivityState(activity) }
         } ?? false
-        if !handled { app.continueAsDocument(activity) }
+        if handled || app.continueAsDocument(activity) { whenContinued?() }
     }
 
     private func finish() -> Bool {

@@ -42,6 +42,20 @@ public final class Application: Responder {
     /// False when the delegate refused to finish launching: no continuation is delivered.
     var acceptsContinuation = true
 
+    /// Activities current on the user's other devices, as the continuity layer sees them.
+    public var nearbyActivities: [NearbyActivity] { nearbyStore }
+    private var nearbyStore: [NearbyActivity] = []
+    /// Who fetches nearby payloads: the continuity node, when one runs in this app.
+    public weak var nearbySource: (any NearbyActivitySource)?
+
+    /// Replaces the nearby list (the continuity layer calls this) and posts
+    /// `nearbyActivitiesDidChangeNotification` if it changed.
+    public func updateNearbyActivities(_ activities: [NearbyActivity]) {
+        guard activities != nearbyStore else { return }
+        nearbyStore = activities
+        NotificationCenter.default.post(name: Application.nearbyActivitiesDidChangeNotification, object: self)
+    }
+
     /// The app's manifest: its id, team and the activity types it continues. By default
     /// loaded once from the shipped file (see `AppManifest.loadDefault()`); set it to
     /// build it in code.
@@ -183,6 +197,8 @@ public final class Application: Responder {
         delegate = nil
         retainedDelegate = nil
         acceptsContinuation = true
+        nearbyStore = []
+        nearbySource = nil
         isTerminating = false
         storedManifest = nil
         manifestLoaded = false

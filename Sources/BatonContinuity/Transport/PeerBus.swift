@@ -11,6 +11,8 @@ public final class PeerBus: @unchecked Sendable {
     let connection: OpaquePointer  // GDBusConnection *
     /// The channel, kept alive as long as the bus runs on it.
     public let channel: SecureChannel
+    /// Signal subscriptions, ended (and their boxes released) with the bus.
+    var subscriptions: [guint] = []
 
     private init(connection: OpaquePointer, channel: SecureChannel) {
         self.connection = connection
@@ -18,8 +20,15 @@ public final class PeerBus: @unchecked Sendable {
     }
 
     deinit {
+        for id in subscriptions { g_dbus_connection_signal_unsubscribe(connection, id) }
         g_dbus_connection_close_sync(connection, nil, nil)
         g_object_unref(UnsafeMutableRawPointer(connection))
+    }
+
+    /// Closes the link after sending what is queued; the peer sees it closed.
+    public func close() {
+        g_dbus_connection_flush_sync(connection, nil, nil)
+        g_dbus_connection_close(connection, nil, nil, nil)
     }
 
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the

@@ -55,8 +55,3 @@ private let acceptCertificateTrampoline: @convention(c) (
     guard let certificate, let userData else { return 0 }
     return PeerVerification.borrow(userData).decide(certificate) ? 1 : 0
 }
-
-/// The `GClosureNotify` that releases a signal handler's box.
-let releaseClosureBox: GClosureNotify = { userData, _ in
-    if let userData { CallbackBox.release(userData) }
-}

@@ -49,6 +49,7 @@ public final class SecureChannel: @unchecked Sendable {
             throw .connectionFailed(GLibError(error))
         }
         defer { g_object_unref(connection) }
+        g_socket_set_keepalive(g_socket_connection_get_socket(connection), 1)
         var error: UnsafeMutablePointer<GError>?
         guard let tls = g_tls_client_connection_new(gCast(connection), nil, &error) else {
             throw .handshakeFailed(GLibError(consuming: error!))
@@ -60,6 +61,7 @@ public final class SecureChannel: @unchecked Sendable {
     /// Wraps an accepted TCP connection as the TLS server and proves both identities.
     static func accept(_ connection: UnsafeMutablePointer<GSocketConnection>, identity: DeviceIdentity,
                        credential: TLSCredential) async throws(TransportError) -> SecureChannel {
+        g_socket_set_keepalive(g_socket_connection_get_socket(connection), 1)
         var error: UnsafeMutablePointer<GError>?
         guard let tls = g_tls_server_connection_new(gCast(connection), credential.certificate, &error) else {
             throw .handshakeFailed(GLibError(consuming: error!))

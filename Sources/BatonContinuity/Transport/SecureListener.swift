@@ -41,8 +41,9 @@ public final class SecureListener: @unchecked Sendable {
     public func close() { g_socket_listener_close(listener) }
 
     /// The next peer that connects and proves it is a device of the group. A peer that fails
-    /// is dropped and its failure thrown, so the caller can log it and accept again.
-    public func accept() async throws(TransportError) -> SecureChannel {
+    /// is dropped and its failure thrown, so the caller can log it and accept again. Pass
+    /// `identity` to check the peer against a newer revocation list than the listener's.
+    public func accept(identity current: DeviceIdentity? = nil) async throws(TransportError) -> SecureChannel {
         let listener = SendablePointer(self.listener)
         let connection: SendablePointer<GSocketConnection>
         do {
@@ -55,6 +56,6 @@ public final class SecureListener: @unchecked Sendable {
             throw .connectionFailed(GLibError(error))
         }
         defer { g_object_unref(connection.pointer) }
-        return try await SecureChannel.accept(connection.pointer, identity: identity, credential: credential)
+        return try await SecureChannel.accept(connection.pointer, identity: current ?? identity, credential: credential)
     }
 }

@@ -1,0 +1,294 @@
+import Baton
+import CGLib
+import BatonLoop
+import Foundation
+import Logging
+
+/// Handoff between this app and the user's other devices, embedded in the app's process on
+/// its GLib loop (no daemon).
+///
+/// The node listens for its peers and dials the static ones; each link is mutual TLS 1.3
+/// (`SecureChannel`) carrying D-Bus (`PeerBus`), one per peer device. It advertises the app's
+/// advertised activity to every peer — metadata only, with a sequence number — and keeps
+/// `Application.shared.nearbyActivities` up to date from theirs. Continuing one goes through
+/// `Application.continueNearbyActivity`: the payload is pulled from its device, which saves it
+/// first, and that device's activity delegate is told once it is continued.
+@MainActor
+public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
+    public private(set) var identity: DeviceIdentity
+    private let identityDirectory: URL?
+    private let credential: TLSCredential
+    /// The peers this node dials.
+    public let staticPeers: [PeerAddress]
+    private var listener: SecureListener?
+    private var links: [String: PeerLink] = [:]
+    private var dialing: Set<PeerAddress> = []
+    private var redials: [PeerAddress: LoopSource] = [:]
+    private var backoff: [PeerAddress: Duration] = [:]
+    private var observers: [NSObjectProtocol] = []
+    private var sequence: UInt64 = 0
+    private weak var advertisedActivity: UserActivity?
+    private var advertised: NearbyActivity?
+    private let log = Logger(label: "baton.continuity")
+
+    /// The port this node listens on, once started.
+    public var port: UInt16? { listener?.port }
+    /// The devices linked now.
+    public var connectedPeers: [String] { links.keys.sorted() }
+
+    /// A node for `identity`. With `identityDirectory`, the revocation list there is read again
+    /// before every new connection, so a revocation copied in takes effect on the next one.
+    public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
+        self.identity = identity
+        self.identityDirectory = identityDirectory
+        self.staticPeers = staticPeers
+        credential = try TLSCredential(identity: identity)
+    }
+
+    /// The node of this device, from `$XDG_CONFIG_HOME/baton`: its identity and static peers.
+    public convenience init(configuration directory: ConfigDirectory = .standard()) throws {
+        try self.init(identity: try DeviceIdentity.load(from: directory.deviceDirectory),
+                      identityDirectory: directory.deviceDirectory, staticPeers: PeerAddress.configured(in: directory))
+    }
+
+    /// Listens on `host:port` (0: any free port), dials the static peers and starts
+    /// advertising. The app's `nearbySource` becomes this node.
+    public func start(host: String = "127.0.0.1", port: UInt16 = 0) throws {
+        let listener = try SecureListener(identity: identity, credential: credential, host: host, port: port)
+        self.listener = listener
+        Application.shared.nearbySource = self
+        for name in [Application.currentUserActivityDidChangeNotification, UserActivity.didSaveNotification] {
+            observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
+                MainActor.assumeIsolated { self?.readvertise() }
+            })
+        }
+        readvertise()
+        Task { @MainActor [weak self] in await self?.acceptLoop(listener) }
+        for peer in staticPeers { dial(peer) }
+    }
+
+    /// Stops listening and dialing and closes every link.
+    public func stop() {
+        listener?.close()
+        listener = nil
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
+        observers = []
+        for timer in redials.values { timer.cancel() }
+        redials = [:]
+        for link in links.values { link.bus.close() }
+        links = [:]
+        publishNearby()
+        if Application.shared.nearbySource === self { Application.shared.nearbySource = nil }
+    }
+
+    // MARK: Links
+
+    private func acceptLoop(_ listener: SecureListener) async {
+        while self.listener === listener {
+            do {
+                let channel = try await listener.accept(identity: currentIdentity())
+                await adopt(channel, dialed: nil)
+            } catch {
+                guard self.listener === listener else { return }
+                log.notice("refused an incoming connection: \(error)")
+            }
+        }
+    }
+
+    private func dial(_ address: PeerAddress) {
+        guard listener != nil, !dialing.contains(address) else { return }
+        dialing.insert(address)
+        redials[address] = nil
+        Task { @MainActor in
+            defer { dialing.remove(address) }
+            do {
+                let channel = try await SecureChannel.connect(host: address.host, port: address.port,
+                                                              identity: currentIdentity(), credential: credential)
+                backoff[address] = nil
+                await adopt(channel, dialed: address)
+            } catch {
+                log.info("cannot reach \(address): \(error)")
+                scheduleRedial(address)
+            }
+        }
+    }
+
+    /// Dials `address` again after a delay that doubles up to 30 s: a retry timer, not a poll.
+    private func scheduleRedial(_ address: PeerAddress) {
+        guard listener != nil, redials[address] == nil else { return }
+        let delay = min((backoff[address] ?? .milliseconds(500)) * 2, .seconds(30))
+        backoff[address] = delay
+        redials[address] = MainLoop.after(delay) { [weak self] in
+            self?.redials[address] = nil
+            self?.dial(address)
+        }
+    }
+
+    private func adopt(_ channel: SecureChannel, dialed address: PeerAddress?) async {
+        let bus: PeerBus
+        do { bus = try await PeerBus.open(over: channel) } catch {
+            log.notice("D-Bus over the link to \(channel.peerName) failed: \(error)")
+            if let address { scheduleRedial(address) }
+            return
+        }
+        guard listener != nil, links[channel.peerName] == nil, channel.peerName != identity.name else {
+            bus.close()  // one link per device: the first one wins
+            return
+        }
+        let service = DeviceService(handler: self, peer: channel.peerName)
+        do { try service.register(on: bus) } catch {
+            log.error("cannot serve \(channel.peerName): \(error)")
+            bus.close()
+            return
+        }
+        let link = PeerLink(name: channel.peerName, bus: bus, service: service, dialed: address)
+        links[link.name] = link
+        log.info("linked with \(link.name)")
+        bus.onCurrentChanged({ [weak self, weak link] metadata in
+            guard let self, let link else { return }
+            self.remoteChanged(link, metadata)
+        }, malformed: { [weak self, weak link] in
+            guard let link else { return }
+            self?.drop(link, because: "a CurrentChanged signal of the wrong type")
+        })
+        bus.onClosed { [weak self, weak link] in
+            guard let self, let link else { return }
+            self.drop(link, because: "the link closed")
+        }
+        do {
+            let reply = try await bus.call("GetCurrent", .tuple([]), replyType: "(a{sv})")
+            guard case .tuple(let items) = reply, let metadata = items.first else { return }
+            remoteChanged(link, metadata)
+        } catch {
+            drop(link, because: "GetCurrent failed: \(error)")
+        }
+    }
+
+    private func remoteChanged(_ link: PeerLink, _ metadata: Variant) {
+        guard links[link.name] === link else { return }
+        do {
+            link.remote = try DeviceInterface.activity(from: metadata, device: link.name)
+            publishNearby()
+        } catch {
+            drop(link, because: "\(error)")
+        }
+    }
+
+    private func drop(_ link: PeerLink, because reason: String) {
+        guard links[link.name] === link else { return }
+        log.info("dropped \(link.name): \(reason)")
+        links[link.name] = nil
+        link.bus.close()
+        publishNearby()
+        if let address = link.dialed { scheduleRedial(address) }
+    }
+
+    private func publishNearby() {
+        Application.shared.updateNearbyActivities(links.values.compactMap(\.remote).sorted { $0.device < $1.device })
+    }
+
+    /// The identity with the newest revocation list on disk, if it changed.
+    private func currentIdentity() -> DeviceIdentity {
+        if let directory = identityDirectory,
+           let data = try? Data(contentsOf: directory.appendingPathComponent("revocations")),
+           data != identity.revocationData {
+            do { try identity.adopt(revocationData: data) } catch { log.error("ignoring \(directory.path)/revocations: \(error)") }
+        }
+        return identity
+    }
+
+    // MARK: Advertising
+
+    /// Offers the app's advertised activity (metadata only) to every peer, if it changed. A new
+    /// activity object gets a new sequence number; a save that changes its title keeps it.
+    private func readvertise() {
+        let app = Application.shared
+        var now: NearbyActivity?
+        if let activity = app.advertisedUserActivity, let manifest = app.manifest {
+            if activity !== advertisedActivity {
+                sequence += 1
+                advertisedActivity = activity
+            }
+            now = NearbyActivity(device: identity.name, sequence: sequence, activityType: activity.activityType,
+                                 title: activity.title, appID: manifest.appID, teamIdentifier: manifest.teamIdentifier,
+                                 webpageURL: activity.webpageURL)
+        }
+        guard now != advertised else { return }
+        advertised = now
+        let metadata = DeviceInterface.metadata(now)
+        for link in links.values { link.bus.emitCurrentChanged(metadata) }
+    }
+
+    func currentActivity() -> NearbyActivity? { advertised }
+
+    func payload(sequence requested: UInt64) throws(DeviceServiceError) -> Data {
+        guard let advertised, advertised.sequence == requested, let activity = advertisedActivity, activity.isValid else {
+            throw .notCurrent
+        }
+        do {
+            return try activity.payload()
+        } catch let error as CocoaError where error.code == .userActivityHandoffUserInfoTooLarge {
+            throw .tooLarge(error.localizedDescription)
+        } catch {
+            throw .failed("\(error)")
+        }
+    }
+
+    func continued(sequence: UInt64, by peer: String) {
+        guard advertised?.sequence == sequence, let activity = advertisedActivity else { return }
+        log.info("\(peer) continued \(activity.activityType)")
+        activity.delegate?.userActivityWasContinued(activity)
+    }
+
+    // MARK: Continuing
+
+    public func fetchPayload(of activity: NearbyActivity) async throws -> Data {
+        guard let link = links[activity.device] else {
+            throw CocoaError(.userActivityConnectionUnavailable,
+                             userInfo: [NSLocalizedDescriptionKey: "\(activity.device) is not connected"])
+        }
+        let reply: Variant
+        do {
+            reply = try await link.bus.call("FetchPayload", .tuple([.uint64(activity.sequence)]), replyType: "(ay)")
+        } catch let error as GLibError {
+            if error.message.contains(DeviceInterface.ErrorName.tooLarge) {
+                throw CocoaError(.userActivityHandoffUserInfoTooLarge, userInfo: [NSLocalizedDescriptionKey: error.message])
+            }
+            if error.message.contains(DeviceInterface.ErrorName.notCurrent) || error.message.contains(DeviceInterface.ErrorName.failed) {
+                throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: error.message])
+            }
+            if error.domain == "g-io-error-quark" && error.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
+                throw CocoaError(.userActivityRemoteApplicationTimedOut, userInfo: [NSLocalizedDescriptionKey: error.message])
+            }
+            throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: error.message])
+        }
+        guard case .tuple(let items) = reply, case .bytes(let payload)? = items.first else {
+            throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: "malformed FetchPayload reply"])
+        }
+        return payload
+    }
+
+    public func confirmContinued(_ activity: NearbyActivity) {
+        guard let link = links[activity.device] else { return }
+        Task { @MainActor in
+            _ = try? await link.bus.call("Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
+        }
+    }
+}
+
+/// One linked peer device.
+@MainActor
+final class PeerLink {
+    let name: String
+    let bus: PeerBus
+    let service: DeviceService
+    let dialed: PeerAddress?
+    var remote: NearbyActivity?
+
+    init(name: String, bus: PeerBus, service: DeviceService, dialed: PeerAddress?) {
+        self.name = name
+        self.bus = bus
+        self.service = service
+        self.dialed = dialed
+    }
+}

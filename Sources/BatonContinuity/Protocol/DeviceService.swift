@@ -1,0 +1,89 @@
+import Baton
+import BatonLoop
+import CGLib
+import Foundation
+
+/// What a device does when a peer calls it; the continuity node implements it.
+@MainActor
+protocol DeviceServiceHandler: AnyObject {
+    /// The activity advertised now, if any.
+    func currentActivity() -> NearbyActivity?
+    /// The payload of the activity advertised with `sequence`, saved first.
+    func payload(sequence: UInt64) throws(DeviceServiceError) -> Data
+    /// The peer continued the activity advertised with `sequence`.
+    func continued(sequence: UInt64, by peer: String)
+}
+
+enum DeviceServiceError: Error {
+    case notCurrent
+    case tooLarge(String)
+    case failed(String)
+}
+
+/// `org.baton.Device1` served on one peer bus. Registered when the link opens, unregistered
+/// (and its box released by GDBus) when the bus closes.
+final class DeviceService: CallbackBox, @unchecked Sendable {
+    weak var handler: (any DeviceServiceHandler)?
+    let peer: String
+
+    init(handler: any DeviceServiceHandler, peer: String) {
+        self.handler = handler
+        self.peer = peer
+    }
+
+    /// Exports the object on `bus`.
+    func register(on bus: PeerBus) throws(TransportError) {
+        var vtable = GDBusInterfaceVTable()
+        vtable.method_call = deviceMethodCall
+        var error: UnsafeMutablePointer<GError>?
+        let id = g_dbus_connection_register_object(bus.connection, DeviceInterface.path, DeviceInterface.info, &vtable,
+                                                   retainedOpaque(), releaseBox, &error)
+        guard id != 0 else { throw .handshakeFailed(GLibError(consuming: error!)) }
+    }
+
+    @MainActor
+    func answer(_ method: String, _ parameters: Variant, _ invocation: OpaquePointer) {
+        guard let handler else { return fail(invocation, DeviceInterface.ErrorName.failed, "the device is shutting down") }
+        switch (method, parameters) {
+        case ("GetCurrent", _):
+            reply(invocation, .tuple([DeviceInterface.metadata(handler.currentActivity())]))
+        case ("FetchPayload", .tuple(let args)):
+            guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
+            do {
+                reply(invocation, .tuple([.bytes(try handler.payload(sequence: sequence))]))
+            } catch {
+                switch error {
+                case .notCurrent: fail(invocation, DeviceInterface.ErrorName.notCurrent, "activity \(sequence) is no longer current")
+                case .tooLarge(let reason): fail(invocation, DeviceInterface.ErrorName.tooLarge, reason)
+                case .failed(let reason): fail(invocation, DeviceInterface.ErrorName.failed, reason)
+                }
+            }
+        case ("Continued", .tuple(let args)):
+            if case .uint64(let sequence)? = args.first { handler.continued(sequence: sequence, by: peer) }
+            reply(invocation, .tuple([]))
+        default:
+            fail(invocation, "org.freedesktop.DBus.Error.UnknownMethod", "no method \(method)")
+        }
+    }
+
+    private func reply(_ invocation: OpaquePointer, _ value: Variant) {
+        guard let made = try? value.makeGVariant() else {
+            return fail(invocation, DeviceInterface.ErrorName.failed, "the reply could not be encoded")
+        }
+        g_dbus_method_invocation_return_value(invocation, made)
+    }
+
+    private func fail(_ invocation: OpaquePointer, _ name: String, _ message: String) {
+        g_dbus_method_invocation_return_dbus_error(invocation, name, message)
+    }
+}
+
+/// GDBus's `method_call` for org.baton.Device1: arguments were checked against the interface.
+private let deviceMethodCall: GDBusInterfaceMethodCallFunc = { _, _, _, _, method, parameters, invocation, userData in
+    guard let method, let parameters, let invocation, let userData else { return }
+    let service = DeviceService.borrow(userData)
+    let name = String(cString: method)
+    let arguments = (try? Variant(reading: parameters)) ?? .tuple([])
+    let call = SendableOpaque(invocation)
+    MainActor.assumeIsolated { service.answer(name, arguments, call.pointer) }
+}

@@ -1,0 +1,72 @@
+import BatonLoop
+import CGLib
+import Foundation
+
+/// Calling a peer's `org.baton.Device1`, and hearing from it.
+extension PeerBus {
+    /// Calls `method` with `parameters` (a tuple); GDBus checks the reply is of `replyType`.
+    func call(_ method: String, _ parameters: Variant, replyType: String,
+              timeout: Duration = .seconds(10)) async throws -> Variant {
+        let connection = SendableOpaque(self.connection)
+        let arguments = SendableOpaque(g_variant_ref_sink(try parameters.makeGVariant())!)
+        defer { g_variant_unref(arguments.pointer) }
+        let milliseconds = gint(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
+        return try await GIOAsync.call { cancellable, callback, userData in
+            replyType.withCString { type in
+                g_dbus_connection_call(connection.pointer, nil, DeviceInterface.path, DeviceInterface.name, method,
+                                       arguments.pointer, baton_variant_type(type), G_DBUS_CALL_FLAGS_NONE, milliseconds,
+                                       cancellable, callback, userData)
+            }
+        } finish: { result, error in
+            guard let reply = g_dbus_connection_call_finish(connection.pointer, result, error) else { return nil }
+            defer { g_variant_unref(reply) }
+            return try? Variant(reading: reply)
+        }
+    }
+
+    /// Emits `CurrentChanged(metadata)` to the peer.
+    func emitCurrentChanged(_ metadata: Variant) {
+        guard let arguments = try? Variant.tuple([metadata]).makeGVariant() else { return }
+        g_dbus_connection_emit_signal(connection, nil, DeviceInterface.path, DeviceInterface.name, "CurrentChanged", arguments, nil)
+    }
+
+    /// Calls `body` with the metadata of each `CurrentChanged` the peer emits, until the bus
+    /// goes; a signal of the wrong type calls `malformed` instead.
+    func onCurrentChanged(_ body: @escaping @MainActor (Variant) -> Void, malformed: @escaping @MainActor () -> Void) {
+        let box = SignalBox { parameters in
+            guard case .tuple(let items)? = parameters, items.count == 1, case .dictionary = items[0] else { return malformed() }
+            body(items[0])
+        }
+        let id = g_dbus_connection_signal_subscribe(connection, nil, DeviceInterface.name, "CurrentChanged", DeviceInterface.path,
+                                                    nil, G_DBUS_SIGNAL_FLAGS_NONE, signalTrampoline, box.retainedOpaque(), releaseBox)
+        subscriptions.append(id)
+    }
+
+    /// Calls `body` once when the link closes (the peer hung up, the network failed, or `close`).
+    func onClosed(_ body: @escaping @MainActor () -> Void) {
+        let box = SignalBox { _ in body() }
+        g_signal_connect_data(UnsafeMutableRawPointer(connection), "closed", unsafeBitCast(closedTrampoline, to: GCallback.self),
+                              box.retainedOpaque(), releaseClosureBox, GConnectFlags(0))
+    }
+}
+
+/// A main-actor closure behind a GDBus signal.
+final class SignalBox: CallbackBox, @unchecked Sendable {
+    let body: @MainActor (Variant?) -> Void
+    init(_ body: @escaping @MainActor (Variant?) -> Void) { self.body = body }
+}
+
+private let signalTrampoline: GDBusSignalCallback = { _, _, _, _, _, parameters, userData in
+    guard let userData else { return }
+    let box = SignalBox.borrow(userData)
+    let value = parameters.flatMap { try? Variant(reading: $0) }
+    MainActor.assumeIsolated { box.body(value) }
+}
+
+/// `void closed(GDBusConnection *, gboolean remote_peer_vanished, GError *, gpointer)`.
+private let closedTrampoline: @convention(c) (OpaquePointer?, gboolean, UnsafeMutablePointer<GError>?, UnsafeMutableRawPointer?) -> Void = {
+    _, _, _, userData in
+    guard let userData else { return }
+    let box = SignalBox.borrow(userData)
+    MainActor.assumeIsolated { box.body(nil) }
+}

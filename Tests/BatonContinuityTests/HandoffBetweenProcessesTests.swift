@@ -1,0 +1,75 @@
+@testable import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Handoff between real processes, each its own device with its own identity, on loopback
+/// with static peers: the seed "Implementing Handoff in Your App" (the Shapes example) across
+/// devices, and "Update the Original Device's State" (continuing-user-activities-with-handoff).
+final class HandoffBetweenProcessesTests: TrustTestCase {
+    /// Issues devices of one group into folders of their own.
+    private func devices(_ names: [String]) throws -> (GroupAuthority, [String: URL]) {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        var folders: [String: URL] = [:]
+        for name in names {
+            let folder = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: folder)
+            folders[name] = folder
+        }
+        return (authority, folders)
+    }
+
+    /// Starts device `folder` advertising a shape; returns it and the port it listens on.
+    private func advertise(_ folder: URL, shape: String) throws -> (RunningProcess, String) {
+        let process = try RunningProcess(product: "baton-shapes", ["--device", folder.path, "--create", shape])
+        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
+        return (process, String(line.split(separator: " ").last!))
+    }
+
+    func testAShapeCreatedOnOneDeviceIsContinuedOnAnother() throws {
+        let (_, folders) = try devices(["A", "B"])
+        let (a, address) = try advertise(folders["A"]!, shape: "triangle")
+        let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--peer", address, "--continue-nearby"])
+        XCTAssertEqual(b.waitForExit(), 0, b.output)
+        XCTAssertEqual(a.waitForExit(), 0, a.output)
+        let onB = b.output, onA = a.output
+        XCTAssertNotNil(onB.range(of: "nearby: \"Creating shape\" (com.example.myapp.create-shape) on A"), onB)
+        XCTAssertNotNil(onB.range(of: "willContinueUserActivityWithType com.example.myapp.create-shape"), onB)
+        XCTAssertNotNil(onB.range(of: "restoreUserActivityState: created a triangle"), onB)
+        // The originating side saved the activity for the handoff, then heard it was continued.
+        let saveForHandoff = try XCTUnwrap(onA.range(of: "linked with B"), onA)
+        XCTAssertNotNil(onA.range(of: "updateUserActivityState: shape-type = triangle", range: saveForHandoff.upperBound..<onA.endIndex), onA)
+        XCTAssertNotNil(onA.range(of: "userActivityWasContinued: the triangle is being edited on another device"), onA)
+    }
+
+    /// Three devices: B continues as before, while C, revoked, is refused by A before anything
+    /// is sent to it and never sees A's activity.
+    func testARevokedDeviceIsRefusedAndSeesNothing() throws {
+        let (authority, folders) = try devices(["A", "B", "C"])
+        try authority.revokeDevice(named: "C").write(to: folders["A"]!.appendingPathComponent("revocations"))
+        let (a, address) = try advertise(folders["A"]!, shape: "square")
+        let c = try RunningProcess(product: "baton-shapes", ["--device", folders["C"]!.path, "--peer", address, "--continue-nearby"])
+        XCTAssertNotNil(a.waitForLine(containing: "the peer 'C' has been revoked"), a.output)
+        let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--peer", address, "--continue-nearby"])
+        XCTAssertEqual(b.waitForExit(), 0, b.output)
+        XCTAssertEqual(a.waitForExit(), 0, a.output)
+        c.terminate()
+        c.waitForExit()
+        XCTAssertNil(c.output.range(of: "nearby:"), c.output)
+        XCTAssertNotNil(b.output.range(of: "restoreUserActivityState: created a square"), b.output)
+    }
+
+    func testAPeerThatIsNotRunningEndsTheContinuationInDidFail() throws {
+        let (_, folders) = try devices(["B"])
+        // No device listens there: B has nothing nearby; continuing a stale entry must fail
+        // with connectionUnavailable, not hang. Driven in process through the entry point.
+        try MainActor.assumeIsolated {
+            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders["B"]!))
+            let stale = NearbyActivity(device: "A", sequence: 1, activityType: "com.example.myapp.create-shape",
+                                       title: nil, appID: "com.example.myapp", teamIdentifier: "T")
+            let fetch = Outcome { try await node.fetchPayload(of: stale) }
+            spin(until: { fetch.done })
+            XCTAssertEqual((fetch.error as? CocoaError)?.code, .userActivityConnectionUnavailable)
+        }
+    }
+}
