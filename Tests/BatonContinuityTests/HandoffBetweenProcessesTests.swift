@@ -59,6 +59,25 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
         XCTAssertNotNil(b.output.range(of: "restoreUserActivityState: created a square"), b.output)
     }
 
+    /// `baton nearby` shows what the group's devices advertise; a device of another group never
+    /// appears (it cannot prove membership, so no link is made).
+    func testBatonNearbyListsOnlyTheGroupsDevices() throws {
+        let (authority, folders) = try devices(["A"])
+        try authority.issueDevice(named: "cli").write(to: config("admin").deviceDirectory)
+        let stranger = root.appendingPathComponent("X")
+        try GroupAuthority.create(name: "Eve", in: config("eve")).issueDevice(named: "X").write(to: stranger)
+        let (a, address) = try advertise(folders["A"]!, shape: "hexagon")
+        let (x, strangerAddress) = try advertise(stranger, shape: "circle")
+        let nearby = try runProcess(
+            URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("baton"),
+            ["nearby", "--config", config("admin").url.path, "--peer", address, "--peer", strangerAddress])
+        a.terminate()
+        x.terminate()
+        XCTAssertEqual(nearby.status, 0, nearby.stderr)
+        XCTAssertEqual(nearby.stdout, "A\t\"Creating shape\"\tcom.example.myapp.create-shape\tcom.example.myapp\n")
+        XCTAssertTrue(nearby.stderr.contains("peer refused"), nearby.stderr)
+    }
+
     func testAPeerThatIsNotRunningEndsTheContinuationInDidFail() throws {
         let (_, folders) = try devices(["B"])
         // No device listens there: B has nothing nearby; continuing a stale entry must fail

@@ -30,6 +30,11 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private weak var advertisedActivity: UserActivity?
     private var advertised: NearbyActivity?
     private let log = Logger(label: "baton.continuity")
+    /// Static peers whose first dial has not finished (linked and asked, or failed).
+    private var firstDialsPending: Set<PeerAddress> = []
+    /// Called once, when every static peer has been dialed once and each dial has finished:
+    /// linked (and its current activity known) or failed.
+    public var onFirstDialsFinished: (@MainActor () -> Void)?
 
     /// The port this node listens on, once started.
     public var port: UInt16? { listener?.port }
@@ -64,7 +69,20 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         }
         readvertise()
         Task { @MainActor [weak self] in await self?.acceptLoop(listener) }
+        firstDialsPending = Set(staticPeers)
         for peer in staticPeers { dial(peer) }
+        if firstDialsPending.isEmpty { MainLoop.idle { [weak self] in self?.finishFirstDials() } }
+    }
+
+    private func firstDialFinished(_ address: PeerAddress?) {
+        guard let address, firstDialsPending.remove(address) != nil, firstDialsPending.isEmpty else { return }
+        finishFirstDials()
+    }
+
+    private func finishFirstDials() {
+        let callback = onFirstDialsFinished
+        onFirstDialsFinished = nil
+        callback?()
     }
 
     /// Stops listening and dialing and closes every link.
@@ -109,6 +127,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             } catch {
                 log.info("cannot reach \(address): \(error)")
                 scheduleRedial(address)
+                firstDialFinished(address)
             }
         }
     }
@@ -125,6 +144,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     private func adopt(_ channel: SecureChannel, dialed address: PeerAddress?) async {
+        defer { firstDialFinished(address) }
         let bus: PeerBus
         do { bus = try await PeerBus.open(over: channel) } catch {
             log.notice("D-Bus over the link to \(channel.peerName) failed: \(error)")

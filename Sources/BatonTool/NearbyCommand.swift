@@ -1,0 +1,82 @@
+import ArgumentParser
+import BatonContinuity
+import Foundation
+
+/// `baton nearby`: the activities current on the user's other devices, as this device sees them.
+struct NearbyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nearby",
+        abstract: "List the activities current on the group's other devices.",
+        discussion: """
+            Connects, as this device, to the static peers ($BATON_PEERS or the `peers` file) and
+            prints what each advertises. Only devices that prove membership of this group appear.
+            """)
+    @Flag(name: .long, help: "Keep following the list, printing each change.") var watch = false
+    @Option(name: .long, help: "A peer to connect to, HOST:PORT (repeatable; adds to the configured ones).")
+    var peer: [String] = []
+    @OptionGroup var options: ConfigOption
+
+    func validate() throws {
+        for entry in peer where PeerAddress(entry) == nil { throw ValidationError("'\(entry)' is not HOST:PORT") }
+    }
+
+    func run() throws {
+        let directory = options.directory
+        let identity = try DeviceIdentity.load(from: directory.deviceDirectory)
+        let peers = PeerAddress.configured(in: directory) + peer.compactMap(PeerAddress.init)
+        let watching = watch
+        let failure: String? = MainActor.assumeIsolated {
+            let printer = NearbyPrinter(watch: watching)
+            do {
+                printer.node = try ContinuityNode(identity: identity, identityDirectory: directory.deviceDirectory, staticPeers: peers)
+            } catch { return "\(error)" }
+            Application.main(delegate: printer)
+            return printer.failure
+        }
+        if let failure { throw ValidationError(failure) }
+    }
+}
+
+final class NearbyPrinter: ApplicationDelegate {
+    let watch: Bool
+    var node: ContinuityNode?
+    var failure: String?
+    private var observer: NSObjectProtocol?
+
+    init(watch: Bool) { self.watch = watch }
+
+    func applicationDidFinishLaunching(_ notification: Notification) {
+        guard let node else { return }
+        if node.staticPeers.isEmpty {
+            print("no peers configured: set BATON_PEERS, write HOST:PORT lines to the `peers` file, or pass --peer")
+        }
+        node.onFirstDialsFinished = { [unowned self] in
+            printList()
+            if !watch { Application.shared.terminate(nil) }
+        }
+        if watch {
+            observer = NotificationCenter.default.addObserver(forName: Application.nearbyActivitiesDidChangeNotification,
+                                                              object: nil, queue: nil) { [unowned self] _ in
+                MainActor.assumeIsolated { self.printList() }
+            }
+        }
+        do { try node.start() } catch {
+            failure = "\(error)"
+            Application.shared.terminate(nil)
+        }
+    }
+
+    func applicationWillTerminate(_ notification: Notification) { node?.stop() }
+
+    private func printList() {
+        let nearby = Application.shared.nearbyActivities
+        if watch { print("-- \(ISO8601DateFormatter().string(from: Date()))") }
+        if nearby.isEmpty { print("nothing nearby") }
+        for entry in nearby {
+            print("\(entry.device)\t\"\(entry.title ?? "")\"\t\(entry.activityType)\t\(entry.appID)")
+        }
+        fflushStandardOutput()
+    }
+}
+
+private func fflushStandardOutput() { fflush(nil) }
