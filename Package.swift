@@ -61,7 +61,7 @@ let package = Package(
         .executableTarget(name: "Shapes", dependencies: ["Baton", "BatonContinuity"], path: "Examples/Shapes",
                           resources: [.copy("Manifest")]),
         .executableTarget(name: "Notes", dependencies: ["Baton"], path: "Examples/Notes", resources: [.copy("Manifest")]),
-        .executableTarget(name: "BatonBench", dependencies: ["Baton", "CGLib"], path: "Benchmarks/BatonBench"),
+        .executableTarget(name: "BatonBench", dependencies: ["Baton", "BatonContinuity", "CGLib"], path: "Benchmarks/BatonBench"),
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),
         .executableTarget(name: "AsyncMainProbe", dependencies: ["Baton"], path: "Tests/Probes/AsyncMainProbe"),

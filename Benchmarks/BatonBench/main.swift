@@ -8,10 +8,16 @@ import Foundation
 let idleSeconds = CommandLine.arguments.firstIndex(of: "--idle-seconds")
     .flatMap { Int(CommandLine.arguments[$0 + 1]) } ?? 10
 
+if let index = CommandLine.arguments.firstIndex(of: "--peer-mode") {  // the other process of the continuity figures
+    MainActor.assumeIsolated { PeerMode.run(device: URL(fileURLWithPath: CommandLine.arguments[index + 1])) }
+}
+
 if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/callgrind, no figures
     MainActor.assumeIsolated { for _ in 0..<20 { _ = ActivityBenchmarks.payloadCoding() } }
     exit(0)
 }
+
+nonisolated(unsafe) var continuityFigures: [Figure] = []
 
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
@@ -34,6 +40,20 @@ let figures: [Figure] = MainActor.assumeIsolated {
     let coding = ActivityBenchmarks.payloadCoding()
     let plist = ActivityBenchmarks.propertyListCoding()
     say("1,000,000 sets of needsSave made \(saves) save\(saves == 1 ? "" : "s")")
+    say("continuity: two processes, 1,000 warm handoffs …")
+    let continuity = try! ContinuityBenchmarks.run()
+    continuityFigures = [
+        Figure(name: "warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare TLS round trip p50",
+               baseline: percentile(continuity.rtt, 50), unit: "µs", aim: "aim ≤ 3×"),
+        Figure(name: "warm continuation p99", value: percentile(continuity.warm, 99), baselineName: "bare TLS round trip p99",
+               baseline: percentile(continuity.rtt, 99), unit: "µs", aim: ""),
+        Figure(name: "cold continuation p50", value: percentile(continuity.cold, 50), baselineName: "TLS handshake + round trip p50",
+               baseline: percentile(continuity.handshakeRTT, 50), unit: "µs", aim: ""),
+        Figure(name: "advertisement propagation p50", value: percentile(continuity.propagation, 50),
+               baselineName: "bare TLS round trip p50", baseline: percentile(continuity.propagationRTT, 50), unit: "µs", aim: ""),
+        Figure(name: "memory per mutual-TLS link", value: continuity.bytesPerLink / 1024, baselineName: "(no baseline)",
+               baseline: .nan, unit: "KiB", aim: ""),
+    ]
     return [
         Figure(name: "MainLoop.idle one-shot", value: batonIdle, baselineName: "raw g_idle_add C callback",
                baseline: rawIdle, unit: "ns/op", aim: "aim ≤ 1.5×"),
@@ -59,6 +79,7 @@ let figures: [Figure] = MainActor.assumeIsolated {
     ]
 }
 for figure in figures.prefix(9) { say(figure.line()) }
+for figure in continuityFigures { say(figure.line()) }
 
 // The dispatchMain() baselines come last: dispatchMain() never returns, and gives the main
 // queue to libdispatch's own threads, which is exactly the baseline.

@@ -55,6 +55,43 @@ final class SecureChannelTests: TrustTestCase {
         }
     }
 
+    /// A peer that connects and hangs up again and again must not bring the listener down
+    /// (GLib 2.74's g_socket_listener_accept_async crashed on this; the listener avoids it).
+    func testAPeerReconnectingFastLeavesTheListenerWorking() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
+        try MainActor.assumeIsolated {
+            let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+            var accepted = 0
+            Task { @MainActor in
+                while let channel = try? await listener.accept() {
+                    accepted += 1
+                    channel.close()
+                }
+            }
+            let credential = try TLSCredential(identity: phone)
+            for _ in 0..<40 {
+                let client = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: listener.port,
+                                                                       identity: phone, credential: credential) }
+                spin(until: { client.done })
+                try? client.get().close()
+            }
+            spin(until: { accepted == 40 })
+            listener.close()
+        }
+    }
+
+    func testClosingTheListenerEndsAPendingAccept() throws {
+        let laptop = try GroupAuthority.create(name: "Ada", in: config("admin")).issueDevice(named: "laptop")
+        try MainActor.assumeIsolated {
+            let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+            let pending = Outcome { try await listener.accept() }
+            MainLoop.idle { listener.close() }
+            spin(until: { pending.done })
+            guard case .closed? = pending.error as? TransportError else { return XCTFail("\(String(describing: pending.error))") }
+        }
+    }
+
     func testEveryGLibCallbackBoxIsReleasedWhenChannelsGo() throws {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")

@@ -22,6 +22,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     public let staticPeers: [PeerAddress]
     private var listener: SecureListener?
     private var links: [String: PeerLink] = [:]
+    /// Links being taken down; see `retire(_:)`.
+    private var retired: [PeerLink] = []
     private var dialing: Set<PeerAddress> = []
     private var redials: [PeerAddress: LoopSource] = [:]
     private var backoff: [PeerAddress: Duration] = [:]
@@ -93,7 +95,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         observers = []
         for timer in redials.values { timer.cancel() }
         redials = [:]
-        for link in links.values { link.bus.close() }
+        for link in links.values { retire(link) }
         links = [:]
         publishNearby()
         if Application.shared.nearbySource === self { Application.shared.nearbySource = nil }
@@ -152,13 +154,13 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             return
         }
         guard listener != nil, links[channel.peerName] == nil, channel.peerName != identity.name else {
-            bus.close()  // one link per device: the first one wins
+            retire(PeerLink(name: channel.peerName, bus: bus, service: nil, dialed: nil))  // one link per device: the first wins
             return
         }
         let service = DeviceService(handler: self, peer: channel.peerName)
         do { try service.register(on: bus) } catch {
             log.error("cannot serve \(channel.peerName): \(error)")
-            bus.close()
+            retire(PeerLink(name: channel.peerName, bus: bus, service: nil, dialed: nil))
             return
         }
         let link = PeerLink(name: channel.peerName, bus: bus, service: service, dialed: address)
@@ -198,9 +200,18 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         guard links[link.name] === link else { return }
         log.info("dropped \(link.name): \(reason)")
         links[link.name] = nil
-        link.bus.close()
+        retire(link)
         publishNearby()
         if let address = link.dialed { scheduleRedial(address) }
+    }
+
+    /// Closes `link` now but releases it (unsubscribing its signals, unexporting its object)
+    /// only from a low-priority idle source, after GDBus has delivered whatever it had queued
+    /// for it: GLib 2.74 can deliver a queued signal or call to a subscription freed meanwhile.
+    private func retire(_ link: PeerLink) {
+        link.bus.close()
+        retired.append(link)
+        MainLoop.idle(priority: .low) { [weak self] in self?.retired.removeAll { $0 === link } }
     }
 
     private func publishNearby() {
@@ -256,7 +267,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     func continued(sequence: UInt64, by peer: String) {
         guard advertised?.sequence == sequence, let activity = advertisedActivity else { return }
-        log.info("\(peer) continued \(activity.activityType)")
+        log.debug("\(peer) continued \(activity.activityType)")
         activity.delegate?.userActivityWasContinued(activity)
     }
 
@@ -301,11 +312,11 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 final class PeerLink {
     let name: String
     let bus: PeerBus
-    let service: DeviceService
+    let service: DeviceService?
     let dialed: PeerAddress?
     var remote: NearbyActivity?
 
-    init(name: String, bus: PeerBus, service: DeviceService, dialed: PeerAddress?) {
+    init(name: String, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
         self.name = name
         self.bus = bus
         self.service = service

@@ -34,6 +34,7 @@ public final class PeerBus: @unchecked Sendable {
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
     /// authentication. Both sides must call it.
     public static func open(over channel: SecureChannel) async throws(TransportError) -> PeerBus {
+        channel.handToBus()
         let stream = SendablePointer(channel.stream)
         let isServer = channel.isServer
         do {

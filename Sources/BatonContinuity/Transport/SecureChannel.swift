@@ -24,13 +24,57 @@ public final class SecureChannel: @unchecked Sendable {
         self.isServer = isServer
     }
 
+    /// Set once D-Bus runs on the stream: from then on GDBus (on its own worker thread) owns
+    /// closing it, and closing it here too would race with it.
+    private let handedToBus = ManagedFlag()
+
+    func handToBus() { handedToBus.set() }
+
     deinit {
-        g_io_stream_close(stream, nil, nil)
+        if !handedToBus.isSet { g_io_stream_close(stream, nil, nil) }
         g_object_unref(stream)
     }
 
-    /// Closes the connection.
-    public func close() { g_io_stream_close(stream, nil, nil) }
+    /// Closes the connection (once D-Bus runs on it, close the `PeerBus` instead).
+    public func close() {
+        if !handedToBus.isSet { g_io_stream_close(stream, nil, nil) }
+    }
+
+    /// Writes all of `data` (`g_output_stream_write_all_async`).
+    public func send(_ data: Data) async throws(TransportError) {
+        let output = SendablePointer(g_io_stream_get_output_stream(stream)!)
+        let bytes = SendableBytes(data)
+        defer { withExtendedLifetime(bytes) {} }  // GIO reads the buffer until the write finishes
+        do {
+            _ = try await GIOAsync.call { cancellable, callback, userData in
+                g_output_stream_write_all_async(output.pointer, bytes.pointer, gsize(bytes.count), G_PRIORITY_DEFAULT,
+                                                cancellable, callback, userData)
+            } finish: { result, error in
+                g_output_stream_write_all_finish(output.pointer, result, nil, error) != 0 ? true : nil
+            }
+        } catch {
+            throw .connectionFailed(GLibError(error))
+        }
+    }
+
+    /// Reads up to `maxLength` bytes as soon as some arrive; empty when the peer has closed.
+    public func receive(maxLength: Int) async throws(TransportError) -> Data {
+        let input = SendablePointer(g_io_stream_get_input_stream(stream)!)
+        let buffer = SendableBytes(count: maxLength)
+        defer { withExtendedLifetime(buffer) {} }  // GIO writes into the buffer until the read finishes
+        do {
+            let count = try await GIOAsync.call { cancellable, callback, userData in
+                g_input_stream_read_async(input.pointer, buffer.pointer, gsize(maxLength), G_PRIORITY_DEFAULT,
+                                          cancellable, callback, userData)
+            } finish: { result, error in
+                let n = g_input_stream_read_finish(input.pointer, result, error)
+                return n < 0 ? nil : Int(n)
+            }
+            return buffer.data(count: count)
+        } catch {
+            throw .connectionFailed(GLibError(error))
+        }
+    }
 
     /// Connects to a peer at `host:port` and proves both identities.
     public static func connect(host: String, port: UInt16, identity: DeviceIdentity,
@@ -130,6 +174,30 @@ public final class TLSCredential: @unchecked Sendable {
 struct SendablePointer<T>: @unchecked Sendable {
     let pointer: UnsafeMutablePointer<T>
     init(_ pointer: UnsafeMutablePointer<T>) { self.pointer = pointer }
+}
+
+/// A flag set once, read from any thread.
+final class ManagedFlag: @unchecked Sendable {
+    private let lock = NSLock()
+    private var value = false
+    func set() { lock.lock(); value = true; lock.unlock() }
+    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
+}
+
+/// Bytes that stay put while GIO reads into or writes from them.
+final class SendableBytes: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    let count: Int
+    init(count: Int) {
+        self.count = count
+        pointer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 1)
+    }
+    convenience init(_ data: Data) {
+        self.init(count: data.count)
+        data.withUnsafeBytes { if let base = $0.baseAddress { pointer.copyMemory(from: base, byteCount: data.count) } }
+    }
+    func data(count: Int) -> Data { Data(bytes: pointer, count: count) }
+    deinit { pointer.deallocate() }
 }
 
 /// A GObject pointer as another class in its hierarchy (what `G_IO_STREAM (x)` does in C).

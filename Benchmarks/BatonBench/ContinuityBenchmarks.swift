@@ -1,0 +1,163 @@
+import BatonContinuity
+import Foundation
+
+/// Layer 4: continuing an activity from another process over the group's mutual TLS link,
+/// beside bare GIO TLS round trips between the same two processes.
+@MainActor
+enum ContinuityBenchmarks {
+    static let handoffs = 1_000
+    static let coldRuns = 20
+
+    final class Restorer: UserActivityRestoring {
+        var restored = 0
+        func restoreUserActivityState(_ userActivity: UserActivity) { restored += 1 }
+    }
+
+    final class Continuer: ApplicationDelegate {
+        let restorer = Restorer()
+        var failures = 0
+        func application(_ application: Application, continue userActivity: UserActivity,
+                         restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+            restorationHandler([restorer])
+            return true
+        }
+        func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
+            failures += 1
+            say("continuation failed: \(error)")
+        }
+    }
+
+    struct Results {
+        var warm: [Double] = [], rtt: [Double] = [], cold: [Double] = [], handshakeRTT: [Double] = []
+        var propagation: [Double] = [], propagationRTT: [Double] = []
+        var bytesPerLink: Double = 0
+    }
+
+    static func run() throws -> Results {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("baton-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let authority = try GroupAuthority.create(name: "bench", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
+        try authority.issueDevice(named: "A").write(to: root.appendingPathComponent("A"))
+        let b = try authority.issueDevice(named: "B")
+        let credential = try TLSCredential(identity: b)
+
+        let peer = Process()
+        peer.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        peer.arguments = ["--peer-mode", root.appendingPathComponent("A").path]
+        let toPeer = Pipe(), fromPeer = Pipe()
+        peer.standardInput = toPeer
+        peer.standardOutput = fromPeer
+        try peer.run()
+        defer { try? toPeer.fileHandleForWriting.close(); peer.waitUntilExit() }
+        var readyLine = readLine(fromPeer.fileHandleForReading)
+        while !readyLine.hasPrefix("ready") { readyLine = readLine(fromPeer.fileHandleForReading) }
+        let ready = readyLine.split(separator: " ")
+        Thread.detachNewThread { let rest = fromPeer.fileHandleForReading.readDataToEndOfFile(); FileHandle.standardError.write(rest) }
+        guard ready.count == 3, ready[0] == "ready", let nodePort = UInt16(ready[1]), let echoPort = UInt16(ready[2]) else {
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "peer did not start"])
+        }
+        var results = Results()
+
+        // Bare TLS: one 256-byte request and its echo, over a warm mutual-TLS connection.
+        let echo = try wait { try await SecureChannel.connect(host: "127.0.0.1", port: echoPort, identity: b, credential: credential) }
+        let message = Data(repeating: 7, count: 256)
+        func roundTrip(_ channel: SecureChannel) throws -> Double {
+            let start = ContinuousClock.now
+            try wait {
+                try await channel.send(message)
+                var received = 0
+                while received < message.count { received += try await channel.receive(maxLength: 4096).count }
+            }
+            return nanosPerOp(ContinuousClock.now - start, 1) / 1000
+        }
+        for _ in 0..<handoffs { results.rtt.append(try roundTrip(echo)) }
+
+        // Warm continuation: "continue" to restoreUserActivityState, the link already up.
+        Application.shared.manifest = PeerMode.manifest
+        let continuer = Continuer()
+        Application.shared.delegate = continuer
+        Application.shared.finishLaunching()
+        var node = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: nodePort)])
+        try node.start()
+        MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
+        for _ in 0..<handoffs {
+            let entry = Application.shared.nearbyActivities[0]
+            let before = continuer.restorer.restored
+            let start = ContinuousClock.now
+            Application.shared.continueNearbyActivity(entry)
+            MainLoop.run(until: { continuer.restorer.restored > before || continuer.failures > 0 }, timeout: .seconds(30))
+            results.warm.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+        }
+
+        // Advertisement propagation: a save on A that changes the title, to the entry on B.
+        for i in 0..<50 {
+            let title = "title \(i)"
+            let start = ContinuousClock.now
+            toPeer.fileHandleForWriting.write(Data("retitle \(title)\n".utf8))
+            MainLoop.run(until: { Application.shared.nearbyActivities.first?.title == title }, timeout: .seconds(30))
+            results.propagation.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+            results.propagationRTT.append(try roundTrip(echo))
+        }
+        node.stop()
+
+        // Cold continuation: no link yet; beside a bare TLS handshake plus one round trip.
+        for _ in 0..<coldRuns {
+            let start = ContinuousClock.now
+            node = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: nodePort)])
+            try node.start()
+            MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
+            let before = continuer.restorer.restored
+            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
+            MainLoop.run(until: { continuer.restorer.restored > before }, timeout: .seconds(30))
+            results.cold.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+            node.stop()
+            let handshake = ContinuousClock.now
+            let fresh = try wait { try await SecureChannel.connect(host: "127.0.0.1", port: echoPort, identity: b, credential: credential) }
+            _ = try roundTrip(fresh)
+            results.handshakeRTT.append(nanosPerOp(ContinuousClock.now - handshake, 1) / 1000)
+            fresh.close()
+        }
+
+        // Memory per link: resident size before and after 50 more mutual-TLS links to A.
+        let links = 50
+        let residentBefore = residentBytes()
+        var channels: [SecureChannel] = []
+        for _ in 0..<links {
+            channels.append(try wait { try await SecureChannel.connect(host: "127.0.0.1", port: echoPort, identity: b, credential: credential) })
+        }
+        results.bytesPerLink = Double(residentBytes() - residentBefore) / Double(links)
+        withExtendedLifetime(channels) {}
+        if continuer.failures > 0 { say("\(continuer.failures) continuations failed") }
+        return results
+    }
+
+    /// Runs an async call to completion on the GLib loop.
+    static func wait<T>(_ body: @escaping @MainActor () async throws -> T) throws -> T {
+        var outcome: Result<T, Error>?
+        Task { @MainActor in
+            do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+        }
+        MainLoop.run(until: { outcome != nil }, timeout: .seconds(60))
+        guard let outcome else { throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "timed out"]) }
+        return try outcome.get()
+    }
+
+    static func readLine(_ handle: FileHandle) -> String {
+        var line = Data()
+        while let byte = try? handle.read(upToCount: 1), let first = byte.first, first != UInt8(ascii: "\n") { line.append(first) }
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    static func residentBytes() -> Int {
+        guard let statm = try? String(contentsOfFile: "/proc/self/statm", encoding: .utf8),
+              let pages = Int(statm.split(separator: " ")[1]) else { return 0 }
+        return pages * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+}
+
+/// The `p`th percentile (0–100) of `values`.
+func percentile(_ values: [Double], _ p: Double) -> Double {
+    let sorted = values.sorted()
+    guard !sorted.isEmpty else { return .nan }
+    return sorted[min(sorted.count - 1, Int((Double(sorted.count - 1) * p / 100).rounded()))]
+}
