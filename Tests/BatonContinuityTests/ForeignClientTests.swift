@@ -44,6 +44,14 @@ final class ForeignClientTests: TrustTestCase {
         MainActor.assumeIsolated { outcome.error as? TransportError }
     }
 
+    /// What a device of `authority`'s group says to s_client presenting `certificate` and `key`.
+    private func refusalOfSClient(to authority: GroupAuthority, certificate: URL, key: URL) throws -> TransportError? {
+        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
+        let client = sClient(port: listener.port, certificate: certificate.path, key: key.path)
+        MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
+        return refusal(server)
+    }
+
     func testNoClientCertificateIsRefused() throws {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
@@ -62,22 +70,18 @@ final class ForeignClientTests: TrustTestCase {
             "-out", dir.appendingPathComponent("cert.pem").path,
         ])
         XCTAssertEqual(make.status, 0, make.stderr)
-        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
-        let client = sClient(port: listener.port, certificate: dir.appendingPathComponent("cert.pem").path,
-                             key: dir.appendingPathComponent("key.pem").path)
-        MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
-        guard case .peerRejected(.peerNotInGroup)? = refusal(server) else { return XCTFail("\(String(describing: refusal(server)))") }
+        let answer = try refusalOfSClient(to: authority, certificate: dir.appendingPathComponent("cert.pem"),
+                                          key: dir.appendingPathComponent("key.pem"))
+        guard case .peerRejected(.peerNotInGroup)? = answer else { return XCTFail("\(String(describing: answer))") }
     }
 
     func testACertificateOfAnotherGroupIsRefused() throws {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let eve = root.appendingPathComponent("eve-laptop")
         try GroupAuthority.create(name: "Eve", in: config("eve")).issueDevice(named: "laptop").write(to: eve)
-        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
-        let client = sClient(port: listener.port, certificate: eve.appendingPathComponent("certificate.pem").path,
-                             key: eve.appendingPathComponent("key.pem").path)
-        MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
-        guard case .peerRejected(.peerNotInGroup)? = refusal(server) else { return XCTFail("\(String(describing: refusal(server)))") }
+        let answer = try refusalOfSClient(to: authority, certificate: eve.appendingPathComponent("certificate.pem"),
+                                          key: eve.appendingPathComponent("key.pem"))
+        guard case .peerRejected(.peerNotInGroup)? = answer else { return XCTFail("\(String(describing: answer))") }
     }
 
     func testARevokedDeviceIsRefusedOnTheNextConnection() throws {
@@ -85,11 +89,10 @@ final class ForeignClientTests: TrustTestCase {
         let phone = root.appendingPathComponent("phone")
         try authority.issueDevice(named: "phone").write(to: phone)
         try authority.revokeDevice(named: "phone")
-        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }  // issued after: holds the new list
-        let client = sClient(port: listener.port, certificate: phone.appendingPathComponent("certificate.pem").path,
-                             key: phone.appendingPathComponent("key.pem").path)
-        MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
-        guard case .peerRejected(.peerRevoked("phone"))? = refusal(server) else { return XCTFail("\(String(describing: refusal(server)))") }
+        // The listening device is issued after the revocation, so it holds the new list.
+        let answer = try refusalOfSClient(to: authority, certificate: phone.appendingPathComponent("certificate.pem"),
+                                          key: phone.appendingPathComponent("key.pem"))
+        guard case .peerRejected(.peerRevoked("phone"))? = answer else { return XCTFail("\(String(describing: answer))") }
     }
 
     func testACurrentDeviceIsAcceptedBySClientToo() throws {
