@@ -18,7 +18,9 @@ public enum MainLoop {
     public static var isRunning: Bool { !running.isEmpty }
 
     /// Makes `context` the one that runs the main actor, for a host that iterates it on the
-    /// main thread itself (its own `g_main_loop_run`, say) and never calls `run()`.
+    /// main thread itself (its own `g_main_loop_run`, say) and never calls `run()`. GIO
+    /// delivers async results to the thread-default context, so such a host also pushes its
+    /// context as the main thread's default (`g_main_context_push_thread_default`).
     public static func embed(in context: LoopContext) {
         precondition(running.isEmpty, "Baton: MainLoop.embed(in:) while the loop is running")
         bridge?.remove()

@@ -81,7 +81,7 @@ public final class SecureChannel: @unchecked Sendable {
                                credential: TLSCredential) async throws(TransportError) -> SecureChannel {
         let client = g_socket_client_new()!
         defer { g_object_unref(client) }
-        let address = "\(host):\(port)"
+        let address = PeerAddress(host: host, port: port).description  // brackets an IPv6 host
         let connection: UnsafeMutablePointer<GSocketConnection>
         do {
             connection = try await GIOAsync.call { cancellable, callback, userData in

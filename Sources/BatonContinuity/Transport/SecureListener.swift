@@ -99,7 +99,11 @@ public final class SecureListener: @unchecked Sendable {
                 resumed.set()
                 continuation.resume(returning: ready)
             }
-            let source = LoopContext.default.whenReadable(fd) { [weak self] in
+            // The thread-default context, where GIO delivers this thread's async calls too.
+            let threadDefault = g_main_context_ref_thread_default()!
+            let context = LoopContext(threadDefault)
+            g_main_context_unref(threadDefault)
+            let source = context.whenReadable(fd) { [weak self] in
                 self?.lock.lock()
                 self?.waiter = nil
                 self?.lock.unlock()
