@@ -1,0 +1,108 @@
+@testable import Baton
+@testable import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Records how continuations end, as an app delegate.
+@MainActor
+final class FailureRecorder: ApplicationDelegate {
+    var failures: [CocoaError] = []
+    var continued = 0
+    func application(_ application: Application, continue userActivity: UserActivity,
+                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+        continued += 1
+        return true
+    }
+    func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
+        failures.append(error as! CocoaError)
+    }
+    var ended: Bool { continued + failures.count > 0 }
+}
+
+/// DESIGN.md section 5 "Failure": a continuation from another device always ends, within a
+/// bounded time, in didFailToContinue with the matching code, however the other side fails
+/// (handoff-programming-guide, "Continuing an Activity": didFailToContinueUserActivityWithType).
+final class NetworkFailureTests: TrustTestCase {
+    /// Runs a misbehaving probe device A and, in this process as device B, continues its
+    /// activity; returns how it ended and the probe.
+    private func continueFromProbe(_ mode: [String], timeout: Duration = .seconds(20)) throws -> (FailureRecorder, RunningProcess) {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let a = root.appendingPathComponent("A")
+        try authority.issueDevice(named: "A").write(to: a)
+        let b = try authority.issueDevice(named: "B")
+        let probe = try RunningProcess(product: "DeviceProbe", [a.path] + mode)
+        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
+        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        return try MainActor.assumeIsolated {
+            Application.shared.resetForTesting()
+            let recorder = FailureRecorder()
+            Application.shared.delegate = recorder
+            Application.shared.manifest = AppManifest(appID: "com.example.probe", teamIdentifier: "PROBETEAM",
+                                                      activityTypes: ["com.example.probe.editing"])
+            Application.shared.finishLaunching()
+            let node = try ContinuityNode(identity: b, staticPeers: [address])
+            try node.start()
+            defer { node.stop() }
+            spin(until: { !Application.shared.nearbyActivities.isEmpty })
+            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0], timeout: timeout)
+            spin(until: { recorder.ended })
+            drainLoop()
+            return (recorder, probe)
+        }
+    }
+
+    func testACorrectPeerContinues() throws {
+        let (recorder, probe) = try continueFromProbe(["--ok"])
+        XCTAssertNotNil(probe.waitForLine(containing: "saving for a fetch"), probe.output)
+        MainActor.assumeIsolated {
+            XCTAssertEqual(recorder.continued, 1)
+            XCTAssertTrue(recorder.failures.isEmpty)
+        }
+        probe.terminate()
+    }
+
+    func testAStalledPeerTimesOut() throws {
+        let (recorder, probe) = try continueFromProbe(["--stall"], timeout: .seconds(2))
+        XCTAssertNotNil(probe.waitForLine(containing: "stalling"), probe.output)
+        MainActor.assumeIsolated {
+            XCTAssertEqual(recorder.failures.map(\.code), [.userActivityRemoteApplicationTimedOut])
+            XCTAssertEqual(recorder.continued, 0)
+        }
+        probe.terminate()
+    }
+
+    func testAPeerThatDiesMidFetchEndsInConnectionUnavailable() throws {
+        let (recorder, probe) = try continueFromProbe(["--die"])
+        XCTAssertEqual(probe.waitForExit(), 3, probe.output)
+        MainActor.assumeIsolated {
+            XCTAssertEqual(recorder.failures.map(\.code), [.userActivityConnectionUnavailable])
+        }
+    }
+
+    func testAnOversizedPayloadEndsInUserInfoTooLarge() throws {
+        let (recorder, probe) = try continueFromProbe(["--oversize"])
+        MainActor.assumeIsolated {
+            XCTAssertEqual(recorder.failures.map(\.code), [.userActivityHandoffUserInfoTooLarge])
+        }
+        probe.terminate()
+    }
+
+    /// about-handoff: only an app of the same team continues an activity.
+    func testAnotherTeamsActivityFailsWithoutFetching() throws {
+        let (recorder, probe) = try continueFromProbe(["--team", "OTHERTEAM"])
+        MainActor.assumeIsolated {
+            XCTAssertEqual(recorder.failures.map(\.code), [.userActivityHandoffFailed])
+        }
+        XCTAssertFalse(probe.output.contains("saving for a fetch"), "the payload is never asked for")
+        probe.terminate()
+    }
+}
+
+/// Lets the idle sources queued so far run (late callbacks would show up as extra ends).
+@MainActor
+func drainLoop() {
+    var done = false
+    MainLoop.idle(priority: LoopPriority(LoopPriority.low.rawValue + 100)) { done = true }
+    spin(until: { done })
+}

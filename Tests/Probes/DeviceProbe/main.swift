@@ -1,0 +1,60 @@
+// A device that misbehaves when asked for its activity's payload, for the failure tests:
+//
+//     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok)
+//
+// It advertises one activity of type com.example.probe.editing; the payload's save (the
+// activity delegate's userActivityWillSave) then hangs the main thread, exits the process,
+// or makes the payload too large.
+import BatonContinuity
+import Foundation
+
+final class Misbehaviour: UserActivityDelegate {
+    let mode: String
+    init(mode: String) { self.mode = mode }
+
+    func userActivityWillSave(_ userActivity: UserActivity) {
+        say("saving for a fetch")
+        switch mode {
+        case "--stall":
+            say("stalling")
+            while true { pause() }  // the app hangs; its TCP connection stays open
+        case "--die":
+            say("dying")
+            exit(3)
+        case "--oversize":
+            userActivity.userInfo = ["blob": Data(count: UserActivity.payloadLimit + 1)]
+        default:
+            break
+        }
+    }
+}
+
+func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+guard arguments.count >= 2 else {
+    say("usage: DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok)")
+    exit(2)
+}
+let mode = arguments[1]
+let team = mode == "--team" && arguments.count > 2 ? arguments[2] : "PROBETEAM"
+
+MainActor.assumeIsolated {
+    let misbehaviour = Misbehaviour(mode: mode)
+    Application.shared.manifest = AppManifest(appID: "com.example.probe", teamIdentifier: team,
+                                              activityTypes: ["com.example.probe.editing"])
+    Application.shared.activate()
+    let activity = UserActivity(activityType: "com.example.probe.editing")
+    activity.title = "Probe"
+    activity.delegate = misbehaviour
+    activity.becomeCurrent()
+    do {
+        let node = try ContinuityNode(identity: try DeviceIdentity.load(from: URL(fileURLWithPath: arguments[0])))
+        try node.start()
+        say("listening on 127.0.0.1:\(node.port!)")
+        withExtendedLifetime((node, misbehaviour, activity)) { MainLoop.run() }
+    } catch {
+        say("error: \(error)")
+        exit(1)
+    }
+}
