@@ -26,7 +26,8 @@ final class FailureRecorder: ApplicationDelegate {
 final class NetworkFailureTests: TrustTestCase {
     /// Runs a misbehaving probe device A and, in this process as device B, continues its
     /// activity; returns how it ended and the probe.
-    private func continueFromProbe(_ mode: [String], timeout: Duration = .seconds(20)) throws -> (FailureRecorder, RunningProcess) {
+    private func continueFromProbe(_ mode: [String], timeout: Duration = .seconds(20),
+                                   beforeContinuing: (@Sendable (RunningProcess) -> Void)? = nil) throws -> (FailureRecorder, RunningProcess) {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let a = root.appendingPathComponent("A")
         try authority.issueDevice(named: "A").write(to: a)
@@ -45,7 +46,12 @@ final class NetworkFailureTests: TrustTestCase {
             try node.start()
             defer { node.stop() }
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
-            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0], timeout: timeout)
+            let offered = Application.shared.nearbyActivities[0]
+            if let beforeContinuing {
+                beforeContinuing(probe)
+                spin(until: { Application.shared.nearbyActivities.first?.sequence != offered.sequence })
+            }
+            Application.shared.continueNearbyActivity(offered, timeout: timeout)
             spin(until: { recorder.ended })
             drainLoop()
             return (recorder, probe)
@@ -84,6 +90,20 @@ final class NetworkFailureTests: TrustTestCase {
         let (recorder, probe) = try continueFromProbe(["--oversize"])
         MainActor.assumeIsolated {
             XCTAssertEqual(recorder.failures.map(\.code), [.userActivityHandoffUserInfoTooLarge])
+        }
+        probe.terminate()
+    }
+
+    /// The activity changed on its device between the offer and the fetch: the stale offer
+    /// fails cleanly (org.baton.Error.NotCurrent → handoff failed) and nothing is restored.
+    func testAnActivityReplacedBeforeTheFetchFails() throws {
+        let (recorder, probe) = try continueFromProbe(["--ok"]) { probe in
+            probe.send("replace")
+            XCTAssertNotNil(probe.waitForLine(containing: "replaced"), probe.output)
+        }
+        MainActor.assumeIsolated {
+            XCTAssertEqual(recorder.failures.map(\.code), [.userActivityHandoffFailed])
+            XCTAssertEqual(recorder.continued, 0)
         }
         probe.terminate()
     }

@@ -41,6 +41,7 @@ public func runProcess(_ executable: URL, _ arguments: [String] = [], environmen
 /// readiness and progress are events the test sees, never guessed with sleeps.
 public final class RunningProcess: @unchecked Sendable {
     private let process = Process()
+    private let input = Pipe()
     private let condition = NSCondition()
     private var buffer = ""
     private var finished = false
@@ -54,7 +55,7 @@ public final class RunningProcess: @unchecked Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        process.standardInput = FileHandle.nullDevice
+        process.standardInput = input
         try process.run()
         let reader = pipe.fileHandleForReading
         Thread.detachNewThread { [self] in
@@ -99,6 +100,9 @@ public final class RunningProcess: @unchecked Sendable {
     }
 
     public func terminate() { if process.isRunning { process.terminate() } }
+
+    /// Writes `line` and a newline to the process's standard input.
+    public func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
 
     deinit { terminate() }
 }

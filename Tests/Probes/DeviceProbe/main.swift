@@ -2,6 +2,8 @@
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok)
 //
+// The line `replace` on standard input replaces the advertised activity with a new one.
+//
 // It advertises one activity of type com.example.probe.editing; the payload's save (the
 // activity delegate's userActivityWillSave) then hangs the main thread, exits the process,
 // or makes the payload too large.
@@ -51,8 +53,21 @@ MainActor.assumeIsolated {
     do {
         let node = try ContinuityNode(identity: try DeviceIdentity.load(from: URL(fileURLWithPath: arguments[0])))
         try node.start()
+        var current = activity
+        MainLoop.whenReadable(STDIN_FILENO) {
+            var byte: UInt8 = 0
+            guard read(STDIN_FILENO, &byte, 1) == 1 else { return .stop }
+            if byte == UInt8(ascii: "\n") {
+                current.invalidate()
+                current = UserActivity(activityType: "com.example.probe.editing")
+                current.title = "Probe, replaced"
+                current.becomeCurrent()
+                say("replaced")
+            }
+            return .again
+        }
         say("listening on 127.0.0.1:\(node.port!)")
-        withExtendedLifetime((node, misbehaviour, activity)) { MainLoop.run() }
+        withExtendedLifetime((node, misbehaviour)) { MainLoop.run() }
     } catch {
         say("error: \(error)")
         exit(1)
