@@ -69,6 +69,6 @@ let package = Package(
         .target(name: "BatonTestSupport", path: "Tests/BatonTestSupport"),
         .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),
         .testTarget(name: "BatonTests", dependencies: ["Baton", "BatonTestSupport"]),
-        .testTarget(name: "BatonContinuityTests", dependencies: ["BatonContinuity", "Baton", "BatonTestSupport"]),
+        .testTarget(name: "BatonContinuityTests", dependencies: ["BatonContinuity", "Baton", "CGLib", "BatonTestSupport"]),
     ]
 )

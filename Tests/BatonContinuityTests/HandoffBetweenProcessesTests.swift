@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import CGLib
 import Foundation
 import XCTest
 
@@ -76,6 +77,35 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
         XCTAssertEqual(nearby.status, 0, nearby.stderr)
         XCTAssertEqual(nearby.stdout, "A\t\"Creating shape\"\tcom.example.myapp.create-shape\tcom.example.myapp\n")
         XCTAssertTrue(nearby.stderr.contains("peer refused"), nearby.stderr)
+    }
+
+    /// A revocation spreads as devices meet: B, holding the old list, takes A's newer one (the
+    /// group signed it) when they link, saves it, and then refuses C, whom it revokes.
+    func testARevocationListSpreadsFromDeviceToDevice() throws {
+        let (authority, folders) = try devices(["A", "B", "C"])
+        let list = try authority.revokeDevice(named: "C")
+        try list.write(to: folders["A"]!.appendingPathComponent("revocations"))
+        let a = try RunningProcess(product: "DeviceProbe", [folders["A"]!.path, "--ok"])
+        let aLine = try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output)
+        let aAddress = try XCTUnwrap(PeerAddress(String(aLine.split(separator: " ").last!)))
+        let bFolder = folders["B"]!
+        try MainActor.assumeIsolated {
+            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: bFolder), identityDirectory: bFolder,
+                                          staticPeers: [aAddress])
+            try node.start()
+            defer { node.stop() }
+            spin(until: { node.identity.revocations.sequence == 1 })
+            XCTAssertEqual(try Data(contentsOf: bFolder.appendingPathComponent("revocations")), list, "saved beside B's identity")
+            let c = try RunningProcess(product: "DeviceProbe", [folders["C"]!.path, "--ok", "--peer", "127.0.0.1:\(node.port!)"])
+            defer { c.terminate() }
+            // TLS 1.3: C's side of the handshake may finish before B judges C's certificate, so
+            // C reports either "cannot reach B" or "D-Bus over the link to B failed".
+            let refused = LockedFlag()
+            Task.detached { refused.set(c.waitForLine(containing: "failed") != nil); await MainActor.run { g_main_context_wakeup(nil) } }
+            spin(until: { refused.value })
+            XCTAssertFalse(node.connectedPeers.contains("C"), c.output)
+        }
+        a.terminate()
     }
 
     func testAPeerThatIsNotRunningEndsTheContinuationInDidFail() throws {

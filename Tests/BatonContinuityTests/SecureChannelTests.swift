@@ -47,6 +47,8 @@ final class SecureChannelTests: TrustTestCase {
             let serverBus = Outcome { try await PeerBus.open(over: serverChannel) }
             let clientBus = Outcome { try await PeerBus.open(over: clientChannel) }
             spin(until: { serverBus.done && clientBus.done })
+            try serverBus.get().startMessageProcessing()
+            try clientBus.get().startMessageProcessing()
             let fromClient = Outcome { try await clientBus.get().ping() }
             let fromServer = Outcome { try await serverBus.get().ping() }
             spin(until: { fromClient.done && fromServer.done })

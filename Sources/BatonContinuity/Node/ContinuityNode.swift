@@ -106,7 +106,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private func acceptLoop(_ listener: SecureListener) async {
         while self.listener === listener {
             do {
-                let channel = try await listener.accept(identity: currentIdentity())
+                let channel = try await listener.accept(identity: { [weak self] in
+                    self?.currentIdentity() ?? listener.fallbackIdentity
+                })
                 await adopt(channel, dialed: nil)
             } catch {
                 guard self.listener === listener else { return }
@@ -154,16 +156,17 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             return
         }
         guard listener != nil, links[channel.peerName] == nil, channel.peerName != identity.name else {
-            retire(PeerLink(name: channel.peerName, bus: bus, service: nil, dialed: nil))  // one link per device: the first wins
+            bus.startMessageProcessing()
+            retire(PeerLink(name: channel.peerName, serial: channel.peerSerial, bus: bus, service: nil, dialed: nil))  // one link per device: the first wins
             return
         }
         let service = DeviceService(handler: self, peer: channel.peerName)
         do { try service.register(on: bus) } catch {
             log.error("cannot serve \(channel.peerName): \(error)")
-            retire(PeerLink(name: channel.peerName, bus: bus, service: nil, dialed: nil))
+            retire(PeerLink(name: channel.peerName, serial: channel.peerSerial, bus: bus, service: nil, dialed: nil))
             return
         }
-        let link = PeerLink(name: channel.peerName, bus: bus, service: service, dialed: address)
+        let link = PeerLink(name: channel.peerName, serial: channel.peerSerial, bus: bus, service: service, dialed: address)
         links[link.name] = link
         log.info("linked with \(link.name)")
         bus.onCurrentChanged({ [weak self, weak link] metadata in
@@ -177,12 +180,39 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             guard let self, let link else { return }
             self.drop(link, because: "the link closed")
         }
+        bus.startMessageProcessing()  // the object is exported: calls may come in now
         do {
             let reply = try await bus.call("GetCurrent", .tuple([]), replyType: "(a{sv})")
             guard case .tuple(let items) = reply, let metadata = items.first else { return }
             remoteChanged(link, metadata)
+            let list = try await bus.call("GetRevocations", .tuple([]), replyType: "(ay)")
+            if case .tuple(let parts) = list, case .bytes(let data)? = parts.first { consider(revocationData: data, from: link.name) }
         } catch {
-            drop(link, because: "GetCurrent failed: \(error)")
+            drop(link, because: "asking \(link.name) failed: \(error)")
+        }
+    }
+
+    /// Takes a peer's revocation list if the group signed it and it is newer than the one
+    /// held: it is saved beside the identity, and links to devices it revokes are dropped. So
+    /// a revocation spreads through the group as devices meet.
+    private func consider(revocationData data: Data, from peer: String) {
+        guard data != identity.revocationData else { return }
+        var updated = identity
+        do { try updated.adopt(revocationData: data) } catch TrustError.revocationListOlder {
+            return
+        } catch {
+            return log.error("ignoring the revocation list from \(peer): \(error)")
+        }
+        guard updated.revocations.sequence > identity.revocations.sequence else { return }
+        identity = updated
+        log.info("revocation list \(updated.revocations.sequence) received from \(peer)")
+        if let directory = identityDirectory {
+            do { try SecureFiles.write(data, to: directory.appendingPathComponent("revocations"), mode: 0o644) } catch {
+                log.error("cannot save the revocation list: \(error)")
+            }
+        }
+        for link in links.values where updated.revocations.revokedSerials.contains(link.serial) {
+            drop(link, because: "it has been revoked")
         }
     }
 
@@ -265,6 +295,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         }
     }
 
+    func revocationList() -> Data { identity.revocationData }
+
     func continued(sequence: UInt64, by peer: String) {
         guard advertised?.sequence == sequence, let activity = advertisedActivity else { return }
         log.debug("\(peer) continued \(activity.activityType)")
@@ -311,13 +343,16 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 @MainActor
 final class PeerLink {
     let name: String
+    /// The serial number of the peer's certificate.
+    let serial: String
     let bus: PeerBus
     let service: DeviceService?
     let dialed: PeerAddress?
     var remote: NearbyActivity?
 
-    init(name: String, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
+    init(name: String, serial: String, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
         self.name = name
+        self.serial = serial
         self.bus = bus
         self.service = service
         self.dialed = dialed

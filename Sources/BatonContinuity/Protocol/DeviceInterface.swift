@@ -17,6 +17,7 @@ enum DeviceInterface {
               <arg name="sequence" type="t" direction="in"/><arg name="payload" type="ay" direction="out"/>
             </method>
             <method name="Continued"><arg name="sequence" type="t" direction="in"/></method>
+            <method name="GetRevocations"><arg name="list" type="ay" direction="out"/></method>
             <signal name="CurrentChanged"><arg name="activity" type="a{sv}"/></signal>
           </interface>
         </node>

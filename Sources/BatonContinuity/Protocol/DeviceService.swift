@@ -12,6 +12,8 @@ protocol DeviceServiceHandler: AnyObject {
     func payload(sequence: UInt64) throws(DeviceServiceError) -> Data
     /// The peer continued the activity advertised with `sequence`.
     func continued(sequence: UInt64, by peer: String)
+    /// The signed revocation list this device holds.
+    func revocationList() -> Data
 }
 
 enum DeviceServiceError: Error {
@@ -58,6 +60,8 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
                 case .failed(let reason): fail(invocation, DeviceInterface.ErrorName.failed, reason)
                 }
             }
+        case ("GetRevocations", _):
+            reply(invocation, .tuple([.bytes(handler.revocationList())]))
         case ("Continued", .tuple(let args)):
             if case .uint64(let sequence)? = args.first { handler.continued(sequence: sequence, by: peer) }
             reply(invocation, .tuple([]))

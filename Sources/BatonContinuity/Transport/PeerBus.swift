@@ -25,6 +25,9 @@ public final class PeerBus: @unchecked Sendable {
         g_object_unref(UnsafeMutableRawPointer(connection))
     }
 
+    /// Lets incoming messages through (they wait from `open` until this is called).
+    public func startMessageProcessing() { g_dbus_connection_start_message_processing(connection) }
+
     /// Closes the link after sending what is queued; the peer sees it closed.
     public func close() {
         g_dbus_connection_flush_sync(connection, nil, nil)
@@ -32,7 +35,8 @@ public final class PeerBus: @unchecked Sendable {
     }
 
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
-    /// authentication. Both sides must call it.
+    /// authentication. Both sides must call it. Incoming messages wait until
+    /// `startMessageProcessing()`, so a device exports its object before any call reaches it.
     public static func open(over channel: SecureChannel) async throws(TransportError) -> PeerBus {
         channel.handToBus()
         let stream = SendablePointer(channel.stream)
@@ -47,11 +51,13 @@ public final class PeerBus: @unchecked Sendable {
                     g_signal_connect_data(UnsafeMutableRawPointer(observer), "allow-mechanism", unsafeBitCast(allowOnlyAnonymous, to: GCallback.self),
                                           nil, nil, GConnectFlags(0))
                     let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_SERVER.rawValue
-                        | G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_ALLOW_ANONYMOUS.rawValue)
+                        | G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_ALLOW_ANONYMOUS.rawValue
+                        | G_DBUS_CONNECTION_FLAGS_DELAY_MESSAGE_PROCESSING.rawValue)
                     g_dbus_connection_new(stream.pointer, guid, flags, observer, cancellable, callback, userData)
                 } else {
-                    g_dbus_connection_new(stream.pointer, nil, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nil,
-                                          cancellable, callback, userData)
+                    let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
+                        | G_DBUS_CONNECTION_FLAGS_DELAY_MESSAGE_PROCESSING.rawValue)
+                    g_dbus_connection_new(stream.pointer, nil, flags, nil, cancellable, callback, userData)
                 }
             } finish: { result, error in
                 g_dbus_connection_new_finish(result, error).map(SendableOpaque.init)

@@ -13,6 +13,7 @@ final class PeerVerification: CallbackBox, @unchecked Sendable {
     let identity: DeviceIdentity
     private let lock = NSLock()
     private var outcome: Result<String, TrustError>?
+    private var serial: String?
 
     init(identity: DeviceIdentity) { self.identity = identity }
 
@@ -22,6 +23,12 @@ final class PeerVerification: CallbackBox, @unchecked Sendable {
         return outcome
     }
 
+    /// The serial number (hex) of the certificate last checked.
+    var peerSerial: String? {
+        lock.lock(); defer { lock.unlock() }
+        return serial
+    }
+
     func decide(_ certificate: UnsafeMutablePointer<GTlsCertificate>) -> Bool {
         let decision: Result<String, TrustError>
         if let der = baton_tls_certificate_der(certificate) {
@@ -29,6 +36,7 @@ final class PeerVerification: CallbackBox, @unchecked Sendable {
             let bytes = Array(UnsafeBufferPointer(start: der.pointee.data, count: Int(der.pointee.len)))
             do {
                 let peer = try Certificate(derEncoded: bytes)
+                lock.lock(); serial = peer.serialHex; lock.unlock()
                 do { decision = .success(try identity.verifyPeer(peer)) } catch { decision = .failure(error) }
             } catch {
                 decision = .failure(.peerNotInGroup(reason: "its certificate cannot be parsed: \(error)"))

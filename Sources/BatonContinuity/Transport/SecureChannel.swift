@@ -15,11 +15,14 @@ public final class SecureChannel: @unchecked Sendable {
 
     /// The peer's device name, from its verified certificate.
     public let peerName: String
+    /// The serial number (hex) of the peer's certificate, for revocation.
+    public let peerSerial: String
     let stream: UnsafeMutablePointer<GIOStream>
     let isServer: Bool
 
-    private init(peerName: String, stream: UnsafeMutablePointer<GIOStream>, isServer: Bool) {
+    private init(peerName: String, peerSerial: String, stream: UnsafeMutablePointer<GIOStream>, isServer: Bool) {
         self.peerName = peerName
+        self.peerSerial = peerSerial
         self.stream = stream
         self.isServer = isServer
     }
@@ -147,7 +150,7 @@ public final class SecureChannel: @unchecked Sendable {
         guard version == G_TLS_PROTOCOL_VERSION_TLS_1_3 else { throw fail(.tlsVersionTooOld(Int(version.rawValue))) }
         let negotiated = g_tls_connection_get_negotiated_protocol(connection).map { String(cString: $0) }
         guard negotiated == alpn else { throw fail(.wrongProtocol(negotiated: negotiated)) }
-        return SecureChannel(peerName: peer, stream: tls, isServer: isServer)
+        return SecureChannel(peerName: peer, peerSerial: verification.peerSerial ?? "", stream: tls, isServer: isServer)
     }
 }
 

@@ -47,6 +47,9 @@ public final class SecureListener: @unchecked Sendable {
         g_object_unref(socket)
     }
 
+    /// The identity the listener was made with.
+    public var fallbackIdentity: DeviceIdentity { identity }
+
     /// Stops listening; a pending `accept()` ends with `TransportError.closed`.
     public func close() {
         lock.lock()
@@ -61,12 +64,14 @@ public final class SecureListener: @unchecked Sendable {
     }
 
     /// The next peer that connects and proves it is a device of the group. A peer that fails
-    /// is dropped and its failure thrown, so the caller can log it and accept again. Pass
-    /// `identity` to check the peer against a newer revocation list than the listener's.
-    public func accept(identity current: DeviceIdentity? = nil) async throws(TransportError) -> SecureChannel {
+    /// is dropped and its failure thrown, so the caller can log it and accept again.
+    /// `identity`, when given, is asked once the connection has arrived, so the peer is checked
+    /// against the newest revocation list.
+    public func accept(identity current: (@MainActor @Sendable () -> DeviceIdentity)? = nil) async throws(TransportError) -> SecureChannel {
         let accepted = try await nextConnection()
         defer { g_object_unref(accepted.pointer) }
-        return try await SecureChannel.accept(accepted.pointer, identity: current ?? identity, credential: credential)
+        let checking: DeviceIdentity = if let current { await current() } else { identity }
+        return try await SecureChannel.accept(accepted.pointer, identity: checking, credential: credential)
     }
 
     /// The next TCP connection, waiting for the socket to be readable as needed.

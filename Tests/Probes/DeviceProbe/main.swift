@@ -1,6 +1,6 @@
 // A device that misbehaves when asked for its activity's payload, for the failure tests:
 //
-//     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok)
+//     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
 //
 // The line `replace` on standard input replaces the advertised activity with a new one.
 //
@@ -51,7 +51,11 @@ MainActor.assumeIsolated {
     activity.delegate = misbehaviour
     activity.becomeCurrent()
     do {
-        let node = try ContinuityNode(identity: try DeviceIdentity.load(from: URL(fileURLWithPath: arguments[0])))
+        let peers = arguments.indices.filter { arguments[$0] == "--peer" && $0 + 1 < arguments.count }
+            .compactMap { PeerAddress(arguments[$0 + 1]) }
+        let directory = URL(fileURLWithPath: arguments[0])
+        let node = try ContinuityNode(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
+                                      staticPeers: peers)
         try node.start()
         var current = activity
         MainLoop.whenReadable(STDIN_FILENO) {
