@@ -1,3 +1,4 @@
+import CGLib
 import Synchronization
 
 /// Counts every Swift object Baton has handed to GLib as `user_data` and not yet had back.
@@ -36,5 +37,15 @@ open class CallbackBox: @unchecked Sendable {
     /// Balances one `retainedOpaque()`.
     public static func release(_ pointer: UnsafeRawPointer) {
         Unmanaged<CallbackBox>.fromOpaque(pointer).release()
+    }
+
+    /// The `GDestroyNotify` that balances `retainedOpaque()` (sources, subscriptions, objects).
+    public static let destroyNotify: GDestroyNotify = { userData in
+        if let userData { CallbackBox.release(userData) }
+    }
+
+    /// The `GClosureNotify` that balances `retainedOpaque()` for a signal handler.
+    public static let closureNotify: GClosureNotify = { userData, _ in
+        if let userData { CallbackBox.release(userData) }
     }
 }

@@ -71,7 +71,7 @@ public final class LoopContext: @unchecked Sendable {
     func attach(_ source: UnsafeMutablePointer<GSource>, priority: LoopPriority,
                 _ body: @escaping () -> Repetition) -> LoopSource {
         g_source_set_priority(source, priority.rawValue)
-        g_source_set_callback(source, sourceTrampoline, SourceBox(body).retainedOpaque(), releaseBox)
+        g_source_set_callback(source, sourceTrampoline, SourceBox(body).retainedOpaque(), CallbackBox.destroyNotify)
         g_source_attach(source, gContext)
         return LoopSource(adopting: source)
     }
@@ -82,7 +82,7 @@ public final class LoopContext: @unchecked Sendable {
         g_source_set_priority(source, priority.rawValue)
         // GLib documents casting a GUnixFDSourceFunc to GSourceFunc for g_source_set_callback.
         let callback = unsafeBitCast(unixFDTrampoline, to: GSourceFunc.self)
-        g_source_set_callback(source, callback, SourceBox(body).retainedOpaque(), releaseBox)
+        g_source_set_callback(source, callback, SourceBox(body).retainedOpaque(), CallbackBox.destroyNotify)
         g_source_attach(source, gContext)
         return LoopSource(adopting: source)
     }

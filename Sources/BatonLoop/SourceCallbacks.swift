@@ -15,6 +15,3 @@ let sourceTrampoline: GSourceFunc = { userData in
 let unixFDTrampoline: GUnixFDSourceFunc = { _, _, userData in
     SourceBox.borrow(userData!).body() == .again ? baton_source_continue() : baton_source_remove()
 }
-
-/// The `GDestroyNotify` that balances `retainedOpaque()`.
-let releaseBox: GDestroyNotify = { userData in CallbackBox.release(userData!) }

@@ -53,7 +53,7 @@ final class NetworkFailureTests: TrustTestCase {
             }
             Application.shared.continueNearbyActivity(offered, timeout: timeout)
             spin(until: { recorder.ended })
-            drainLoop()
+            drainIdle()
             return (recorder, probe)
         }
     }
@@ -117,12 +117,4 @@ final class NetworkFailureTests: TrustTestCase {
         XCTAssertFalse(probe.output.contains("saving for a fetch"), "the payload is never asked for")
         probe.terminate()
     }
-}
-
-/// Lets the idle sources queued so far run (late callbacks would show up as extra ends).
-@MainActor
-func drainLoop() {
-    var done = false
-    MainLoop.idle(priority: LoopPriority(LoopPriority.low.rawValue + 100)) { done = true }
-    spin(until: { done })
 }

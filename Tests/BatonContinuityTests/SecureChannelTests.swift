@@ -4,12 +4,6 @@ import BatonTestSupport
 import Foundation
 import XCTest
 
-/// Iterates the real GLib loop until `condition`, failing the test after 20 s.
-@MainActor
-func spin(until condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
-    XCTAssertTrue(MainLoop.run(until: condition, timeout: .seconds(20)), "timed out", file: file, line: line)
-}
-
 /// The outcome of an async call, for tests that wait on the loop.
 @MainActor
 final class Outcome<T> {

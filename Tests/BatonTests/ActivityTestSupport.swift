@@ -1,4 +1,5 @@
 @testable import Baton
+import BatonTestSupport
 import XCTest
 
 /// A view controller that shares an activity and records its saves.
@@ -63,20 +64,6 @@ final class HandoffDelegate: ApplicationDelegate {
     func application(_ application: Application, didUpdate userActivity: UserActivity) { updated.append(userActivity) }
 
     var finished: Bool { events.contains { $0.hasPrefix("continue") || $0.hasPrefix("fail") } }
-}
-
-/// Iterates the real GLib main loop until `condition`, failing the test after 10 s.
-@MainActor
-func spin(until condition: () -> Bool, file: StaticString = #filePath, line: UInt = #line) {
-    XCTAssertTrue(MainLoop.run(until: condition, timeout: .seconds(10)), "timed out", file: file, line: line)
-}
-
-/// Lets every idle source queued so far run.
-@MainActor
-func drainIdle() {
-    var done = false
-    MainLoop.idle(priority: LoopPriority(LoopPriority.low.rawValue + 100)) { done = true }
-    spin(until: { done })
 }
 
 /// A window showing a controller whose activity is `activity`, made key and main.

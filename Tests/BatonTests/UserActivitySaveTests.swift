@@ -1,4 +1,5 @@
 @testable import Baton
+import BatonTestSupport
 import XCTest
 
 /// Lazy, coalesced saves: about-handoff "User Activity Delegate" and "Managing a User Activity

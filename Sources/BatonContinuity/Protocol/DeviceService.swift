@@ -39,7 +39,7 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
         vtable.method_call = deviceMethodCall
         var error: UnsafeMutablePointer<GError>?
         let id = g_dbus_connection_register_object(bus.connection, DeviceInterface.path, DeviceInterface.info, &vtable,
-                                                   retainedOpaque(), releaseBox, &error)
+                                                   retainedOpaque(), CallbackBox.destroyNotify, &error)
         guard id != 0 else { throw .handshakeFailed(GLibError(consuming: error!)) }
     }
 

@@ -38,7 +38,7 @@ extension PeerBus {
             body(items[0])
         }
         let id = g_dbus_connection_signal_subscribe(connection, nil, DeviceInterface.name, "CurrentChanged", DeviceInterface.path,
-                                                    nil, G_DBUS_SIGNAL_FLAGS_NONE, signalTrampoline, box.retainedOpaque(), releaseBox)
+                                                    nil, G_DBUS_SIGNAL_FLAGS_NONE, signalTrampoline, box.retainedOpaque(), CallbackBox.destroyNotify)
         subscriptions.append(id)
     }
 
@@ -46,7 +46,7 @@ extension PeerBus {
     func onClosed(_ body: @escaping @MainActor () -> Void) {
         let box = SignalBox { _ in body() }
         g_signal_connect_data(UnsafeMutableRawPointer(connection), "closed", unsafeBitCast(closedTrampoline, to: GCallback.self),
-                              box.retainedOpaque(), releaseClosureBox, GConnectFlags(0))
+                              box.retainedOpaque(), CallbackBox.closureNotify, GConnectFlags(0))
     }
 }
 

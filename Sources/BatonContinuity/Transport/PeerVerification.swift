@@ -52,7 +52,7 @@ final class PeerVerification: CallbackBox, @unchecked Sendable {
     /// Connects the handler to `connection`; the box is released when the handler is.
     func attach(to connection: UnsafeMutablePointer<GTlsConnection>) {
         let handler = unsafeBitCast(acceptCertificateTrampoline, to: GCallback.self)
-        g_signal_connect_data(connection, "accept-certificate", handler, retainedOpaque(), releaseClosureBox, GConnectFlags(0))
+        g_signal_connect_data(connection, "accept-certificate", handler, retainedOpaque(), CallbackBox.closureNotify, GConnectFlags(0))
     }
 }
 
