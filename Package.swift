@@ -30,6 +30,10 @@ let package = Package(
             pkgConfig: "gio-unix-2.0",
             providers: [.apt(["libglib2.0-dev"])]
         ),
+        // Avahi's client library and its GLib poll adapter: DNS-SD through the system's avahi-daemon.
+        // (No pkgConfig: the headers and libraries are in the default paths, and Avahi's .pc
+        // files only add -D_REENTRANT, which SwiftPM warns about.)
+        .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev", "libavahi-glib-dev"])]),
         // Layer 1: the GLib main loop as the app's run loop, with Swift concurrency on it.
         .target(
             name: "BatonLoop",
@@ -44,7 +48,7 @@ let package = Package(
         .target(
             name: "BatonContinuity",
             dependencies: [
-                "Baton", "CGLib",
+                "Baton", "CGLib", "CAvahi",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

@@ -1,4 +1,5 @@
 import BatonContinuity
+import CGLib
 import Foundation
 
 /// Layer 4: continuing an activity from another process over the group's mutual TLS link,
@@ -31,6 +32,7 @@ enum ContinuityBenchmarks {
         var warm: [Double] = [], rtt: [Double] = [], cold: [Double] = [], handshakeRTT: [Double] = []
         var propagation: [Double] = [], propagationRTT: [Double] = []
         var bytesPerLink: Double = 0
+        var bytesPerAdvertised: Double = 0, advertisedWireBytes: Double = 0
     }
 
     static func run() throws -> Results {
@@ -127,9 +129,65 @@ enum ContinuityBenchmarks {
         }
         results.bytesPerLink = Double(residentBytes() - residentBefore) / Double(links)
         withExtendedLifetime(channels) {}
+        for channel in channels { channel.close() }
+        try advertisedActivityMemory(authority: authority, identity: b, root: root, into: &results)
         if continuer.failures > 0 { say("\(continuer.failures) continuations failed") }
         return results
     }
+
+    /// Heap per advertised activity on the receiving device: 50 devices (another process) are
+    /// linked to B with nothing advertised, then all advertise; the heap grows by what B keeps
+    /// per entry. Beside: the bytes of one entry's metadata on the wire.
+    static func advertisedActivityMemory(authority: GroupAuthority, identity b: DeviceIdentity, root: URL,
+                                         into results: inout Results) throws {
+        let count = 50
+        let folders = try (0..<count).map { index in
+            let folder = root.appendingPathComponent("fleet-\(index)")
+            try authority.issueDevice(named: "F\(index)").write(to: folder)
+            return folder.path
+        }
+        let fleet = Process()
+        fleet.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
+        fleet.arguments = ["--fleet-mode"] + folders
+        let toFleet = Pipe(), fromFleet = Pipe()
+        fleet.standardInput = toFleet
+        fleet.standardOutput = fromFleet
+        try fleet.run()
+        defer { try? toFleet.fileHandleForWriting.close(); fleet.waitUntilExit() }
+        let ready = readLine(fromFleet.fileHandleForReading).split(separator: " ")
+        guard ready.first == "ready", ready.count == count + 1 else {
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "fleet did not start"])
+        }
+        let node = try ContinuityNode(identity: b, staticPeers: ready.dropFirst().map { PeerAddress(host: "127.0.0.1", port: UInt16($0)!) })
+        var linked = false
+        node.onFirstDialsFinished = { linked = true }  // every link up and asked for its current activity
+        try node.start()
+        defer { node.stop() }
+        MainLoop.run(until: { linked }, timeout: .seconds(60))
+        settle()
+        let before = heapBytes()
+        toFleet.fileHandleForWriting.write(Data("advertise\n".utf8))
+        MainLoop.run(until: { Application.shared.nearbyActivities.count == count }, timeout: .seconds(60))
+        settle()
+        results.bytesPerAdvertised = Double(heapBytes() - before) / Double(count)
+        if let entry = Application.shared.nearbyActivities.first {
+            let metadata: [String: Variant] = [
+                "sequence": .uint64(entry.sequence), "type": .string(entry.activityType), "app": .string(entry.appID),
+                "team": .string(entry.teamIdentifier), "title": .string(entry.title ?? ""),
+            ]
+            results.advertisedWireBytes = Double((try? Variant.dictionary(metadata).serialized().count) ?? 0)
+        }
+    }
+
+    /// Lets everything already queued on the loop run (and release what it held).
+    static func settle() {
+        var done = false
+        MainLoop.idle(priority: LoopPriority(LoopPriority.low.rawValue + 100)) { done = true }
+        MainLoop.run(until: { done }, timeout: .seconds(10))
+    }
+
+    /// Bytes allocated on the heap now (glibc `mallinfo2`).
+    static func heapBytes() -> Int { Int(baton_heap_bytes_in_use()) }
 
     /// Runs an async call to completion on the GLib loop.
     static func wait<T>(_ body: @escaping @MainActor () async throws -> T) throws -> T {

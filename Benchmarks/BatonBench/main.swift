@@ -12,6 +12,10 @@ if let index = CommandLine.arguments.firstIndex(of: "--peer-mode") {  // the oth
     MainActor.assumeIsolated { PeerMode.run(device: URL(fileURLWithPath: CommandLine.arguments[index + 1])) }
 }
 
+if let index = CommandLine.arguments.firstIndex(of: "--fleet-mode") {  // many devices in one process
+    MainActor.assumeIsolated { FleetMode.run(devices: CommandLine.arguments[(index + 1)...].map { URL(fileURLWithPath: $0) }) }
+}
+
 if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/callgrind, no figures
     MainActor.assumeIsolated { for _ in 0..<20 { _ = ActivityBenchmarks.payloadCoding() } }
     exit(0)
@@ -53,6 +57,8 @@ let figures: [Figure] = MainActor.assumeIsolated {
                baselineName: "bare TLS round trip p50", baseline: percentile(continuity.propagationRTT, 50), unit: "µs", aim: ""),
         Figure(name: "memory per mutual-TLS link", value: continuity.bytesPerLink / 1024, baselineName: "(no baseline)",
                baseline: .nan, unit: "KiB", aim: ""),
+        Figure(name: "heap per advertised activity, on a peer", value: continuity.bytesPerAdvertised,
+               baselineName: "its metadata on the wire", baseline: continuity.advertisedWireBytes, unit: "B", aim: ""),
     ]
     return [
         Figure(name: "MainLoop.idle one-shot", value: batonIdle, baselineName: "raw g_idle_add C callback",

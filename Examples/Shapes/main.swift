@@ -4,8 +4,10 @@
 //     baton-shapes --save FILE [--shape TYPE]    create a shape; write the current activity to FILE
 //     baton-shapes --continue FILE               continue the activity in FILE
 // Between devices (each process a device of one group, identities made by `baton`):
-//     baton-shapes --device DIR [--listen PORT] --create TYPE            advertise a shape; exit once continued
+//     baton-shapes --device DIR [--listen [HOST:]PORT] --create TYPE     advertise a shape; exit once continued
 //     baton-shapes --device DIR --peer HOST:PORT --continue-nearby       continue the first nearby shape
+// Listening beyond loopback (--listen 0.0.0.0:0), a device also finds the others through
+// avahi-daemon, and needs no --peer.
 import Baton
 import BatonContinuity
 
@@ -19,8 +21,8 @@ final class ShapesApp: ApplicationDelegate {
     enum Mode {
         case save(URL, shape: String)
         case continueFrom(URL)
-        case advertise(device: URL, port: UInt16, peers: [PeerAddress], shape: String)
-        case continueNearby(device: URL, port: UInt16, peers: [PeerAddress])
+        case advertise(device: URL, listen: PeerAddress, peers: [PeerAddress], shape: String)
+        case continueNearby(device: URL, listen: PeerAddress, peers: [PeerAddress])
     }
 
     init(mode: Mode) { self.mode = mode }
@@ -43,25 +45,25 @@ final class ShapesApp: ApplicationDelegate {
             }
         case .continueFrom(let file):
             Application.shared.continueUserActivity(fromFileAt: file)
-        case .advertise(let device, let port, let peers, let shape):
-            startNode(device, port, peers)
+        case .advertise(let device, let listen, let peers, let shape):
+            startNode(device, listen, peers)
             shapes.startCreatingShape(shape)
-        case .continueNearby(let device, let port, let peers):
+        case .continueNearby(let device, let listen, let peers):
             _ = NotificationCenter.default.addObserver(forName: Application.nearbyActivitiesDidChangeNotification,
                                                    object: nil, queue: nil) { [unowned self] _ in
                 MainActor.assumeIsolated { self.nearbyChanged() }
             }
-            startNode(device, port, peers)
+            startNode(device, listen, peers)
         }
     }
 
-    private func startNode(_ device: URL, _ port: UInt16, _ peers: [PeerAddress]) {
+    private func startNode(_ device: URL, _ listen: PeerAddress, _ peers: [PeerAddress]) {
         do {
             let node = try ContinuityNode(identity: try DeviceIdentity.load(from: device), identityDirectory: device,
                                           staticPeers: peers)
-            try node.start(port: port)
+            try node.start(host: listen.host, port: listen.port)
             self.node = node
-            say("device \(node.identity.name) listening on 127.0.0.1:\(node.port ?? 0)")
+            say("device \(node.identity.name) listening on \(PeerAddress(host: listen.host, port: node.port ?? 0))")
         } catch { fail("\(error)") }
     }
 
@@ -117,7 +119,13 @@ func value(after flag: String) -> String? {
     arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
 }
 let peers = arguments.indices.filter { arguments[$0] == "--peer" && $0 + 1 < arguments.count }.compactMap { PeerAddress(arguments[$0 + 1]) }
-let port = UInt16(value(after: "--listen") ?? "0") ?? 0
+/// `--listen PORT` or `--listen HOST:PORT` (port 0: any free one); loopback unless a host is given.
+let listen: PeerAddress = {
+    let text = value(after: "--listen") ?? "0"
+    let colon = text.lastIndex(of: ":")
+    let host = colon.map { String(text[..<$0]) } ?? "127.0.0.1"
+    return PeerAddress(host: host, port: UInt16(colon.map { String(text[text.index(after: $0)...]) } ?? text) ?? 0)
+}()
 
 let mode: ShapesApp.Mode
 if let file = value(after: "--save") {
@@ -125,13 +133,13 @@ if let file = value(after: "--save") {
 } else if let file = value(after: "--continue") {
     mode = .continueFrom(URL(fileURLWithPath: file))
 } else if let device = value(after: "--device"), let shape = value(after: "--create") {
-    mode = .advertise(device: URL(fileURLWithPath: device), port: port, peers: peers, shape: shape)
+    mode = .advertise(device: URL(fileURLWithPath: device), listen: listen, peers: peers, shape: shape)
 } else if let device = value(after: "--device"), arguments.contains("--continue-nearby") {
-    mode = .continueNearby(device: URL(fileURLWithPath: device), port: port, peers: peers)
+    mode = .continueNearby(device: URL(fileURLWithPath: device), listen: listen, peers: peers)
 } else {
     say("""
         usage: baton-shapes --save FILE [--shape TYPE] | --continue FILE
-               baton-shapes --device DIR [--listen PORT] [--peer HOST:PORT]… (--create TYPE | --continue-nearby)
+               baton-shapes --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]… (--create TYPE | --continue-nearby)
         """)
     exit(2)
 }

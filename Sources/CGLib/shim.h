@@ -43,4 +43,8 @@ static inline GByteArray *baton_tls_certificate_der(GTlsCertificate *certificate
 static inline gboolean baton_source_continue(void) { return G_SOURCE_CONTINUE; }
 static inline gboolean baton_source_remove(void) { return G_SOURCE_REMOVE; }
 
+// Bytes allocated on the heap now (glibc's mallinfo2), for the memory benchmarks and tests.
+#include <malloc.h>
+static inline size_t baton_heap_bytes_in_use(void) { return mallinfo2().uordblks; }
+
 #endif

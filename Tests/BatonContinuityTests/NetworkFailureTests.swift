@@ -117,4 +117,43 @@ final class NetworkFailureTests: TrustTestCase {
         XCTAssertFalse(probe.output.contains("saving for a fetch"), "the payload is never asked for")
         probe.terminate()
     }
+
+    /// A peer whose D-Bus message is over the size limit (a 512 KiB CurrentChanged, far under
+    /// GDBus's own 128 MiB) is dropped before the message is used, and the device goes on.
+    func testAPeerSendingAnOversizedMessageIsDropped() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let a = root.appendingPathComponent("A")
+        try authority.issueDevice(named: "A").write(to: a)
+        let b = try authority.issueDevice(named: "B")
+        let probe = try RunningProcess(product: "DeviceProbe", [a.path, "--ok"])
+        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
+        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        try MainActor.assumeIsolated {
+            let credential = try TLSCredential(identity: b)
+            let channel = Outcome { try await SecureChannel.connect(host: address.host, port: address.port, identity: b, credential: credential) }
+            spin(until: { channel.done })
+            let bus = Outcome { try await PeerBus.open(over: try channel.get()) }
+            spin(until: { bus.done })
+            let huge = NearbyActivity(device: "B", sequence: 1, activityType: "com.example.probe.editing",
+                                      title: String(repeating: "x", count: 512 * 1024), appID: "com.example.probe",
+                                      teamIdentifier: "PROBETEAM", webpageURL: nil)
+            try bus.get().emitCurrentChanged(DeviceInterface.metadata(huge))
+            XCTAssertNotNil(probe.waitForLine(containing: "(limit \(PeerBus.maximumMessageBody)): closing the link"), probe.output)
+            XCTAssertNotNil(probe.waitForLine(containing: "dropped B"), probe.output)
+            XCTAssertFalse(probe.output.contains("nearby B"), probe.output)
+        }
+        probe.send("ping")
+        XCTAssertNotNil(probe.waitForLine(containing: "pong"), probe.output)
+        probe.terminate()
+    }
+
+    /// An app's long title is cut to 1 KiB at the source: metadata stays small, and no peer
+    /// drops the link over it.
+    func testALongTitleIsClippedToOneKiB() {
+        XCTAssertEqual(DeviceInterface.clipped("short"), "short")
+        let long = String(repeating: "é", count: 600)  // 2 bytes each
+        let clipped = DeviceInterface.clipped(long)
+        XCTAssertEqual(clipped.utf8.count, 1024)
+        XCTAssertTrue(long.hasPrefix(clipped))
+    }
 }

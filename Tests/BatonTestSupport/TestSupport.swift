@@ -13,8 +13,12 @@ public final class LockedFlag: @unchecked Sendable {
 /// fails the test instead of hanging the suite.
 public func runProduct(_ name: String, _ arguments: [String] = [], environment: [String: String]? = nil,
                        timeout: TimeInterval = 60) throws -> (status: Int32, stdout: String, stderr: String) {
-    let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-    return try runProcess(directory.appendingPathComponent(name), arguments, environment: environment, timeout: timeout)
+    try runProcess(productURL(name), arguments, environment: environment, timeout: timeout)
+}
+
+/// An executable built beside the test bundle.
+public func productURL(_ name: String) -> URL {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
 }
 
 /// Runs `executable`, killing it after `timeout`; returns its status and output.
@@ -46,10 +50,14 @@ public final class RunningProcess: @unchecked Sendable {
     private var buffer = ""
     private var finished = false
 
-    /// Starts `executable` (a product beside the test bundle when the path is relative).
-    public init(product name: String, _ arguments: [String], environment: [String: String]? = nil) throws {
-        let directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
-        process.executableURL = directory.appendingPathComponent(name)
+    /// Starts the product `name`, built beside the test bundle.
+    public convenience init(product name: String, _ arguments: [String], environment: [String: String]? = nil) throws {
+        try self.init(executable: productURL(name), arguments, environment: environment)
+    }
+
+    /// Starts `executable`.
+    public init(executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
+        process.executableURL = executable
         process.arguments = arguments
         if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
         let pipe = Pipe()
@@ -76,12 +84,16 @@ public final class RunningProcess: @unchecked Sendable {
         return buffer
     }
 
-    /// The first line containing `text`, once written; nil if the output ends or `timeout` passes first.
-    public func waitForLine(containing text: String, timeout: TimeInterval = 30) -> String? {
+    public var processIdentifier: Int32 { process.processIdentifier }
+
+    /// The `occurrence`th line containing `text`, once written; nil if the output ends or
+    /// `timeout` passes first.
+    public func waitForLine(containing text: String, occurrence: Int = 1, timeout: TimeInterval = 30) -> String? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         condition.lock(); defer { condition.unlock() }
         while true {
-            if let line = buffer.split(separator: "\n").first(where: { $0.contains(text) }) { return String(line) }
+            let lines = buffer.split(separator: "\n").filter { $0.contains(text) }
+            if lines.count >= occurrence { return String(lines[occurrence - 1]) }
             if finished || !condition.wait(until: deadline) { return nil }
         }
     }

@@ -7,7 +7,8 @@ import Logging
 /// Handoff between this app and the user's other devices, embedded in the app's process on
 /// its GLib loop (no daemon).
 ///
-/// The node listens for its peers and dials the static ones; each link is mutual TLS 1.3
+/// The node listens for its peers, dials the static ones and those DNS-SD finds (through
+/// avahi-daemon, when it listens beyond loopback); each link is mutual TLS 1.3
 /// (`SecureChannel`) carrying D-Bus (`PeerBus`), one per peer device. It advertises the app's
 /// advertised activity to every peer — metadata only, with a sequence number — and keeps
 /// `Application.shared.nearbyActivities` up to date from theirs. Continuing one goes through
@@ -25,6 +26,11 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// Links being taken down; see `retire(_:)`.
     private var retired: [PeerLink] = []
     private var dialing: Set<PeerAddress> = []
+    /// Peers found through DNS-SD and still published.
+    private var discovered: Set<PeerAddress> = []
+    private var discovery: ServiceDiscovery?
+    /// How often the DNS-SD name and group token are renewed.
+    public var discoveryRotation: Duration = .seconds(15 * 60)
     private var redials: [PeerAddress: LoopSource] = [:]
     private var backoff: [PeerAddress: Duration] = [:]
     private var observers: [NSObjectProtocol] = []
@@ -40,6 +46,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     /// The port this node listens on, once started.
     public var port: UInt16? { listener?.port }
+    /// Where discovery stands; nil when the node does not use it.
+    public var discoveryState: ServiceDiscovery.State? { discovery?.state }
     /// The devices linked now.
     public var connectedPeers: [String] { links.keys.sorted() }
 
@@ -60,9 +68,15 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     /// Listens on `host:port` (0: any free port), dials the static peers and starts
     /// advertising. The app's `nearbySource` becomes this node.
-    public func start(host: String = "127.0.0.1", port: UInt16 = 0) throws {
+    ///
+    /// With `discovery` (by default: when `host` is not a loopback address), the node also
+    /// publishes itself and browses for the group's devices through avahi-daemon. It needs the
+    /// identity's discovery key; without a daemon it says so once and goes on with the static
+    /// peers.
+    public func start(host: String = "127.0.0.1", port: UInt16 = 0, discovery: Bool? = nil) throws {
         let listener = try SecureListener(identity: identity, credential: credential, host: host, port: port)
         self.listener = listener
+        if discovery ?? !Self.isLoopback(host) { startDiscovery(port: listener.port) }
         Application.shared.nearbySource = self
         for name in [Application.currentUserActivityDidChangeNotification, UserActivity.didSaveNotification] {
             observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
@@ -87,10 +101,39 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         callback?()
     }
 
-    /// Stops listening and dialing and closes every link.
+    private func startDiscovery(port: UInt16) {
+        guard let key = identity.discoveryKey else {
+            return log.error("no discovery key beside this device's identity (issued before discovery existed?): using the static peers only")
+        }
+        let discovery = ServiceDiscovery(key: key, port: port, rotation: discoveryRotation, found: { [weak self] address in
+            self?.found(address)
+        }, lost: { [weak self] address in
+            self?.discovered.remove(address)
+        })
+        self.discovery = discovery
+        discovery.start()
+    }
+
+    static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// A device of the group published itself: dial it, unless a device at that IP address
+    /// is linked already (tokens are blinded, so the IP is all that tells who published; a
+    /// rotation then costs no new connection).
+    private func found(_ address: PeerAddress) {
+        discovered.insert(address)
+        guard !links.values.contains(where: { $0.dialed == address || $0.host == address.host }) else { return }
+        dial(address)
+    }
+
+    /// Stops listening, dialing and discovery, and closes every link.
     public func stop() {
         listener?.close()
         listener = nil
+        discovery?.stop()
+        discovery = nil
+        discovered = []
         for observer in observers { NotificationCenter.default.removeObserver(observer) }
         observers = []
         for timer in redials.values { timer.cancel() }
@@ -138,7 +181,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     /// Dials `address` again after a delay that doubles up to 30 s: a retry timer, not a poll.
     private func scheduleRedial(_ address: PeerAddress) {
-        guard listener != nil, redials[address] == nil else { return }
+        guard listener != nil, redials[address] == nil, staticPeers.contains(address) || discovered.contains(address) else { return }
         let delay = min((backoff[address] ?? .milliseconds(500)) * 2, .seconds(30))
         backoff[address] = delay
         redials[address] = MainLoop.after(delay) { [weak self] in
@@ -155,20 +198,24 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             if let address { scheduleRedial(address) }
             return
         }
-        guard listener != nil, links[channel.peerName] == nil, channel.peerName != identity.name else {
+        guard listener != nil, channel.peerName != identity.name, keepsNewLink(to: channel.peerName, dialed: address != nil) else {
             bus.startMessageProcessing()
-            retire(PeerLink(name: channel.peerName, serial: channel.peerSerial, bus: bus, service: nil, dialed: nil))  // one link per device: the first wins
+            retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return
+        }
+        if let older = links.removeValue(forKey: channel.peerName) {
+            log.info("replacing the link with \(older.name): both dialed, the one \(min(identity.name, older.name)) dialed stays")
+            retire(older)
         }
         let service = DeviceService(handler: self, peer: channel.peerName)
         do { try service.register(on: bus) } catch {
             log.error("cannot serve \(channel.peerName): \(error)")
-            retire(PeerLink(name: channel.peerName, serial: channel.peerSerial, bus: bus, service: nil, dialed: nil))
+            retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return
         }
-        let link = PeerLink(name: channel.peerName, serial: channel.peerSerial, bus: bus, service: service, dialed: address)
+        let link = PeerLink(channel, bus: bus, service: service, dialed: address)
         links[link.name] = link
-        log.info("linked with \(link.name)")
+        log.info("linked with \(link.name) (\(address.map { "dialed \($0)" } ?? "from \(link.host ?? "?")"))")
         bus.onCurrentChanged({ [weak self, weak link] metadata in
             guard let self, let link else { return }
             self.remoteChanged(link, metadata)
@@ -226,6 +273,16 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         }
     }
 
+    /// One link per device. When two devices dial each other at once, both keep the
+    /// connection dialed by the device whose name sorts first, so they agree without talking;
+    /// otherwise the link that came first stays.
+    private func keepsNewLink(to peer: String, dialed: Bool) -> Bool {
+        guard let existing = links[peer] else { return true }
+        let newDialer = dialed ? identity.name : peer
+        let oldDialer = existing.dialed != nil ? identity.name : peer
+        return newDialer < oldDialer
+    }
+
     private func drop(_ link: PeerLink, because reason: String) {
         guard links[link.name] === link else { return }
         log.info("dropped \(link.name): \(reason)")
@@ -271,7 +328,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                 advertisedActivity = activity
             }
             now = NearbyActivity(device: identity.name, sequence: sequence, activityType: activity.activityType,
-                                 title: activity.title, appID: manifest.appID, teamIdentifier: manifest.teamIdentifier,
+                                 title: activity.title.map(DeviceInterface.clipped), appID: manifest.appID,
+                                 teamIdentifier: manifest.teamIdentifier,
                                  webpageURL: activity.webpageURL)
         }
         guard now != advertised else { return }
@@ -310,6 +368,17 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             throw CocoaError(.userActivityConnectionUnavailable,
                              userInfo: [NSLocalizedDescriptionKey: "\(activity.device) is not connected"])
         }
+        do {
+            return try await fetchPayload(of: activity, over: link)
+        } catch let error as CocoaError where error.code == .userActivityConnectionUnavailable {
+            // Both devices dialed at once and the link was replaced while the call was out:
+            // ask again over the link that stays (FetchPayload only saves and reads).
+            guard let replacement = links[activity.device], replacement !== link else { throw error }
+            return try await fetchPayload(of: activity, over: replacement)
+        }
+    }
+
+    private func fetchPayload(of activity: NearbyActivity, over link: PeerLink) async throws -> Data {
         let reply: Variant
         do {
             reply = try await link.bus.call("FetchPayload", .tuple([.uint64(activity.sequence)]), replyType: "(ay)")
@@ -348,11 +417,14 @@ final class PeerLink {
     let bus: PeerBus
     let service: DeviceService?
     let dialed: PeerAddress?
+    /// The peer's IP address.
+    let host: String?
     var remote: NearbyActivity?
 
-    init(name: String, serial: String, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
-        self.name = name
-        self.serial = serial
+    init(_ channel: SecureChannel, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
+        name = channel.peerName
+        serial = channel.peerSerial
+        host = channel.peerHost
         self.bus = bus
         self.service = service
         self.dialed = dialed

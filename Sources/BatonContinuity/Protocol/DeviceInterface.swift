@@ -52,6 +52,18 @@ enum DeviceInterface {
         return .dictionary(entries)
     }
 
+    /// `text` cut to at most 1 KiB of UTF-8 on a character boundary: titles travel in metadata,
+    /// which stays small.
+    static func clipped(_ text: String) -> String {
+        guard text.utf8.count > 1024 else { return text }
+        var result = ""
+        for character in text {
+            guard result.utf8.count + character.utf8.count <= 1024 else { break }
+            result.append(character)
+        }
+        return result
+    }
+
     /// The activity in `metadata` from `device`; nil for an empty dictionary. A dictionary
     /// with a missing or mistyped field is refused, naming it.
     static func activity(from metadata: Variant, device: String) throws(PeerProtocolError) -> NearbyActivity? {
@@ -64,7 +76,7 @@ enum DeviceInterface {
             return value
         }
         guard case .uint64(let sequence)? = entries["sequence"] else { throw .malformed("activity metadata needs 'sequence' (t)") }
-        let title: String? = if case .string(let t)? = entries["title"] { String(t.prefix(1024)) } else { nil }
+        let title: String? = if case .string(let t)? = entries["title"] { clipped(t) } else { nil }
         var page: URL?
         if case .string(let s)? = entries["webpageURL"], let url = URL(string: s), ["http", "https"].contains(url.scheme ?? "") {
             page = url

@@ -1,13 +1,21 @@
 import BatonLoop
 import CGLib
 import Foundation
+import Logging
 
 /// D-Bus peer-to-peer over a `SecureChannel`: GLib's message framing, method calls, replies
 /// and GVariant marshalling between two devices, with no bus daemon.
 ///
 /// D-Bus authentication is ANONYMOUS — the only mechanism the serving side allows — because
 /// the peer has already proved who it is in the mutual TLS handshake underneath.
+///
+/// An incoming message whose body is larger than `maximumMessageBody` is dropped and the link
+/// closed, far below GDBus's own limit of 128 MiB.
 public final class PeerBus: @unchecked Sendable {
+    /// The largest message body taken from a peer: a payload at its limit (64 KiB) with room to
+    /// spare for the rest of the protocol.
+    public static let maximumMessageBody = 256 * 1024
+
     let connection: OpaquePointer  // GDBusConnection *
     /// The channel, kept alive as long as the bus runs on it.
     public let channel: SecureChannel
@@ -62,6 +70,8 @@ public final class PeerBus: @unchecked Sendable {
             } finish: { result, error in
                 g_dbus_connection_new_finish(result, error).map(SendableOpaque.init)
             }
+            // Before message processing starts, so the filter sees every incoming message.
+            g_dbus_connection_add_filter(connection.pointer, capIncomingMessages, nil, nil)
             return PeerBus(connection: connection.pointer, channel: channel)
         } catch {
             throw .handshakeFailed(GLibError(error))
@@ -93,6 +103,19 @@ public final class PeerBus: @unchecked Sendable {
 struct SendableOpaque: @unchecked Sendable {
     let pointer: OpaquePointer
     init(_ pointer: OpaquePointer) { self.pointer = pointer }
+}
+
+/// A `GDBusMessageFilterFunction`, run on GDBus's worker thread for each message: an incoming
+/// one with an oversized body is dropped and the connection closed.
+private let capIncomingMessages: @convention(c) (OpaquePointer?, OpaquePointer?, gboolean, UnsafeMutableRawPointer?) -> OpaquePointer? = {
+    connection, message, incoming, _ in
+    guard incoming != 0, let message, let body = g_dbus_message_get_body(message) else { return message }
+    let size = Int(g_variant_get_size(body))
+    guard size > PeerBus.maximumMessageBody else { return message }
+    Logger(label: "baton.transport").warning("a peer sent a D-Bus message of \(size) bytes (limit \(PeerBus.maximumMessageBody)): closing the link")
+    g_object_unref(UnsafeMutableRawPointer(message))
+    g_dbus_connection_close(connection, nil, nil, nil)
+    return nil
 }
 
 /// `gboolean allow-mechanism(GDBusAuthObserver *, const gchar *mechanism, gpointer)`.

@@ -17,12 +17,15 @@ public final class SecureChannel: @unchecked Sendable {
     public let peerName: String
     /// The serial number (hex) of the peer's certificate, for revocation.
     public let peerSerial: String
+    /// The peer's IP address, as the socket sees it.
+    public let peerHost: String?
     let stream: UnsafeMutablePointer<GIOStream>
     let isServer: Bool
 
-    private init(peerName: String, peerSerial: String, stream: UnsafeMutablePointer<GIOStream>, isServer: Bool) {
+    private init(peerName: String, peerSerial: String, peerHost: String?, stream: UnsafeMutablePointer<GIOStream>, isServer: Bool) {
         self.peerName = peerName
         self.peerSerial = peerSerial
+        self.peerHost = peerHost
         self.stream = stream
         self.isServer = isServer
     }
@@ -102,7 +105,7 @@ public final class SecureChannel: @unchecked Sendable {
             throw .handshakeFailed(GLibError(consuming: error!))
         }
         g_tls_connection_set_certificate(gCast(tls), credential.certificate)
-        return try await secure(tls, identity: identity, isServer: false)
+        return try await secure(tls, identity: identity, isServer: false, peerHost: remoteHost(connection))
     }
 
     /// Wraps an accepted TCP connection as the TLS server and proves both identities.
@@ -114,12 +117,20 @@ public final class SecureChannel: @unchecked Sendable {
             throw .handshakeFailed(GLibError(consuming: error!))
         }
         baton_tls_require_client_certificate(gCast(tls))
-        return try await secure(tls, identity: identity, isServer: true)
+        return try await secure(tls, identity: identity, isServer: true, peerHost: remoteHost(connection))
+    }
+
+    private static func remoteHost(_ connection: UnsafeMutablePointer<GSocketConnection>) -> String? {
+        guard let address = g_socket_connection_get_remote_address(connection, nil) else { return nil }
+        defer { g_object_unref(address) }
+        guard let host = g_inet_socket_address_get_address(gCast(address)), let text = g_inet_address_to_string(host) else { return nil }
+        defer { g_free(text) }
+        return String(cString: text)
     }
 
     /// The handshake and the checks after it, shared by both sides. Takes ownership of `tls`.
     private static func secure(_ tls: UnsafeMutablePointer<GIOStream>, identity: DeviceIdentity,
-                               isServer: Bool) async throws(TransportError) -> SecureChannel {
+                               isServer: Bool, peerHost: String?) async throws(TransportError) -> SecureChannel {
         let connection: UnsafeMutablePointer<GTlsConnection> = gCast(tls)
         let owned = SendablePointer(tls)
         g_tls_connection_set_database(connection, nil)  // never the system CAs: PeerVerification decides
@@ -150,7 +161,7 @@ public final class SecureChannel: @unchecked Sendable {
         guard version == G_TLS_PROTOCOL_VERSION_TLS_1_3 else { throw fail(.tlsVersionTooOld(Int(version.rawValue))) }
         let negotiated = g_tls_connection_get_negotiated_protocol(connection).map { String(cString: $0) }
         guard negotiated == alpn else { throw fail(.wrongProtocol(negotiated: negotiated)) }
-        return SecureChannel(peerName: peer, peerSerial: verification.peerSerial ?? "", stream: tls, isServer: isServer)
+        return SecureChannel(peerName: peer, peerSerial: verification.peerSerial ?? "", peerHost: peerHost, stream: tls, isServer: isServer)
     }
 }
 

@@ -10,6 +10,7 @@ import Foundation
 ///     device/key.pem             its private key, mode 0600
 ///     device/group.pem           the group's CA certificate: the trust anchor
 ///     device/revocations         the latest revocation list this device holds
+///     device/discovery.key       the group's discovery secret (blinds DNS-SD tokens), 0600
 public struct ConfigDirectory: Sendable, Equatable {
     public let url: URL
 

@@ -13,10 +13,14 @@ public struct DeviceIdentity: Sendable {
     /// The signed revocation list as held (its bytes can be passed on as they are).
     public private(set) var revocationData: Data
     public private(set) var revocations: RevocationList
+    /// The group's discovery secret; nil for an identity issued before discovery existed,
+    /// which then links through static peers only.
+    public let discoveryKey: DiscoveryKey?
 
     init(name: String, certificate: Certificate, privateKeyPEM: String, groupCertificate: Certificate,
-         revocationData: Data) throws {
+         revocationData: Data, discoveryKey: DiscoveryKey?) throws {
         self.name = name
+        self.discoveryKey = discoveryKey
         self.certificate = certificate
         self.privateKeyPEM = privateKeyPEM
         self.groupCertificate = groupCertificate
@@ -24,7 +28,7 @@ public struct DeviceIdentity: Sendable {
         revocations = try RevocationList.verified(revocationData, authority: groupCertificate, path: "revocations")
     }
 
-    /// Writes the identity's four files to `directory` (the key with mode 0600).
+    /// Writes the identity's files to `directory` (the keys with mode 0600).
     public func write(to directory: URL) throws {
         try SecureFiles.write(Data(try certificate.serializeAsPEM().pemString.utf8),
                               to: directory.appendingPathComponent("certificate.pem"), mode: 0o644)
@@ -32,6 +36,9 @@ public struct DeviceIdentity: Sendable {
         try SecureFiles.write(Data(try groupCertificate.serializeAsPEM().pemString.utf8),
                               to: directory.appendingPathComponent("group.pem"), mode: 0o644)
         try SecureFiles.write(revocationData, to: directory.appendingPathComponent("revocations"), mode: 0o644)
+        if let discoveryKey {
+            try SecureFiles.write(discoveryKey.bytes, to: directory.appendingPathComponent("discovery.key"), mode: 0o600)
+        }
     }
 
     /// Reads an identity, refusing a key file others can read, a certificate the group did
@@ -50,10 +57,13 @@ public struct DeviceIdentity: Sendable {
         guard group.publicKey.isValidSignature(certificate.signature, for: certificate) else {
             throw TrustError.peerNotInGroup(reason: "certificate.pem is not signed by group.pem")
         }
-        let identity = try DeviceIdentity(name: certificate.commonName ?? "?", certificate: certificate, privateKeyPEM: key,
-                                          groupCertificate: group,
-                                          revocationData: try SecureFiles.read(directory.appendingPathComponent("revocations")))
-        return identity
+        let discoveryFile = directory.appendingPathComponent("discovery.key")
+        let discoveryKey = FileManager.default.fileExists(atPath: discoveryFile.path)
+            ? try DiscoveryKey(bytes: try SecureFiles.readPrivate(discoveryFile)) : nil
+        return try DeviceIdentity(name: certificate.commonName ?? "?", certificate: certificate, privateKeyPEM: key,
+                                  groupCertificate: group,
+                                  revocationData: try SecureFiles.read(directory.appendingPathComponent("revocations")),
+                                  discoveryKey: discoveryKey)
     }
 
     /// Takes a newer signed revocation list (from the authority, or passed on by a peer).

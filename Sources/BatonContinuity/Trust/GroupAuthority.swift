@@ -60,7 +60,8 @@ public struct GroupAuthority: Sendable {
     }
 
     /// Issues a device: its own P-256 key and a certificate for client and server TLS, valid
-    /// for 5 years, recorded in the roster. Returns the identity to copy to that device.
+    /// for 5 years, recorded in the roster, with the group's discovery key. Returns the identity
+    /// to copy to that device.
     public func issueDevice(named name: String) throws -> DeviceIdentity {
         guard !name.isEmpty, name.count <= 64, !name.contains("/"), name.allSatisfy({ !$0.isNewline && $0 != "\0" }) else {
             throw TrustError.invalidDeviceName(name)
@@ -89,7 +90,8 @@ public struct GroupAuthority: Sendable {
         try save(roster)
         let revocations = try SecureFiles.read(directory.groupDirectory.appendingPathComponent("revocations"))
         return try DeviceIdentity(name: name, certificate: certificate, privateKeyPEM: key.pemRepresentation,
-                                  groupCertificate: self.certificate, revocationData: revocations)
+                                  groupCertificate: self.certificate, revocationData: revocations,
+                                  discoveryKey: DiscoveryKey(derivedFrom: privateKey))
     }
 
     /// Revokes a device: it is marked in the roster and a new signed revocation list, with the

@@ -1,8 +1,13 @@
 // A device that misbehaves when asked for its activity's payload, for the failure tests:
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
+//                 [--listen HOST] [--rotate SECONDS]
 //
-// The line `replace` on standard input replaces the advertised activity with a new one.
+// Lines on standard input: `replace` replaces the advertised activity with a new one;
+// `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
+// `continued TITLE` or `failed CODE`; `ping` prints `pong` (the app still runs). With
+// `--listen HOST` beyond loopback the node discovers its peers through avahi-daemon; `nearby
+// DEVICE` is printed each time the nearby list changes.
 //
 // It advertises one activity of type com.example.probe.editing; the payload's save (the
 // activity delegate's userActivityWillSave) then hangs the main thread, exits the process,
@@ -33,6 +38,23 @@ final class Misbehaviour: UserActivityDelegate {
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
+/// Reports how a continuation of a nearby activity ended.
+final class ContinuationReporter: ApplicationDelegate {
+    func application(_ application: Application, continue userActivity: UserActivity,
+                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+        say("continued \(userActivity.title ?? "")")
+        return true
+    }
+
+    func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
+        say("failed \((error as? CocoaError)?.code.rawValue ?? -1)")
+    }
+}
+
+func value(after flag: String) -> String? {
+    arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
+}
+
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard arguments.count >= 2 else {
     say("usage: DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok)")
@@ -43,6 +65,12 @@ let team = mode == "--team" && arguments.count > 2 ? arguments[2] : "PROBETEAM"
 
 MainActor.assumeIsolated {
     let misbehaviour = Misbehaviour(mode: mode)
+    let reporter = ContinuationReporter()
+    Application.shared.delegate = reporter
+    Application.shared.finishLaunching()
+    _ = NotificationCenter.default.addObserver(forName: Application.nearbyActivitiesDidChangeNotification, object: nil, queue: nil) { _ in
+        MainActor.assumeIsolated { say("nearby " + Application.shared.nearbyActivities.map(\.device).joined(separator: " ")) }
+    }
     Application.shared.manifest = AppManifest(appID: "com.example.probe", teamIdentifier: team,
                                               activityTypes: ["com.example.probe.editing"])
     Application.shared.activate()
@@ -56,12 +84,28 @@ MainActor.assumeIsolated {
         let directory = URL(fileURLWithPath: arguments[0])
         let node = try ContinuityNode(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
                                       staticPeers: peers)
-        try node.start()
+        if let seconds = value(after: "--rotate").flatMap(Double.init) { node.discoveryRotation = .milliseconds(Int(seconds * 1000)) }
+        let host = value(after: "--listen") ?? "127.0.0.1"
+        try node.start(host: host)
         var current = activity
+        var line: [UInt8] = []
         MainLoop.whenReadable(STDIN_FILENO) {
             var byte: UInt8 = 0
             guard read(STDIN_FILENO, &byte, 1) == 1 else { return .stop }
-            if byte == UInt8(ascii: "\n") {
+            guard byte == UInt8(ascii: "\n") else {
+                line.append(byte)
+                return .again
+            }
+            let command = String(decoding: line, as: UTF8.self).split(separator: " ")
+            line = []
+            switch command.first {
+            case "continue":
+                guard let entry = Application.shared.nearbyActivities.first else { say("failed nothing nearby"); break }
+                let seconds = command.count > 1 ? Double(command[1]) ?? 10 : 10
+                Application.shared.continueNearbyActivity(entry, timeout: .milliseconds(Int(seconds * 1000)))
+            case "ping":
+                say("pong")
+            default:
                 current.invalidate()
                 current = UserActivity(activityType: "com.example.probe.editing")
                 current.title = "Probe, replaced"
@@ -70,8 +114,8 @@ MainActor.assumeIsolated {
             }
             return .again
         }
-        say("listening on 127.0.0.1:\(node.port!)")
-        withExtendedLifetime((node, misbehaviour)) { MainLoop.run() }
+        say("listening on \(host):\(node.port!)")
+        withExtendedLifetime((node, misbehaviour, reporter)) { MainLoop.run() }
     } catch {
         say("error: \(error)")
         exit(1)

@@ -1,0 +1,267 @@
+import BatonLoop
+import CAvahi
+import CGLib
+import Foundation
+import Logging
+
+/// DNS-SD for the device group, through the system's avahi-daemon (Avahi's client library on
+/// its GLib poll adapter — real Avahi, not a home-made mDNS).
+///
+/// Publishes this device as `_baton._tcp` on `port` with a `ServiceRecord` (random name,
+/// version, blinded group token) and renews name and token every `rotation`. Browses for the
+/// same type and reports each peer whose token this group's key recognises, resolved to an
+/// IPv4 address. When no avahi-daemon is reachable it says so once and waits for one to appear
+/// (`AVAHI_CLIENT_NO_FAIL`); a daemon that restarts is reconnected to.
+@MainActor
+public final class ServiceDiscovery {
+    public enum State: Equatable, Sendable {
+        case stopped
+        /// No avahi-daemon answers yet; discovery starts when one does.
+        case waitingForDaemon
+        case running
+        case failed(String)
+    }
+
+    public private(set) var state: State = .stopped
+    /// The record published now, if any (its name and token change at each rotation).
+    var published: ServiceRecord? { group == nil ? nil : record }
+    private let key: DiscoveryKey
+    private let port: UInt16
+    private let rotation: Duration
+    private let found: @MainActor (PeerAddress) -> Void
+    private let lost: @MainActor (PeerAddress) -> Void
+    nonisolated(unsafe) private var poll: OpaquePointer?  // nonisolated(unsafe): for deinit only
+    nonisolated(unsafe) private var client: OpaquePointer?
+    private var group: OpaquePointer?
+    private var browser: OpaquePointer?
+    private var resolvers: Set<OpaquePointer> = []
+    private var record: ServiceRecord?
+    private var rotationTimer: LoopSource?
+    /// Peers resolved so far, by interface and instance name.
+    private var peers: [String: PeerAddress] = [:]
+    private var saidWaiting = false
+    private let log = Logger(label: "baton.discovery")
+
+    /// Discovery for the group of `key`, publishing `port`. `found` is called for each peer
+    /// service resolved (again after each of its rotations), `lost` when one is withdrawn.
+    public init(key: DiscoveryKey, port: UInt16, rotation: Duration = .seconds(15 * 60),
+                found: @escaping @MainActor (PeerAddress) -> Void, lost: @escaping @MainActor (PeerAddress) -> Void = { _ in }) {
+        self.key = key
+        self.port = port
+        self.rotation = rotation
+        self.found = found
+        self.lost = lost
+    }
+
+    deinit {
+        // stop() is the normal path; this only keeps Avahi from calling into freed memory.
+        if let client { avahi_client_free(client) }
+        if let poll { avahi_glib_poll_free(poll) }
+    }
+
+    /// Connects to avahi-daemon on the main thread's context and starts publishing and
+    /// browsing as soon as it answers.
+    public func start() {
+        guard poll == nil else { return }
+        poll = avahi_glib_poll_new(nil, G_PRIORITY_DEFAULT)
+        connect()
+    }
+
+    /// Withdraws the service, stops browsing and disconnects from the daemon.
+    public func stop() {
+        rotationTimer?.cancel()
+        rotationTimer = nil
+        disconnect()
+        if let poll { avahi_glib_poll_free(poll) }
+        poll = nil
+        state = .stopped
+    }
+
+    // MARK: Client
+
+    private var userdata: UnsafeMutableRawPointer { Unmanaged.passUnretained(self).toOpaque() }
+
+    private static func discovery(_ userdata: UnsafeMutableRawPointer?) -> ServiceDiscovery {
+        Unmanaged<ServiceDiscovery>.fromOpaque(userdata!).takeUnretainedValue()
+    }
+
+    private func connect() {
+        var error: Int32 = 0
+        client = avahi_client_new(avahi_glib_poll_get(poll), AVAHI_CLIENT_NO_FAIL, { client, state, userdata in
+            MainActor.assumeIsolated { ServiceDiscovery.discovery(userdata).clientChanged(client, state) }
+        }, userdata, &error)
+        guard client == nil else { return }
+        if error == Int32(AVAHI_ERR_NO_DAEMON) {  // no system bus to wait on: nothing will tell us of a daemon
+            log.notice("no avahi-daemon is reachable (no system D-Bus): using the static peers only")
+            state = .failed("no avahi-daemon")
+        } else {
+            fail("cannot use Avahi: \(String(cString: avahi_strerror(error)))")
+        }
+    }
+
+    /// Frees the client and everything made through it.
+    private func disconnect() {
+        for resolver in resolvers { avahi_service_resolver_free(resolver) }
+        resolvers = []
+        if let browser { avahi_service_browser_free(browser) }
+        browser = nil
+        if let group { avahi_entry_group_free(group) }
+        group = nil
+        if let client { avahi_client_free(client) }
+        client = nil
+        peers = [:]
+    }
+
+    private func fail(_ reason: String) {
+        log.error("discovery is off: \(reason); using the static peers only")
+        rotationTimer?.cancel()
+        rotationTimer = nil
+        disconnect()
+        state = .failed(reason)
+    }
+
+    private func clientChanged(_ client: OpaquePointer?, _ clientState: AvahiClientState) {
+        switch clientState {
+        case AVAHI_CLIENT_S_RUNNING:
+            state = .running
+            saidWaiting = false
+            log.info("avahi-daemon answers: publishing and browsing \(ServiceRecord.serviceType)")
+            if group == nil || avahi_entry_group_is_empty(group) != 0 { publish(on: client) }
+            if browser == nil { browse(on: client) }
+        case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
+            // The daemon's host name is being (re)established; the service goes back up on RUNNING.
+            if let group { avahi_entry_group_reset(group) }
+        case AVAHI_CLIENT_CONNECTING:
+            state = .waitingForDaemon
+            if !saidWaiting {
+                saidWaiting = true
+                log.notice("no avahi-daemon is reachable: using the static peers; discovery starts when the daemon appears")
+            }
+        case AVAHI_CLIENT_FAILURE:
+            let error = avahi_client_errno(client)
+            if error == Int32(AVAHI_ERR_DISCONNECTED) {
+                log.notice("avahi-daemon went away; waiting for it to come back")
+                disconnect()
+                connect()
+            } else {
+                fail(String(cString: avahi_strerror(error)))
+            }
+        default:
+            break
+        }
+    }
+
+    // MARK: Publishing
+
+    private func publish(on client: OpaquePointer?) {
+        if group == nil {
+            group = avahi_entry_group_new(client, { group, groupState, userdata in
+                MainActor.assumeIsolated { ServiceDiscovery.discovery(userdata).groupChanged(groupState) }
+            }, userdata)
+            guard group != nil else { return fail("cannot publish: \(String(cString: avahi_strerror(avahi_client_errno(client))))") }
+        } else {
+            avahi_entry_group_reset(group)
+        }
+        let record = ServiceRecord.fresh(key: key)
+        self.record = record
+        var txt: UnsafeMutablePointer<AvahiStringList>?
+        for entry in record.txt { txt = avahi_string_list_add(txt, entry) }
+        defer { avahi_string_list_free(txt) }
+        let added = avahi_entry_group_add_service_strlst(group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
+                                                         AvahiPublishFlags(0), record.instanceName, ServiceRecord.serviceType,
+                                                         nil, nil, port, txt)
+        if added == Int32(AVAHI_ERR_COLLISION) { return publish(on: client) }  // a fresh random name
+        guard added == 0, avahi_entry_group_commit(group) == 0 else {
+            return fail("cannot publish: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+        }
+        rotationTimer?.cancel()
+        rotationTimer = MainLoop.after(rotation) { [weak self] in
+            guard let self, let client = self.client else { return }
+            self.rotationTimer = nil
+            self.publish(on: client)
+        }
+    }
+
+    private func groupChanged(_ groupState: AvahiEntryGroupState) {
+        switch groupState {
+        case AVAHI_ENTRY_GROUP_ESTABLISHED:
+            log.debug("published \(record?.instanceName ?? "?")")
+        case AVAHI_ENTRY_GROUP_COLLISION:
+            if let client { publish(on: client) }  // another service took the name: pick a new one
+        case AVAHI_ENTRY_GROUP_FAILURE:
+            log.error("publishing failed: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+        default:
+            break
+        }
+    }
+
+    // MARK: Browsing
+
+    private func browse(on client: OpaquePointer?) {
+        browser = avahi_service_browser_new(client, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_INET),
+                                            ServiceRecord.serviceType, nil, AvahiLookupFlags(0), {
+            _, interface, proto, event, name, type, domain, flags, userdata in
+            MainActor.assumeIsolated {
+                ServiceDiscovery.discovery(userdata).browsed(event, interface: interface, proto: proto, name: name,
+                                                             type: type, domain: domain, flags: flags)
+            }
+        }, userdata)
+        if browser == nil { fail("cannot browse: \(String(cString: avahi_strerror(avahi_client_errno(client))))") }
+    }
+
+    private func browsed(_ event: AvahiBrowserEvent, interface: AvahiIfIndex, proto: AvahiProtocol,
+                         name: UnsafePointer<CChar>?, type: UnsafePointer<CChar>?, domain: UnsafePointer<CChar>?,
+                         flags: AvahiLookupResultFlags) {
+        switch event {
+        case AVAHI_BROWSER_NEW:
+            guard let name, flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue == 0,
+                  String(cString: name) != record?.instanceName else { return }
+            let resolver = avahi_service_resolver_new(client, interface, proto, name, type, domain,
+                                                      AvahiProtocol(AVAHI_PROTO_INET), AvahiLookupFlags(0), {
+                resolver, interface, _, event, name, _, _, _, address, port, txt, _, userdata in
+                MainActor.assumeIsolated {
+                    ServiceDiscovery.discovery(userdata).resolved(resolver, event, interface: interface, name: name,
+                                                                  address: address, port: port, txt: txt)
+                }
+            }, userdata)
+            if let resolver { resolvers.insert(resolver) }
+        case AVAHI_BROWSER_REMOVE:
+            guard let name, let address = peers.removeValue(forKey: "\(interface)/\(String(cString: name))") else { return }
+            lost(address)
+        case AVAHI_BROWSER_FAILURE:
+            log.error("browsing failed: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+        default:
+            break
+        }
+    }
+
+    private func resolved(_ resolver: OpaquePointer?, _ event: AvahiResolverEvent, interface: AvahiIfIndex,
+                          name: UnsafePointer<CChar>?, address: UnsafePointer<AvahiAddress>?, port: UInt16,
+                          txt: UnsafeMutablePointer<AvahiStringList>?) {
+        defer { if let resolver, resolvers.remove(resolver) != nil { avahi_service_resolver_free(resolver) } }
+        guard event == AVAHI_RESOLVER_FOUND, let name, let address else { return }
+        let instance = String(cString: name)
+        if let refusal = ServiceRecord.refusal(of: Self.strings(txt), key: key) {
+            return log.debug("ignoring \(instance): \(refusal)")
+        }
+        var text = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
+        let host = text.withUnsafeMutableBufferPointer { buffer in
+            String(cString: avahi_address_snprint(buffer.baseAddress, buffer.count, address))
+        }
+        let peer = PeerAddress(host: host, port: port)
+        peers["\(interface)/\(instance)"] = peer
+        log.info("found a device of the group at \(peer)")
+        found(peer)
+    }
+
+    private static func strings(_ list: UnsafeMutablePointer<AvahiStringList>?) -> [String] {
+        var result: [String] = []
+        var item = list
+        while let entry = item {
+            result.append(String(decoding: UnsafeBufferPointer(start: avahi_string_list_get_text(entry),
+                                                               count: avahi_string_list_get_size(entry)), as: UTF8.self))
+            item = avahi_string_list_get_next(entry)
+        }
+        return result
+    }
+}

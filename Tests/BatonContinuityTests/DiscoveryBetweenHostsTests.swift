@@ -1,0 +1,111 @@
+@testable import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Real hosts (DESIGN.md section 4): two network namespaces joined by veth, each with its own
+/// `dbus-daemon --system` and `avahi-daemon`, the devices finding each other through Avahi
+/// with no static peers (DESIGN.md section 5, "Discovery"). Needs root, which CI has; skipped
+/// with the reason printed elsewhere.
+final class DiscoveryBetweenHostsTests: TrustTestCase {
+    private var hosts: [TestHost] = []
+
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        if let reason = TestHost.unavailableReason { throw XCTSkip(reason) }
+    }
+
+    /// Shuts every host down, even when the test failed, and checks that nothing is left.
+    override func tearDownWithError() throws {
+        for host in hosts {
+            host.shutDown()
+            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)")
+        }
+        hosts = []
+        try super.tearDownWithError()
+    }
+
+    private func devices(_ names: String...) throws -> [String] {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        return try names.map { name in
+            let directory = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: directory)
+            return directory.path
+        }
+    }
+
+    private func startPair(_ commandA: [String], _ commandB: [String]) throws -> (TestHost, TestHost) {
+        let (a, b) = try TestHost.pair(commandA, commandB)
+        hosts = [a, b]
+        return (a, b)
+    }
+
+    /// The seed "Implementing Handoff in Your App", between two hosts: Shapes on host A
+    /// advertises a shape, Shapes on host B finds A through Avahi, continues it, and A is told
+    /// (`userActivityWasContinued`). Both end by themselves.
+    func testShapesOnTwoHostsFindEachOtherThroughAvahiAndHandOff() throws {
+        let paths = try devices("A", "B")
+        let shapes = productURL("baton-shapes").path
+        let (a, b) = try startPair([shapes, "--device", paths[0], "--listen", "0.0.0.0:0", "--create", "triangle"],
+                                   [shapes, "--device", paths[1], "--listen", "0.0.0.0:0", "--continue-nearby"])
+        XCTAssertNotNil(b.process.waitForLine(containing: "nearby: \"Creating shape\""), b.process.output)
+        XCTAssertNotNil(b.process.waitForLine(containing: "restoreUserActivityState: created a triangle"), b.process.output)
+        XCTAssertNotNil(a.process.waitForLine(containing: "userActivityWasContinued"), a.process.output)
+        XCTAssertEqual(a.process.waitForExit(), 0, a.process.output)
+        XCTAssertEqual(b.process.waitForExit(), 0, b.process.output)
+        // No static peers were given: whichever found the other first through Avahi dialed it.
+        XCTAssertTrue((a.process.output + b.process.output).contains("found a device of the group at 10.77.0."),
+                      a.process.output + b.process.output)
+    }
+
+    /// What an onlooker on the network sees, read with Avahi's own `avahi-browse`: the service
+    /// carries only the protocol version and a group token (no device name, no stable id), and
+    /// both its name and token change at each rotation.
+    func testTheServiceCarriesOnlyAVersionAndARotatingToken() throws {
+        let paths = try devices("laptop", "phone")
+        let probe = productURL("DeviceProbe").path
+        let (_, b) = try startPair([probe, paths[0], "--ok", "--listen", "0.0.0.0", "--rotate", "1"],
+                                   [probe, paths[1], "--ok", "--listen", "0.0.0.0"])
+        XCTAssertNotNil(b.process.waitForLine(containing: "nearby laptop"), b.process.output)
+        let browse = try b.start(["/usr/bin/avahi-browse", "--resolve", "--parsable", "--no-db-lookup", "_baton._tcp"])
+        defer { browse.terminate() }
+        // Resolved entries of host A (10.77.0.1): the first, then one after a rotation.
+        let first = try XCTUnwrap(browse.waitForLine(containing: ";10.77.0.1;"), browse.output)
+        let fields = first.split(separator: ";", omittingEmptySubsequences: false)
+        XCTAssertEqual(fields.count, 10, first)
+        let txt = String(fields[9])
+        XCTAssertTrue(txt.contains("\"v=1\""), txt)
+        XCTAssertNotNil(txt.range(of: #""g=[0-9a-f]{32}""#, options: .regularExpression), txt)
+        XCTAssertEqual(txt.split(separator: " ").count, 2, "only v and g: \(txt)")
+        XCTAssertFalse(first.contains("laptop"), "no device name on the network: \(first)")
+        XCTAssertTrue(fields[3].hasPrefix("baton-"), first)
+        let second = try XCTUnwrap(browse.waitForLine(containing: ";10.77.0.1;", occurrence: 2), browse.output)
+        let rotated = second.split(separator: ";", omittingEmptySubsequences: false)
+        XCTAssertNotEqual(rotated[3], fields[3], "a new instance name")
+        XCTAssertNotEqual(rotated[9], fields[9], "a new token")
+    }
+
+    /// A link dropped (`ip link set veth0 down`) while a fetch is pending: the continuation
+    /// ends in didFailToContinue within its bound (remote application timed out: nothing tells
+    /// a device that a cable was pulled), both apps keep running, and once the link is back a
+    /// continuation succeeds over it.
+    func testALinkDroppedWhileAFetchIsPendingTimesOutAndRecovers() throws {
+        let paths = try devices("A", "B")
+        let probe = productURL("DeviceProbe").path
+        let (a, b) = try startPair([probe, paths[0], "--ok", "--listen", "0.0.0.0"],
+                                   [probe, paths[1], "--ok", "--listen", "0.0.0.0"])
+        XCTAssertNotNil(b.process.waitForLine(containing: "nearby A"), b.process.output)
+        try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "down"])
+        b.process.send("continue 3")
+        let timedOut = CocoaError.Code.userActivityRemoteApplicationTimedOut.rawValue
+        XCTAssertNotNil(b.process.waitForLine(containing: "failed \(timedOut)", timeout: 20), b.process.output)
+        a.process.send("ping")
+        b.process.send("ping")
+        XCTAssertNotNil(a.process.waitForLine(containing: "pong"), a.process.output)
+        XCTAssertNotNil(b.process.waitForLine(containing: "pong"), b.process.output)
+        try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "up"])
+        b.process.send("continue 20")
+        XCTAssertNotNil(b.process.waitForLine(containing: "continued Probe"), b.process.output + "\non A:\n" + a.process.output)
+        XCTAssertEqual(b.process.output.components(separatedBy: "continued Probe").count - 1, 1, "the late reply was not taken")
+    }
+}

@@ -1,0 +1,103 @@
+import Foundation
+
+/// A real host for tests (DESIGN.md section 4): fresh network, mount, UTS and PID namespaces
+/// with a tmpfs on /run, its own `dbus-daemon --system` and `avahi-daemon`, and a veth link to
+/// its partner host. Its command (a device process) is the host's first process.
+///
+/// Nothing outlives it: the command is PID 1 of the host's PID namespace, so the kernel ends the
+/// daemons with it and drops the namespaces and the veth pair; `unshare --kill-child` and
+/// `setpriv --pdeathsig` end the host if the test runner itself dies. `shutDown()` waits until
+/// every process of the host has gone.
+public final class TestHost: @unchecked Sendable {
+    public let name: String
+    /// The host's IPv4 address on the link.
+    public let address: String
+    public let process: RunningProcess
+    /// The host's network namespace (`net:[inode]`), to check that nothing is left in it.
+    public let networkNamespace: String
+
+    /// Why hosts cannot be made here, or nil if they can.
+    public static var unavailableReason: String? {
+        if getuid() != 0 { return "network-namespace test hosts need root (CI runs as root)" }
+        for tool in ["/usr/bin/setpriv", "/usr/bin/unshare", "/usr/bin/nsenter", "/usr/sbin/ip", "/usr/bin/dbus-daemon", "/usr/sbin/avahi-daemon"]
+        where !FileManager.default.isExecutableFile(atPath: tool) {
+            return "\(tool) is missing (scripts/install-deps.sh installs it)"
+        }
+        if let probe = try? runProcess(URL(fileURLWithPath: "/usr/bin/unshare"), ["--net", "--mount", "--uts", "--pid", "--fork", "true"], timeout: 10),
+           probe.status != 0 {
+            return "this machine does not allow new namespaces: \(probe.stderr.trimmingCharacters(in: .whitespacesAndNewlines))"
+        }
+        return nil
+    }
+
+    /// Two hosts on one link, 10.77.0.1 and 10.77.0.2 (each pair is a network of its own),
+    /// running `commandA` and `commandB` (absolute executable first). Returns once both are up,
+    /// daemons started.
+    public static func pair(_ commandA: [String], _ commandB: [String]) throws -> (TestHost, TestHost) {
+        let a = try TestHost(name: "host-a", address: "10.77.0.1", command: commandA)
+        let b = try TestHost(name: "host-b", address: "10.77.0.2", command: commandB)
+        try run("/usr/sbin/ip", ["link", "add", "veth0", "netns", "\(a.process.processIdentifier)", "type", "veth",
+                                 "peer", "name", "veth0", "netns", "\(b.process.processIdentifier)"])
+        for host in [a, b] {
+            host.process.send("go")
+            guard host.process.waitForLine(containing: "host \(host.name) up") != nil else {
+                throw HostError.failed("\(host.name) did not come up:\n\(host.process.output)")
+            }
+        }
+        return (a, b)
+    }
+
+    private init(name: String, address: String, command: [String]) throws {
+        self.name = name
+        self.address = address
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("../../scripts/test-host.sh").standardizedFileURL.path
+        process = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
+                                     ["--pdeathsig", "KILL", "--", "/usr/bin/unshare", "--net", "--mount", "--uts", "--pid",
+                                      "--fork", "--kill-child", "--", "/bin/sh", script, name, address + "/24"] + command)
+        guard process.waitForLine(containing: "waiting-for-link") != nil else {
+            throw HostError.failed("\(name) did not start:\n\(process.output)")
+        }
+        networkNamespace = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/ns/net")) ?? "?"
+    }
+
+    /// Runs `command` in the host's network namespace (as `ip link set veth0 down`).
+    public func run(inNetwork command: [String]) throws {
+        try Self.run("/usr/bin/nsenter", ["--target", "\(process.processIdentifier)", "--net", "--"] + command)
+    }
+
+    /// Starts `command` inside the host (its network and its /run, so its own D-Bus and Avahi).
+    public func start(_ command: [String]) throws -> RunningProcess {
+        try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/nsenter"),
+                           ["--target", "\(process.processIdentifier)", "--net", "--mount", "--"] + command)
+    }
+
+    /// Ends the host's first process and waits for the host to be gone. Afterwards no process
+    /// is left in its network namespace (the caller can check with `leftoverProcesses`).
+    public func shutDown() {
+        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
+        for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGKILL) }
+        process.waitForExit(timeout: 20)  // unshare returns once its child, the host's PID 1, is reaped:
+                                           // by then the kernel has ended every process of the host
+    }
+
+    /// Processes still in this host's network namespace (none once it is shut down).
+    public var leftoverProcesses: [Int32] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.compactMap(Int32.init).filter {
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\($0)/ns/net")) == networkNamespace
+        }
+    }
+
+    deinit { shutDown() }
+
+    private static func run(_ tool: String, _ arguments: [String]) throws {
+        let result = try runProcess(URL(fileURLWithPath: tool), arguments, timeout: 20)
+        guard result.status == 0 else { throw HostError.failed("\(tool) \(arguments.joined(separator: " ")): \(result.stderr)") }
+    }
+
+    public enum HostError: Error, CustomStringConvertible {
+        case failed(String)
+        public var description: String { if case .failed(let text) = self { text } else { "" } }
+    }
+}
