@@ -8,8 +8,10 @@ struct NearbyCommand: ParsableCommand {
         commandName: "nearby",
         abstract: "List the activities current on the group's other devices.",
         discussion: """
-            Connects, as this device, to the static peers ($BATON_PEERS or the `peers` file) and
-            prints what each advertises. Only devices that prove membership of this group appear.
+            Connects, as this device, to the group's devices that avahi-daemon finds and to the
+            static peers ($BATON_PEERS or the `peers` file), and prints what each advertises.
+            Only devices that prove membership of this group appear. Without --watch it prints
+            once every device found has answered.
             """)
     @Flag(name: .long, help: "Keep following the list, printing each change.") var watch = false
     @Option(name: .long, help: "A peer to connect to, HOST:PORT (repeatable; adds to the configured ones).")
@@ -47,10 +49,10 @@ final class NearbyPrinter: ApplicationDelegate {
 
     func applicationDidFinishLaunching(_ notification: Notification) {
         guard let node else { return }
-        if node.staticPeers.isEmpty {
-            print("no peers configured: set BATON_PEERS, write HOST:PORT lines to the `peers` file, or pass --peer")
-        }
         node.onFirstDialsFinished = { [unowned self] in
+            if node.staticPeers.isEmpty, node.discoveryState != .running {
+                print("no avahi-daemon and no peers configured: set BATON_PEERS, write HOST:PORT lines to the `peers` file, or pass --peer")
+            }
             printList()
             if !watch { Application.shared.terminate(nil) }
         }
@@ -60,7 +62,7 @@ final class NearbyPrinter: ApplicationDelegate {
                 MainActor.assumeIsolated { self.printList() }
             }
         }
-        do { try node.start() } catch {
+        do { try node.start(discovery: .browseOnly) } catch {
             failure = "\(error)"
             Application.shared.terminate(nil)
         }

@@ -58,6 +58,24 @@ final class DiscoveryBetweenHostsTests: TrustTestCase {
                       a.process.output + b.process.output)
     }
 
+    /// `baton nearby` on host B, with no peers configured, finds the device on host A through
+    /// Avahi (browsing only), lists what it advertises, and ends by itself once A has answered.
+    func testBatonNearbyFindsTheGroupThroughAvahi() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let a = root.appendingPathComponent("A")
+        try authority.issueDevice(named: "A").write(to: a)
+        let cli = config("cli")
+        try authority.issueDevice(named: "B").write(to: cli.deviceDirectory)
+        let (hostA, hostB) = try startPair([productURL("DeviceProbe").path, a.path, "--ok", "--listen", "0.0.0.0"],
+                                           ["/bin/sh", "-c", "read -r go && exec \"$0\" nearby --config \"$1\"",
+                                            productURL("baton").path, cli.url.path])
+        XCTAssertNotNil(hostA.process.waitForLine(containing: "published as baton-"), hostA.process.output)
+        hostB.process.send("go")
+        XCTAssertEqual(hostB.process.waitForExit(), 0, hostB.process.output)
+        XCTAssertTrue(hostB.process.output.contains("A\t\"Probe\"\tcom.example.probe.editing\tcom.example.probe"), hostB.process.output)
+        XCTAssertFalse(hostB.process.output.contains("published as"), "baton nearby only browses")
+    }
+
     /// What an onlooker on the network sees, read with Avahi's own `avahi-browse`: the service
     /// carries only the protocol version and a group token (no device name, no stable id), and
     /// both its name and token change at each rotation.

@@ -23,10 +23,16 @@ public final class ServiceDiscovery {
     }
 
     public private(set) var state: State = .stopped
+    /// Called once, when the first browse has reported what the network holds now (Avahi's
+    /// "all for now") and each service found by then is resolved; or at once when no daemon
+    /// answers, since nothing more will come soon.
+    public var onSettled: (@MainActor () -> Void)?
+    private var browsedAllForNow = false
     /// The record published now, if any (its name and token change at each rotation).
     var published: ServiceRecord? { group == nil ? nil : record }
     private let key: DiscoveryKey
     private let port: UInt16
+    private let publishes: Bool
     private let rotation: Duration
     private let found: @MainActor (PeerAddress) -> Void
     private let lost: @MainActor (PeerAddress) -> Void
@@ -42,12 +48,14 @@ public final class ServiceDiscovery {
     private var saidWaiting = false
     private let log = Logger(label: "baton.discovery")
 
-    /// Discovery for the group of `key`, publishing `port`. `found` is called for each peer
-    /// service resolved (again after each of its rotations), `lost` when one is withdrawn.
-    public init(key: DiscoveryKey, port: UInt16, rotation: Duration = .seconds(15 * 60),
+    /// Discovery for the group of `key`, publishing `port` (unless `publishes` is false).
+    /// `found` is called for each peer service resolved (again after each of its rotations),
+    /// `lost` when one is withdrawn.
+    public init(key: DiscoveryKey, port: UInt16, publishes: Bool = true, rotation: Duration = .seconds(15 * 60),
                 found: @escaping @MainActor (PeerAddress) -> Void, lost: @escaping @MainActor (PeerAddress) -> Void = { _ in }) {
         self.key = key
         self.port = port
+        self.publishes = publishes
         self.rotation = rotation
         self.found = found
         self.lost = lost
@@ -94,6 +102,7 @@ public final class ServiceDiscovery {
         if error == Int32(AVAHI_ERR_NO_DAEMON) {  // no system bus to wait on: nothing will tell us of a daemon
             log.notice("no avahi-daemon is reachable (no system D-Bus): using the static peers only")
             state = .failed("no avahi-daemon")
+            settle()
         } else {
             fail("cannot use Avahi: \(String(cString: avahi_strerror(error)))")
         }
@@ -118,6 +127,13 @@ public final class ServiceDiscovery {
         rotationTimer = nil
         disconnect()
         state = .failed(reason)
+        settle()
+    }
+
+    private func settle() {
+        guard let callback = onSettled else { return }
+        onSettled = nil
+        callback()
     }
 
     private func clientChanged(_ client: OpaquePointer?, _ clientState: AvahiClientState) {
@@ -126,7 +142,7 @@ public final class ServiceDiscovery {
             state = .running
             saidWaiting = false
             log.info("avahi-daemon answers: publishing and browsing \(ServiceRecord.serviceType)")
-            if group == nil || avahi_entry_group_is_empty(group) != 0 { publish(on: client) }
+            if publishes, group == nil || avahi_entry_group_is_empty(group) != 0 { publish(on: client) }
             if browser == nil { browse(on: client) }
         case AVAHI_CLIENT_S_COLLISION, AVAHI_CLIENT_S_REGISTERING:
             // The daemon's host name is being (re)established; the service goes back up on RUNNING.
@@ -137,6 +153,7 @@ public final class ServiceDiscovery {
                 saidWaiting = true
                 log.notice("no avahi-daemon is reachable: using the static peers; discovery starts when the daemon appears")
             }
+            settle()
         case AVAHI_CLIENT_FAILURE:
             let error = avahi_client_errno(client)
             if error == Int32(AVAHI_ERR_DISCONNECTED) {
@@ -185,7 +202,7 @@ public final class ServiceDiscovery {
     private func groupChanged(_ groupState: AvahiEntryGroupState) {
         switch groupState {
         case AVAHI_ENTRY_GROUP_ESTABLISHED:
-            log.debug("published \(record?.instanceName ?? "?")")
+            log.info("published as \(record?.instanceName ?? "?")")
         case AVAHI_ENTRY_GROUP_COLLISION:
             if let client { publish(on: client) }  // another service took the name: pick a new one
         case AVAHI_ENTRY_GROUP_FAILURE:
@@ -228,8 +245,12 @@ public final class ServiceDiscovery {
         case AVAHI_BROWSER_REMOVE:
             guard let name, let address = peers.removeValue(forKey: "\(interface)/\(String(cString: name))") else { return }
             lost(address)
+        case AVAHI_BROWSER_ALL_FOR_NOW:
+            browsedAllForNow = true
+            settleIfResolved()
         case AVAHI_BROWSER_FAILURE:
             log.error("browsing failed: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
+            settle()
         default:
             break
         }
@@ -238,7 +259,10 @@ public final class ServiceDiscovery {
     private func resolved(_ resolver: OpaquePointer?, _ event: AvahiResolverEvent, interface: AvahiIfIndex,
                           name: UnsafePointer<CChar>?, address: UnsafePointer<AvahiAddress>?, port: UInt16,
                           txt: UnsafeMutablePointer<AvahiStringList>?) {
-        defer { if let resolver, resolvers.remove(resolver) != nil { avahi_service_resolver_free(resolver) } }
+        defer {
+            if let resolver, resolvers.remove(resolver) != nil { avahi_service_resolver_free(resolver) }
+            settleIfResolved()
+        }
         guard event == AVAHI_RESOLVER_FOUND, let name, let address else { return }
         let instance = String(cString: name)
         if let refusal = ServiceRecord.refusal(of: Self.strings(txt), key: key) {
@@ -252,6 +276,10 @@ public final class ServiceDiscovery {
         peers["\(interface)/\(instance)"] = peer
         log.info("found a device of the group at \(peer)")
         found(peer)
+    }
+
+    private func settleIfResolved() {
+        if browsedAllForNow, resolvers.isEmpty { settle() }
     }
 
     private static func strings(_ list: UnsafeMutablePointer<AvahiStringList>?) -> [String] {

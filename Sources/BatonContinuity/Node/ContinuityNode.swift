@@ -38,11 +38,24 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private weak var advertisedActivity: UserActivity?
     private var advertised: NearbyActivity?
     private let log = Logger(label: "baton.continuity")
-    /// Static peers whose first dial has not finished (linked and asked, or failed).
+    /// Peers whose first dial has not finished (linked and asked, or failed).
     private var firstDialsPending: Set<PeerAddress> = []
-    /// Called once, when every static peer has been dialed once and each dial has finished:
-    /// linked (and its current activity known) or failed.
+    /// True until discovery's first browse has settled (or discovery gave up).
+    private var discoveryUnsettled = false
+    /// Called once, when the first round of dials has finished: every static peer, and every
+    /// peer discovery found before its first browse settled, has been dialed once and each dial
+    /// has finished, linked (its current activity known) or failed.
     public var onFirstDialsFinished: (@MainActor () -> Void)?
+
+    /// How a node uses DNS-SD (avahi-daemon).
+    public enum DiscoveryMode: Sendable {
+        /// Publish and browse when listening beyond loopback; off on loopback.
+        case automatic
+        case off
+        /// Browse and dial what is found, without publishing: for a tool such as `baton nearby`.
+        case browseOnly
+        case publishAndBrowse
+    }
 
     /// The port this node listens on, once started.
     public var port: UInt16? { listener?.port }
@@ -69,14 +82,13 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// Listens on `host:port` (0: any free port), dials the static peers and starts
     /// advertising. The app's `nearbySource` becomes this node.
     ///
-    /// With `discovery` (by default: when `host` is not a loopback address), the node also
+    /// With discovery (by default: when `host` is not a loopback address), the node also
     /// publishes itself and browses for the group's devices through avahi-daemon. It needs the
     /// identity's discovery key; without a daemon it says so once and goes on with the static
     /// peers.
-    public func start(host: String = "127.0.0.1", port: UInt16 = 0, discovery: Bool? = nil) throws {
+    public func start(host: String = "127.0.0.1", port: UInt16 = 0, discovery mode: DiscoveryMode = .automatic) throws {
         let listener = try SecureListener(identity: identity, credential: credential, host: host, port: port)
         self.listener = listener
-        if discovery ?? !Self.isLoopback(host) { startDiscovery(port: listener.port) }
         Application.shared.nearbySource = self
         for name in [Application.currentUserActivityDidChangeNotification, UserActivity.didSaveNotification] {
             observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
@@ -87,30 +99,41 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         Task { @MainActor [weak self] in await self?.acceptLoop(listener) }
         firstDialsPending = Set(staticPeers)
         for peer in staticPeers { dial(peer) }
-        if firstDialsPending.isEmpty { MainLoop.idle { [weak self] in self?.finishFirstDials() } }
+        switch mode {
+        case .automatic: if !Self.isLoopback(host) { startDiscovery(port: listener.port, publishes: true) }
+        case .off: break
+        case .browseOnly: startDiscovery(port: listener.port, publishes: false)
+        case .publishAndBrowse: startDiscovery(port: listener.port, publishes: true)
+        }
+        MainLoop.idle { [weak self] in self?.checkFirstDials() }
     }
 
     private func firstDialFinished(_ address: PeerAddress?) {
-        guard let address, firstDialsPending.remove(address) != nil, firstDialsPending.isEmpty else { return }
-        finishFirstDials()
+        guard let address, firstDialsPending.remove(address) != nil else { return }
+        checkFirstDials()
     }
 
-    private func finishFirstDials() {
-        let callback = onFirstDialsFinished
+    private func checkFirstDials() {
+        guard firstDialsPending.isEmpty, !discoveryUnsettled, let callback = onFirstDialsFinished else { return }
         onFirstDialsFinished = nil
-        callback?()
+        callback()
     }
 
-    private func startDiscovery(port: UInt16) {
+    private func startDiscovery(port: UInt16, publishes: Bool) {
         guard let key = identity.discoveryKey else {
             return log.error("no discovery key beside this device's identity (issued before discovery existed?): using the static peers only")
         }
-        let discovery = ServiceDiscovery(key: key, port: port, rotation: discoveryRotation, found: { [weak self] address in
+        let discovery = ServiceDiscovery(key: key, port: port, publishes: publishes, rotation: discoveryRotation, found: { [weak self] address in
             self?.found(address)
         }, lost: { [weak self] address in
             self?.discovered.remove(address)
         })
+        discovery.onSettled = { [weak self] in
+            self?.discoveryUnsettled = false
+            MainLoop.idle { [weak self] in self?.checkFirstDials() }  // never from inside start()
+        }
         self.discovery = discovery
+        discoveryUnsettled = true
         discovery.start()
     }
 
@@ -124,6 +147,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private func found(_ address: PeerAddress) {
         discovered.insert(address)
         guard !links.values.contains(where: { $0.dialed == address || $0.host == address.host }) else { return }
+        if discoveryUnsettled { firstDialsPending.insert(address) }
         dial(address)
     }
 
@@ -134,6 +158,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         discovery?.stop()
         discovery = nil
         discovered = []
+        discoveryUnsettled = false
         for observer in observers { NotificationCenter.default.removeObserver(observer) }
         observers = []
         for timer in redials.values { timer.cancel() }
