@@ -4,8 +4,9 @@
 #     test-host.sh NAME ADDRESS/PREFIX COMMAND...
 # It makes /run private (tmpfs), says `waiting-for-link`, waits for a line on stdin while the
 # caller moves the interface `veth0` in, brings the network up, starts the host's own
-# `dbus-daemon --system` and `avahi-daemon`, says `host NAME up`, and becomes COMMAND. When
-# COMMAND ends, the kernel ends every process of the host and removes its namespaces.
+# `dbus-daemon --system` and `avahi-daemon` (not with TEST_HOST_AVAHI=0: the test starts it
+# later), says `host NAME up`, and becomes COMMAND. When COMMAND ends, the kernel ends every
+# process of the host and removes its namespaces.
 set -eu
 name=$1 address=$2
 shift 2
@@ -30,6 +31,8 @@ ratelimit-burst=1000
 publish-hinfo=no
 publish-workstation=no
 CONF
-avahi-daemon --file=/run/avahi-daemon.conf --no-chroot --no-rlimits --daemonize
+if [ "${TEST_HOST_AVAHI:-1}" = 1 ]; then
+  avahi-daemon --file=/run/avahi-daemon.conf --no-chroot --no-rlimits --daemonize
+fi
 echo "host $name up"
 exec "$@"

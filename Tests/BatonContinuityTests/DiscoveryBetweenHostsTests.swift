@@ -34,8 +34,8 @@ final class DiscoveryBetweenHostsTests: TrustTestCase {
         }
     }
 
-    private func startPair(_ commandA: [String], _ commandB: [String]) throws -> (TestHost, TestHost) {
-        let (a, b) = try TestHost.pair(commandA, commandB)
+    private func startPair(_ commandA: [String], _ commandB: [String], avahiOnA: Bool = true) throws -> (TestHost, TestHost) {
+        let (a, b) = try TestHost.pair(commandA, commandB, avahiOnA: avahiOnA)
         hosts = [a, b]
         return (a, b)
     }
@@ -74,6 +74,20 @@ final class DiscoveryBetweenHostsTests: TrustTestCase {
         XCTAssertEqual(hostB.process.waitForExit(), 0, hostB.process.output)
         XCTAssertTrue(hostB.process.output.contains("A\t\"Probe\"\tcom.example.probe.editing\tcom.example.probe"), hostB.process.output)
         XCTAssertFalse(hostB.process.output.contains("published as"), "baton nearby only browses")
+    }
+
+    /// A device whose host has a system bus but no avahi-daemon yet says so once, and is
+    /// found as soon as the daemon starts (Avahi's "daemon restarts" rule: AVAHI_CLIENT_NO_FAIL).
+    func testDiscoveryStartsWhenTheDaemonAppears() throws {
+        let paths = try devices("A", "B")
+        let probe = productURL("DeviceProbe").path
+        let (a, b) = try startPair([probe, paths[0], "--ok", "--listen", "0.0.0.0"],
+                                   [probe, paths[1], "--ok", "--listen", "0.0.0.0"], avahiOnA: false)
+        XCTAssertNotNil(a.process.waitForLine(containing: "no avahi-daemon is reachable"), a.process.output)
+        try a.startAvahi()
+        XCTAssertNotNil(a.process.waitForLine(containing: "avahi-daemon answers"), a.process.output)
+        XCTAssertNotNil(b.process.waitForLine(containing: "nearby A"), b.process.output)
+        XCTAssertEqual(a.process.output.components(separatedBy: "no avahi-daemon is reachable").count - 1, 1, a.process.output)
     }
 
     /// What an onlooker on the network sees, read with Avahi's own `avahi-browse`: the service

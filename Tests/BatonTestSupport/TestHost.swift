@@ -32,10 +32,10 @@ public final class TestHost: @unchecked Sendable {
 
     /// Two hosts on one link, 10.77.0.1 and 10.77.0.2 (each pair is a network of its own),
     /// running `commandA` and `commandB` (absolute executable first). Returns once both are up,
-    /// daemons started.
-    public static func pair(_ commandA: [String], _ commandB: [String]) throws -> (TestHost, TestHost) {
-        let a = try TestHost(name: "host-a", address: "10.77.0.1", command: commandA)
-        let b = try TestHost(name: "host-b", address: "10.77.0.2", command: commandB)
+    /// daemons started; with `avahiOnA` false, host A's avahi-daemon waits for `startAvahi()`.
+    public static func pair(_ commandA: [String], _ commandB: [String], avahiOnA: Bool = true) throws -> (TestHost, TestHost) {
+        let a = try TestHost(name: "host-a", address: "10.77.0.1", command: commandA, avahi: avahiOnA)
+        let b = try TestHost(name: "host-b", address: "10.77.0.2", command: commandB, avahi: true)
         try run("/usr/sbin/ip", ["link", "add", "veth0", "netns", "\(a.process.processIdentifier)", "type", "veth",
                                  "peer", "name", "veth0", "netns", "\(b.process.processIdentifier)"])
         for host in [a, b] {
@@ -47,14 +47,15 @@ public final class TestHost: @unchecked Sendable {
         return (a, b)
     }
 
-    private init(name: String, address: String, command: [String]) throws {
+    private init(name: String, address: String, command: [String], avahi: Bool) throws {
         self.name = name
         self.address = address
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../scripts/test-host.sh").standardizedFileURL.path
         process = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
                                      ["--pdeathsig", "KILL", "--", "/usr/bin/unshare", "--net", "--mount", "--uts", "--pid",
-                                      "--fork", "--kill-child", "--", "/bin/sh", script, name, address + "/24"] + command)
+                                      "--fork", "--kill-child", "--", "/bin/sh", script, name, address + "/24"] + command,
+                                     environment: ["TEST_HOST_AVAHI": avahi ? "1" : "0"])
         guard process.waitForLine(containing: "waiting-for-link") != nil else {
             throw HostError.failed("\(name) did not start:\n\(process.output)")
         }
@@ -66,10 +67,17 @@ public final class TestHost: @unchecked Sendable {
         try Self.run("/usr/bin/nsenter", ["--target", "\(process.processIdentifier)", "--net", "--"] + command)
     }
 
-    /// Starts `command` inside the host (its network and its /run, so its own D-Bus and Avahi).
+    /// Starts `command` inside the host: its network, its /run (so its own D-Bus and Avahi)
+    /// and its PID namespace (so it ends with the host).
     public func start(_ command: [String]) throws -> RunningProcess {
         try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/nsenter"),
-                           ["--target", "\(process.processIdentifier)", "--net", "--mount", "--"] + command)
+                           ["--target", "\(process.processIdentifier)", "--net", "--mount", "--uts", "--pid", "--"] + command)
+    }
+
+    /// Starts the host's avahi-daemon (for a host made without it); returns once it runs.
+    public func startAvahi() throws {
+        let daemon = try start(["/usr/sbin/avahi-daemon", "--file=/run/avahi-daemon.conf", "--no-chroot", "--no-rlimits", "--daemonize"])
+        guard daemon.waitForExit() == 0 else { throw HostError.failed("avahi-daemon did not start on \(name):\n\(daemon.output)") }
     }
 
     /// Ends the host's first process and waits for the host to be gone. Afterwards no process
