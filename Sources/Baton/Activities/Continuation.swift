@@ -45,10 +45,13 @@ extension Application {
     ///
     /// `whenContinued` runs after the delegate's `continue` returned true (or the document
     /// fallback opened the document): the network uses it to tell the originating device.
+    /// `openingStreams`, if given, is how the continued activity's
+    /// `getContinuationStreams(completionHandler:)` reaches the originating activity.
     public func continueUserActivity(
         ofType type: String, title: String? = nil, from origin: ContinuationOrigin = ContinuationOrigin(),
         timeout: Duration = Application.defaultContinuationTimeout,
         whenContinued: (@MainActor () -> Void)? = nil,
+        openingStreams: (@MainActor () async throws -> any ContinuationStreamChannel)? = nil,
         fetchingPayload: @escaping @Sendable () async throws -> Data
     ) {
         guard acceptsContinuation else {
@@ -84,6 +87,7 @@ extension Application {
             case .success(let data):
                 do {
                     let activity = try UserActivity(payload: data)
+                    activity.streamOpener = openingStreams
                     guard activity.activityType == type else {
                         return continuation.fail(.userActivityHandoffFailed,
                                                  "offered \(type) but the payload is \(activity.activityType)")

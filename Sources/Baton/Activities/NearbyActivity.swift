@@ -35,6 +35,14 @@ public protocol NearbyActivitySource: AnyObject {
     func fetchPayload(of activity: NearbyActivity) async throws -> Data
     /// Tells the originating device its activity was continued here.
     func confirmContinued(_ activity: NearbyActivity)
+    /// Opens a continuation stream channel to the originating activity on its device.
+    func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel
+}
+
+extension NearbyActivitySource {
+    public func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel {
+        throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "this source has no continuation streams"])
+    }
 }
 
 extension Application {
@@ -56,6 +64,10 @@ extension Application {
         let fetch = SendableFetch(source: source, activity: activity)
         continueUserActivity(ofType: activity.activityType, title: activity.title, from: origin, timeout: timeout,
                              whenContinued: { [weak source] in source?.confirmContinued(activity) },
+                             openingStreams: { [weak source] in
+                                 guard let source else { throw CocoaError(.userActivityConnectionUnavailable) }
+                                 return try await source.openStreams(for: activity)
+                             },
                              fetchingPayload: { try await fetch.run() })
     }
 }

@@ -36,6 +36,8 @@ public final class UserActivity {
     public var persistentIdentifier: String?
     /// Whether the continuing side may open streams back to this activity.
     public var supportsContinuationStreams = false
+    /// On a continued activity: opens the channel back to the originating device.
+    var streamOpener: (@MainActor () async throws -> any ContinuationStreamChannel)?
     /// The delegate (weak, as in Foundation).
     public weak var delegate: (any UserActivityDelegate)?
 

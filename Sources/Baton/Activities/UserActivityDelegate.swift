@@ -11,15 +11,21 @@ public protocol UserActivityDelegate: AnyObject {
     func userActivityWillSave(_ userActivity: UserActivity)
     /// The activity was continued on another device.
     func userActivityWasContinued(_ userActivity: UserActivity)
-    /// The continuing side asked for streams (handoff-programming-guide, "Using Continuation
-    /// Streams"). The continuity layer opens them; until then this is never called.
-    func userActivity(_ userActivity: UserActivity, didReceive inputStream: InputStream, outputStream: OutputStream)
+    /// The continuing side opened streams to this activity (handoff-programming-guide, "Using
+    /// Continuation Streams"): read its request from `inputStream`, answer on `outputStream`.
+    /// Called only for an activity with `supportsContinuationStreams`, over an authenticated
+    /// connection from a device of the group.
+    func userActivity(_ userActivity: UserActivity, didReceive inputStream: ContinuationInputStream,
+                      outputStream: ContinuationOutputStream)
 }
 
 extension UserActivityDelegate {
     public func userActivityWillSave(_ userActivity: UserActivity) {}
     public func userActivityWasContinued(_ userActivity: UserActivity) {}
-    public func userActivity(_ userActivity: UserActivity, didReceive inputStream: InputStream, outputStream: OutputStream) {}
+    public func userActivity(_ userActivity: UserActivity, didReceive inputStream: ContinuationInputStream,
+                             outputStream: ContinuationOutputStream) {
+        inputStream.close()  // nobody takes the streams: the other side sees them end
+    }
 }
 
 /// An object that restores state from a continued activity (`NSUserActivityRestoring`).

@@ -18,11 +18,13 @@ import Logging
 public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     public private(set) var identity: DeviceIdentity
     private let identityDirectory: URL?
-    private let credential: TLSCredential
+    let credential: TLSCredential
     /// The peers this node dials.
     public let staticPeers: [PeerAddress]
-    private var listener: SecureListener?
-    private var links: [String: PeerLink] = [:]
+    var listener: SecureListener?
+    var links: [String: PeerLink] = [:]
+    /// Continuation stream connections granted and not yet made, by token.
+    var streamGrants: [Data: StreamGrant] = [:]
     /// Links being taken down; see `retire(_:)`.
     private var retired: [PeerLink] = []
     private var dialing: Set<PeerAddress> = []
@@ -35,9 +37,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private var backoff: [PeerAddress: Duration] = [:]
     private var observers: [NSObjectProtocol] = []
     private var sequence: UInt64 = 0
-    private weak var advertisedActivity: UserActivity?
-    private var advertised: NearbyActivity?
-    private let log = Logger(label: "baton.continuity")
+    weak var advertisedActivity: UserActivity?
+    var advertised: NearbyActivity?
+    let log = Logger(label: "baton.continuity")
     /// Peers whose first dial has not finished (linked and asked, or failed).
     private var firstDialsPending: Set<PeerAddress> = []
     /// True until discovery's first browse has settled (or discovery gave up).
@@ -163,6 +165,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         observers = []
         for timer in redials.values { timer.cancel() }
         redials = [:]
+        for grant in streamGrants.values { grant.expiry.cancel() }
+        streamGrants = [:]
         for link in links.values { retire(link) }
         links = [:]
         publishNearby()
@@ -177,7 +181,11 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                 let channel = try await listener.accept(identity: { [weak self] in
                     self?.currentIdentity() ?? listener.fallbackIdentity
                 })
-                await adopt(channel, dialed: nil)
+                if channel.applicationProtocol == SecureChannel.streamALPN {
+                    Task { @MainActor [weak self] in await self?.acceptStreams(channel) }
+                } else {
+                    await adopt(channel, dialed: nil)
+                }
             } catch {
                 guard self.listener === listener else { return }
                 log.notice("refused an incoming connection: \(error)")
@@ -331,7 +339,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     /// The identity with the newest revocation list on disk, if it changed.
-    private func currentIdentity() -> DeviceIdentity {
+    func currentIdentity() -> DeviceIdentity {
         if let directory = identityDirectory,
            let data = try? Data(contentsOf: directory.appendingPathComponent("revocations")),
            data != identity.revocationData {

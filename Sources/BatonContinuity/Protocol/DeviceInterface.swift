@@ -18,6 +18,10 @@ enum DeviceInterface {
             </method>
             <method name="Continued"><arg name="sequence" type="t" direction="in"/></method>
             <method name="GetRevocations"><arg name="list" type="ay" direction="out"/></method>
+            <method name="OpenStreams">
+              <arg name="sequence" type="t" direction="in"/>
+              <arg name="token" type="ay" direction="out"/><arg name="port" type="u" direction="out"/>
+            </method>
             <signal name="CurrentChanged"><arg name="activity" type="a{sv}"/></signal>
           </interface>
         </node>
@@ -28,6 +32,7 @@ enum DeviceInterface {
         static let notCurrent = "org.baton.Error.NotCurrent"
         static let tooLarge = "org.baton.Error.TooLarge"
         static let failed = "org.baton.Error.Failed"
+        static let noStreams = "org.baton.Error.NoStreams"
     }
 
     /// The parsed interface, made once and kept for the process.

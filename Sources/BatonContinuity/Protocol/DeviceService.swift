@@ -14,12 +14,16 @@ protocol DeviceServiceHandler: AnyObject {
     func continued(sequence: UInt64, by peer: String)
     /// The signed revocation list this device holds.
     func revocationList() -> Data
+    /// A one-time token for a continuation stream connection from `peer` to the activity
+    /// advertised with `sequence`, and the port to make it to.
+    func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16)
 }
 
 enum DeviceServiceError: Error {
     case notCurrent
     case tooLarge(String)
     case failed(String)
+    case noStreams(String)
 }
 
 /// `org.baton.Device1` served on one peer bus. Registered when the link opens, unregistered
@@ -54,11 +58,15 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
             do {
                 reply(invocation, .tuple([.bytes(try handler.payload(sequence: sequence))]))
             } catch {
-                switch error {
-                case .notCurrent: fail(invocation, DeviceInterface.ErrorName.notCurrent, "activity \(sequence) is no longer current")
-                case .tooLarge(let reason): fail(invocation, DeviceInterface.ErrorName.tooLarge, reason)
-                case .failed(let reason): fail(invocation, DeviceInterface.ErrorName.failed, reason)
-                }
+                fail(invocation, error)
+            }
+        case ("OpenStreams", .tuple(let args)):
+            guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
+            do {
+                let grant = try handler.streamGrant(sequence: sequence, for: peer)
+                reply(invocation, .tuple([.bytes(grant.token), .uint32(UInt32(grant.port))]))
+            } catch {
+                fail(invocation, error)
             }
         case ("GetRevocations", _):
             reply(invocation, .tuple([.bytes(handler.revocationList())]))
@@ -75,6 +83,15 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
             return fail(invocation, DeviceInterface.ErrorName.failed, "the reply could not be encoded")
         }
         g_dbus_method_invocation_return_value(invocation, made)
+    }
+
+    private func fail(_ invocation: OpaquePointer, _ error: DeviceServiceError) {
+        switch error {
+        case .notCurrent: fail(invocation, DeviceInterface.ErrorName.notCurrent, "that activity is no longer current")
+        case .tooLarge(let reason): fail(invocation, DeviceInterface.ErrorName.tooLarge, reason)
+        case .failed(let reason): fail(invocation, DeviceInterface.ErrorName.failed, reason)
+        case .noStreams(let reason): fail(invocation, DeviceInterface.ErrorName.noStreams, reason)
+        }
     }
 
     private func fail(_ invocation: OpaquePointer, _ name: String, _ message: String) {

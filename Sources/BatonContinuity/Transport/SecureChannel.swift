@@ -10,8 +10,14 @@ import Foundation
 /// or the connection is closed before any application data. Messages travel as D-Bus
 /// peer-to-peer over the TLS stream (`openBus`): GLib's framing and GVariant marshalling.
 public final class SecureChannel: @unchecked Sendable {
-    /// The ALPN protocol id; its version changes with incompatible protocol versions.
+    /// The ALPN protocol id of a device link (D-Bus); its version changes with incompatible
+    /// protocol versions.
     public static let alpn = "baton/1"
+    /// The ALPN protocol id of a continuation stream connection, on the same port.
+    public static let streamALPN = "baton-stream/1"
+
+    /// The ALPN protocol negotiated: `alpn` or `streamALPN`.
+    public let applicationProtocol: String
 
     /// The peer's device name, from its verified certificate.
     public let peerName: String
@@ -22,7 +28,9 @@ public final class SecureChannel: @unchecked Sendable {
     let stream: UnsafeMutablePointer<GIOStream>
     let isServer: Bool
 
-    private init(peerName: String, peerSerial: String, peerHost: String?, stream: UnsafeMutablePointer<GIOStream>, isServer: Bool) {
+    private init(peerName: String, peerSerial: String, peerHost: String?, applicationProtocol: String,
+                 stream: UnsafeMutablePointer<GIOStream>, isServer: Bool) {
+        self.applicationProtocol = applicationProtocol
         self.peerName = peerName
         self.peerSerial = peerSerial
         self.peerHost = peerHost
@@ -63,6 +71,21 @@ public final class SecureChannel: @unchecked Sendable {
         }
     }
 
+    /// Ends this side's writing (TLS close_notify on the write direction): the peer's reads
+    /// reach their end, and it can still answer.
+    public func finishWriting() async throws(TransportError) {
+        let output = SendablePointer(g_io_stream_get_output_stream(stream)!)
+        do {
+            _ = try await GIOAsync.call { cancellable, callback, userData in
+                g_output_stream_close_async(output.pointer, G_PRIORITY_DEFAULT, cancellable, callback, userData)
+            } finish: { result, error in
+                g_output_stream_close_finish(output.pointer, result, error) != 0 ? true : nil
+            }
+        } catch {
+            throw .connectionFailed(GLibError(error))
+        }
+    }
+
     /// Reads up to `maxLength` bytes as soon as some arrive; empty when the peer has closed.
     public func receive(maxLength: Int) async throws(TransportError) -> Data {
         let input = SendablePointer(g_io_stream_get_input_stream(stream)!)
@@ -82,9 +105,10 @@ public final class SecureChannel: @unchecked Sendable {
         }
     }
 
-    /// Connects to a peer at `host:port` and proves both identities.
-    public static func connect(host: String, port: UInt16, identity: DeviceIdentity,
-                               credential: TLSCredential) async throws(TransportError) -> SecureChannel {
+    /// Connects to a peer at `host:port` and proves both identities; `applicationProtocol` is
+    /// `alpn` for a device link, `streamALPN` for a continuation stream.
+    public static func connect(host: String, port: UInt16, identity: DeviceIdentity, credential: TLSCredential,
+                               applicationProtocol: String = alpn) async throws(TransportError) -> SecureChannel {
         let client = g_socket_client_new()!
         defer { g_object_unref(client) }
         let address = PeerAddress(host: host, port: port).description  // brackets an IPv6 host
@@ -99,25 +123,38 @@ public final class SecureChannel: @unchecked Sendable {
             throw .connectionFailed(GLibError(error))
         }
         defer { g_object_unref(connection) }
-        g_socket_set_keepalive(g_socket_connection_get_socket(connection), 1)
+        detectDeadPeers(connection)
         var error: UnsafeMutablePointer<GError>?
         guard let tls = g_tls_client_connection_new(gCast(connection), nil, &error) else {
             throw .handshakeFailed(GLibError(consuming: error!))
         }
         g_tls_connection_set_certificate(gCast(tls), credential.certificate)
-        return try await secure(tls, identity: identity, isServer: false, peerHost: remoteHost(connection))
+        let offered = applicationProtocol == streamALPN ? streamProtocols : linkProtocols
+        return try await secure(tls, identity: identity, isServer: false, peerHost: remoteHost(connection), offering: offered)
     }
 
     /// Wraps an accepted TCP connection as the TLS server and proves both identities.
     static func accept(_ connection: UnsafeMutablePointer<GSocketConnection>, identity: DeviceIdentity,
                        credential: TLSCredential) async throws(TransportError) -> SecureChannel {
-        g_socket_set_keepalive(g_socket_connection_get_socket(connection), 1)
+        detectDeadPeers(connection)
         var error: UnsafeMutablePointer<GError>?
         guard let tls = g_tls_server_connection_new(gCast(connection), credential.certificate, &error) else {
             throw .handshakeFailed(GLibError(consuming: error!))
         }
         baton_tls_require_client_certificate(gCast(tls))
-        return try await secure(tls, identity: identity, isServer: true, peerHost: remoteHost(connection))
+        return try await secure(tls, identity: identity, isServer: true, peerHost: remoteHost(connection), offering: serverProtocols)
+    }
+
+    /// TCP keepalive after 10 s idle, probing every 3 s, dropping after 3 unanswered probes,
+    /// and a 20 s bound on unacknowledged data (`TCP_USER_TIMEOUT`): a peer that vanished, or a
+    /// link that went down, ends the connection with an error within about 20 s instead of the
+    /// system's two hours.
+    private static func detectDeadPeers(_ connection: UnsafeMutablePointer<GSocketConnection>) {
+        let socket = g_socket_connection_get_socket(connection)
+        g_socket_set_keepalive(socket, 1)
+        for (option, value) in [(TCP_KEEPIDLE, 10), (TCP_KEEPINTVL, 3), (TCP_KEEPCNT, 3), (TCP_USER_TIMEOUT, 20_000)] {
+            g_socket_set_option(socket, gint(IPPROTO_TCP), gint(option), gint(value), nil)
+        }
     }
 
     private static func remoteHost(_ connection: UnsafeMutablePointer<GSocketConnection>) -> String? {
@@ -129,12 +166,12 @@ public final class SecureChannel: @unchecked Sendable {
     }
 
     /// The handshake and the checks after it, shared by both sides. Takes ownership of `tls`.
-    private static func secure(_ tls: UnsafeMutablePointer<GIOStream>, identity: DeviceIdentity,
-                               isServer: Bool, peerHost: String?) async throws(TransportError) -> SecureChannel {
+    private static func secure(_ tls: UnsafeMutablePointer<GIOStream>, identity: DeviceIdentity, isServer: Bool,
+                               peerHost: String?, offering protocols: ProtocolList) async throws(TransportError) -> SecureChannel {
         let connection: UnsafeMutablePointer<GTlsConnection> = gCast(tls)
         let owned = SendablePointer(tls)
         g_tls_connection_set_database(connection, nil)  // never the system CAs: PeerVerification decides
-        alpnProtocols.withUnsafeBufferPointer { g_tls_connection_set_advertised_protocols(connection, $0.baseAddress) }
+        protocols.names.withUnsafeBufferPointer { g_tls_connection_set_advertised_protocols(connection, $0.baseAddress) }
         let verification = PeerVerification(identity: identity)
         verification.attach(to: connection)
         do {
@@ -160,13 +197,29 @@ public final class SecureChannel: @unchecked Sendable {
         let version = g_tls_connection_get_protocol_version(connection)
         guard version == G_TLS_PROTOCOL_VERSION_TLS_1_3 else { throw fail(.tlsVersionTooOld(Int(version.rawValue))) }
         let negotiated = g_tls_connection_get_negotiated_protocol(connection).map { String(cString: $0) }
-        guard negotiated == alpn else { throw fail(.wrongProtocol(negotiated: negotiated)) }
-        return SecureChannel(peerName: peer, peerSerial: verification.peerSerial ?? "", peerHost: peerHost, stream: tls, isServer: isServer)
+        guard let negotiated, protocols.contains(negotiated) else { throw fail(.wrongProtocol(negotiated: negotiated)) }
+        return SecureChannel(peerName: peer, peerSerial: verification.peerSerial ?? "", peerHost: peerHost,
+                             applicationProtocol: negotiated, stream: tls, isServer: isServer)
     }
 }
 
-/// `{"baton/1", NULL}`, alive for the whole process.
-nonisolated(unsafe) private let alpnProtocols: [UnsafePointer<CChar>?] = [UnsafePointer(strdup(SecureChannel.alpn)), nil]
+/// A NULL-terminated list of ALPN protocol names, as GIO takes it, alive for the whole process.
+struct ProtocolList: @unchecked Sendable {
+    let names: [UnsafePointer<CChar>?]
+    private let strings: [String]
+
+    init(_ strings: [String]) {
+        self.strings = strings
+        names = strings.map { UnsafePointer(strdup($0)) } + [nil]
+    }
+
+    func contains(_ name: String) -> Bool { strings.contains(name) }
+}
+
+/// What each side offers: a client one protocol, the server both.
+private let linkProtocols = ProtocolList([SecureChannel.alpn])
+private let streamProtocols = ProtocolList([SecureChannel.streamALPN])
+private let serverProtocols = ProtocolList([SecureChannel.alpn, SecureChannel.streamALPN])
 
 /// A device's certificate and key loaded into GIO once (`g_tls_certificate_new_from_pem`).
 public final class TLSCredential: @unchecked Sendable {

@@ -1,13 +1,17 @@
 // A device that misbehaves when asked for its activity's payload, for the failure tests:
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
-//                 [--listen HOST] [--rotate SECONDS]
+//                 [--listen HOST] [--rotate SECONDS] [--streams | --stream-die | --stream-close]
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
 // `continued TITLE` or `failed CODE`; `ping` prints `pong` (the app still runs). With
 // `--listen HOST` beyond loopback the node discovers its peers through avahi-daemon; `nearby
 // DEVICE` is printed each time the nearby list changes.
+//
+// With a stream flag the activity supports continuation streams. Its delegate reads a request
+// `send N` to the end and answers N bytes (byte i is i % 251) then closes (`--streams`),
+// exits half way (`--stream-die`), or closes the streams without reading (`--stream-close`).
 //
 // It advertises one activity of type com.example.probe.editing; the payload's save (the
 // activity delegate's userActivityWillSave) then hangs the main thread, exits the process,
@@ -34,7 +38,40 @@ final class Misbehaviour: UserActivityDelegate {
             break
         }
     }
+
+    func userActivity(_ userActivity: UserActivity, didReceive inputStream: ContinuationInputStream,
+                      outputStream: ContinuationOutputStream) {
+        say("streams opened")
+        if streamMode == "--stream-close" {
+            inputStream.close()
+            return say("streams closed")
+        }
+        Task { @MainActor in
+            do {
+                let request = String(decoding: try await inputStream.readToEnd(limit: 1024), as: UTF8.self)
+                let count = Int(request.split(separator: " ").last ?? "") ?? 0
+                say("request: \(request)")
+                var sent = 0
+                while sent < count {
+                    if streamMode == "--stream-die", sent >= count / 2 {
+                        say("dying mid-stream")
+                        exit(4)
+                    }
+                    let size = min(64 * 1024, count - sent)
+                    try await outputStream.write(pattern.subdata(in: (sent % 251)..<(sent % 251 + size)))
+                    sent += size
+                }
+                try await outputStream.close()
+                say("streamed \(sent)")
+            } catch {
+                say("stream failed: \(error)")
+            }
+        }
+    }
 }
+
+/// 64 KiB of the stream's pattern (byte i is i % 251), plus one period to start anywhere in it.
+let pattern = Data((0..<(64 * 1024 + 251)).map { UInt8($0 % 251) })
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
@@ -61,6 +98,7 @@ guard arguments.count >= 2 else {
     exit(2)
 }
 let mode = arguments[1]
+let streamMode = arguments.first { ["--streams", "--stream-die", "--stream-close"].contains($0) }
 let team = mode == "--team" && arguments.count > 2 ? arguments[2] : "PROBETEAM"
 
 MainActor.assumeIsolated {
@@ -77,6 +115,7 @@ MainActor.assumeIsolated {
     let activity = UserActivity(activityType: "com.example.probe.editing")
     activity.title = "Probe"
     activity.delegate = misbehaviour
+    activity.supportsContinuationStreams = streamMode != nil
     activity.becomeCurrent()
     do {
         let peers = arguments.indices.filter { arguments[$0] == "--peer" && $0 + 1 < arguments.count }

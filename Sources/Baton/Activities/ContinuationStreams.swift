@@ -1,0 +1,109 @@
+import Foundation
+
+/// The byte channel under a pair of continuation streams: one authenticated connection to the
+/// other device. The continuity layer provides it; layers 1–3 know nothing of sockets.
+public protocol ContinuationStreamChannel: AnyObject, Sendable {
+    /// Up to `maxLength` bytes as soon as some arrive; empty once the other side has finished
+    /// writing. Throws if the connection broke (the peer died, the link timed out) or was closed.
+    func read(maxLength: Int) async throws -> Data
+    /// Writes all of `data`; throws if the connection broke or was closed.
+    func write(_ data: Data) async throws
+    /// Ends this side's writing: the other side reads to its end.
+    func finishWriting() async throws
+    /// Closes the connection both ways; pending reads and writes on either side end.
+    func close()
+}
+
+/// Bytes from the other side of a continuation (Foundation's `InputStream` in Apple's API): an
+/// async sequence of chunks on the main actor's loop, ending when the other side finishes
+/// writing (handoff-programming-guide, "Using Continuation Streams").
+public final class ContinuationInputStream: AsyncSequence, Sendable {
+    public typealias Element = Data
+    let channel: any ContinuationStreamChannel
+
+    init(channel: any ContinuationStreamChannel) { self.channel = channel }
+
+    /// Up to `maxLength` bytes as soon as some arrive; empty at the end of the stream.
+    public func read(maxLength: Int = 64 * 1024) async throws -> Data {
+        try await channel.read(maxLength: maxLength)
+    }
+
+    /// Everything up to the end of the stream; throws `CocoaError(.fileReadTooLarge)` past
+    /// `limit` bytes, so a peer cannot make this side buffer without bound.
+    public func readToEnd(limit: Int) async throws -> Data {
+        var result = Data()
+        while true {
+            let chunk = try await read()
+            if chunk.isEmpty { return result }
+            guard result.count + chunk.count <= limit else {
+                close()
+                throw CocoaError(.fileReadTooLarge, userInfo: [NSLocalizedDescriptionKey: "the stream is longer than \(limit) bytes"])
+            }
+            result.append(chunk)
+        }
+    }
+
+    /// Closes the connection under both streams.
+    public func close() { channel.close() }
+
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        let stream: ContinuationInputStream
+        public mutating func next() async throws -> Data? {
+            let chunk = try await stream.read()
+            return chunk.isEmpty ? nil : chunk
+        }
+    }
+
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(stream: self) }
+}
+
+/// Bytes to the other side of a continuation (Foundation's `OutputStream` in Apple's API).
+public final class ContinuationOutputStream: Sendable {
+    let channel: any ContinuationStreamChannel
+
+    init(channel: any ContinuationStreamChannel) { self.channel = channel }
+
+    /// Writes all of `data`, waiting while the network is behind.
+    public func write(_ data: Data) async throws { try await channel.write(data) }
+
+    /// Ends the stream: the other side's input reaches its end. Request and response: the
+    /// continuing side writes its request and closes its output, the originating side reads to
+    /// the end, answers and closes its own.
+    public func close() async throws { try await channel.finishWriting() }
+}
+
+extension UserActivity {
+    /// The input and output streams over `channel` (for the layer that makes channels).
+    public static func streams(over channel: any ContinuationStreamChannel) -> (ContinuationInputStream, ContinuationOutputStream) {
+        (ContinuationInputStream(channel: channel), ContinuationOutputStream(channel: channel))
+    }
+
+    /// On the continuing side, opens streams back to the originating activity (Apple's
+    /// `getContinuationStreams(completionHandler:)`; handoff-programming-guide, "Using
+    /// Continuation Streams"). The originating activity's delegate gets the other ends in
+    /// `userActivity(_:didReceive:outputStream:)`. The handler gets the streams, or an error:
+    /// `.featureUnsupported` when the activity did not come from another device or its
+    /// originating activity does not set `supportsContinuationStreams`, a Handoff code when the
+    /// other device cannot be reached.
+    public func getContinuationStreams(
+        completionHandler: @escaping @MainActor (ContinuationInputStream?, ContinuationOutputStream?, (any Error)?) -> Void
+    ) {
+        Task { @MainActor in
+            do {
+                let (input, output) = try await continuationStreams()
+                completionHandler(input, output, nil)
+            } catch {
+                completionHandler(nil, nil, error)
+            }
+        }
+    }
+
+    /// `getContinuationStreams(completionHandler:)` as an `async` call.
+    public func continuationStreams() async throws -> (ContinuationInputStream, ContinuationOutputStream) {
+        guard supportsContinuationStreams, let opener = streamOpener else {
+            throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey:
+                "\(activityType) was not continued from an activity that supports continuation streams"])
+        }
+        return UserActivity.streams(over: try await opener())
+    }
+}

@@ -1,0 +1,203 @@
+@testable import Baton
+@testable import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Keeps the activity a continuation delivered.
+@MainActor
+final class ContinuedActivityRecorder: ApplicationDelegate {
+    var activity: UserActivity?
+    var failure: CocoaError?
+    func application(_ application: Application, continue userActivity: UserActivity,
+                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+        activity = userActivity
+        return true
+    }
+    func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
+        failure = error as? CocoaError
+    }
+}
+
+/// handoff-programming-guide, "Using Continuation Streams": the continuing app calls
+/// getContinuationStreams on the continued activity; the originating activity's delegate gets
+/// userActivity(_:didReceive:outputStream:); data written on one side is read on the other,
+/// request then response. Here the originating app is a real process (`DeviceProbe`), and
+/// this process continues its activity and opens the streams.
+final class ContinuationStreamTests: TrustTestCase {
+    nonisolated(unsafe) private var probe: RunningProcess?
+    nonisolated(unsafe) private var node: ContinuityNode?
+
+    override func tearDownWithError() throws {
+        let node = self.node
+        MainActor.assumeIsolated { node?.stop() }
+        probe?.terminate()
+        try super.tearDownWithError()
+    }
+
+    /// Starts the probe with `flags`, continues its activity here; returns the continued activity.
+    private func continueProbe(_ flags: [String]) throws -> UserActivity {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let a = root.appendingPathComponent("A")
+        try authority.issueDevice(named: "A").write(to: a)
+        let b = try authority.issueDevice(named: "B")
+        let probe = try RunningProcess(product: "DeviceProbe", [a.path] + flags)
+        self.probe = probe
+        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
+        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        let (activity, node) = try MainActor.assumeIsolated { () throws -> (UserActivity, ContinuityNode) in
+            Application.shared.resetForTesting()
+            let recorder = ContinuedActivityRecorder()
+            Application.shared.delegate = recorder
+            Application.shared.manifest = AppManifest(appID: "com.example.probe", teamIdentifier: "PROBETEAM",
+                                                      activityTypes: ["com.example.probe.editing"])
+            Application.shared.finishLaunching()
+            let node = try ContinuityNode(identity: b, staticPeers: [address])
+            try node.start()
+            spin(until: { !Application.shared.nearbyActivities.isEmpty })
+            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
+            spin(until: { recorder.activity != nil || recorder.failure != nil })
+            return (try XCTUnwrap(recorder.activity, "\(String(describing: recorder.failure))"), node)
+        }
+        self.node = node
+        return activity
+    }
+
+    /// Runs `body` as a main-actor task on the GLib loop and returns its result.
+    private func run<T: Sendable>(_ body: @escaping @MainActor () async throws -> T) throws -> T {
+        try MainActor.assumeIsolated {
+            var outcome: Result<T, Error>?
+            Task { @MainActor in
+                do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
+            }
+            spin(until: { outcome != nil })
+            return try XCTUnwrap(outcome).get()
+        }
+    }
+
+    func testARequestGetsAManyMegabyteResponse() throws {
+        let activity = try continueProbe(["--ok", "--streams"])
+        let size = 20 * 1024 * 1024
+        let (received, ok) = try run {
+            let (input, output) = try await activity.continuationStreams()
+            try await output.write(Data("send \(size)".utf8))
+            try await output.close()
+            var count = 0, matches = true
+            for try await chunk in input {
+                for (offset, byte) in chunk.enumerated() where byte != UInt8((count + offset) % 251) { matches = false; break }
+                count += chunk.count
+            }
+            return (count, matches)
+        }
+        XCTAssertEqual(received, size)
+        XCTAssertTrue(ok, "the bytes arrive in order, unchanged")
+        XCTAssertNotNil(probe?.waitForLine(containing: "streamed \(size)"), probe?.output ?? "")
+    }
+
+    /// The completion-handler form, as in the guide's Listing 2-10.
+    func testGetContinuationStreamsCallsItsCompletionHandler() throws {
+        let activity = try continueProbe(["--ok", "--streams"])
+        let text = try run {
+            let (input, output) = try await withCheckedThrowingContinuation { continuation in
+                activity.getContinuationStreams { input, output, error in
+                    if let input, let output { continuation.resume(returning: (input, output)) } else { continuation.resume(throwing: error!) }
+                }
+            }
+            try await output.write(Data("send 1000".utf8))
+            try await output.close()
+            return try await input.readToEnd(limit: 10_000).count
+        }
+        XCTAssertEqual(text, 1000)
+    }
+
+    func testAnActivityWithoutStreamSupportRefusesThem() throws {
+        let activity = try continueProbe(["--ok"])
+        XCTAssertThrowsError(try run { try await activity.continuationStreams() }) { error in
+            XCTAssertEqual((error as? CocoaError)?.code, .featureUnsupported, "\(error)")
+        }
+        XCTAssertFalse(probe?.output.contains("streams opened") ?? true)
+    }
+
+    func testAnActivityContinuedLocallyHasNoStreams() throws {
+        let activity = MainActor.assumeIsolated { () -> UserActivity in
+            let activity = UserActivity(activityType: "com.example.probe.editing")
+            activity.supportsContinuationStreams = true
+            return activity
+        }
+        XCTAssertThrowsError(try run { try await activity.continuationStreams() }) { error in
+            XCTAssertEqual((error as? CocoaError)?.code, .featureUnsupported, "\(error)")
+        }
+    }
+
+    /// The originating app dies half way through its answer: the continuing side's stream ends
+    /// with an error (never a hang, never a silent short read), and this app goes on.
+    func testThePeerDyingMidStreamEndsTheStreamWithAnError() throws {
+        let activity = try continueProbe(["--ok", "--stream-die"])
+        let outcome: Result<Int, Error> = try run {
+            let (input, output) = try await activity.continuationStreams()
+            try await output.write(Data("send \(8 * 1024 * 1024)".utf8))
+            try await output.close()
+            var count = 0
+            do {
+                for try await chunk in input { count += chunk.count }
+                return .success(count)
+            } catch {
+                return .failure(error)
+            }
+        }
+        guard case .failure = outcome else { return XCTFail("the stream ended cleanly: \(outcome)") }
+        XCTAssertNotNil(probe?.waitForLine(containing: "dying mid-stream"), probe?.output ?? "")
+        XCTAssertEqual(probe?.waitForExit(), 4)
+    }
+
+    /// The originating side closes the streams at once: the continuing side's reads end and its
+    /// writes fail; nothing waits forever.
+    func testTheOtherSideClosingEndsBothStreams() throws {
+        let activity = try continueProbe(["--ok", "--stream-close"])
+        let (read, writeFailed) = try run {
+            let (input, output) = try await activity.continuationStreams()
+            var read: Data?
+            do { read = try await input.read() } catch { read = nil }
+            var writeFailed = false
+            do {
+                for _ in 0..<64 { try await output.write(Data(count: 64 * 1024)) }
+            } catch { writeFailed = true }
+            return (read, writeFailed)
+        }
+        XCTAssertTrue(read == nil || read == Data(), "no data, only the end: \(String(describing: read))")
+        XCTAssertTrue(writeFailed)
+    }
+
+    /// A stream connection is bound to a token the originating device granted over its link to
+    /// that same device: another device of the group with a made-up token is refused, and no
+    /// delegate sees its bytes.
+    func testAStreamConnectionWithoutAGrantedTokenIsRefused() throws {
+        _ = try continueProbe(["--ok", "--streams"])
+        let authority = try GroupAuthority.load(from: config("admin"))
+        let c = try authority.issueDevice(named: "C")
+        let line = try XCTUnwrap(probe?.waitForLine(containing: "listening on"))
+        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        let ended = try run {
+            let channel = try await SecureChannel.connect(host: address.host, port: address.port, identity: c,
+                                                          credential: try TLSCredential(identity: c),
+                                                          applicationProtocol: SecureChannel.streamALPN)
+            try await channel.send(Data(repeating: 7, count: ContinuityNode.streamTokenSize) + Data("send 1000".utf8))
+            do { return try await channel.receive(maxLength: 100).isEmpty } catch { return true }
+        }
+        XCTAssertTrue(ended, "the connection is closed without an answer")
+        XCTAssertNotNil(probe?.waitForLine(containing: "refused a stream connection from C"), probe?.output ?? "")
+        XCTAssertFalse(probe?.output.contains("streams opened") ?? true)
+    }
+
+    /// This side closing its streams while a read is pending ends that read with an error.
+    func testClosingLocallyEndsAPendingRead() throws {
+        let activity = try continueProbe(["--ok", "--streams"])
+        let failed = try run {
+            let (input, _) = try await activity.continuationStreams()
+            MainLoop.idle { input.close() }  // while the read below waits for a request that never comes
+            do { _ = try await input.read() } catch { return true }
+            return false
+        }
+        XCTAssertTrue(failed)
+    }
+}
