@@ -11,7 +11,11 @@ enum ContinuityBenchmarks {
 
     final class Restorer: UserActivityRestoring {
         var restored = 0
-        func restoreUserActivityState(_ userActivity: UserActivity) { restored += 1 }
+        var last: UserActivity?
+        func restoreUserActivityState(_ userActivity: UserActivity) {
+            restored += 1
+            last = userActivity
+        }
     }
 
     final class Continuer: ApplicationDelegate {
@@ -33,6 +37,9 @@ enum ContinuityBenchmarks {
         var propagation: [Double] = [], propagationRTT: [Double] = []
         var bytesPerLink: Double = 0
         var bytesPerAdvertised: Double = 0, advertisedWireBytes: Double = 0
+        /// MB/s for 100 MB, first byte to last, and milliseconds to the first byte.
+        var streamThroughput: [Double] = [], bareThroughput: [Double] = []
+        var streamFirstByte: [Double] = [], firstByteRTT: [Double] = []
     }
 
     static func run() throws -> Results {
@@ -55,7 +62,8 @@ enum ContinuityBenchmarks {
         while !readyLine.hasPrefix("ready") { readyLine = readLine(fromPeer.fileHandleForReading) }
         let ready = readyLine.split(separator: " ")
         Thread.detachNewThread { let rest = fromPeer.fileHandleForReading.readDataToEndOfFile(); FileHandle.standardError.write(rest) }
-        guard ready.count == 3, ready[0] == "ready", let nodePort = UInt16(ready[1]), let echoPort = UInt16(ready[2]) else {
+        guard ready.count == 4, ready[0] == "ready", let nodePort = UInt16(ready[1]), let echoPort = UInt16(ready[2]),
+              let bulkPort = UInt16(ready[3]) else {
             throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "peer did not start"])
         }
         var results = Results()
@@ -89,6 +97,32 @@ enum ContinuityBenchmarks {
             Application.shared.continueNearbyActivity(entry)
             MainLoop.run(until: { continuer.restorer.restored > before || continuer.failures > 0 }, timeout: .seconds(30))
             results.warm.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+        }
+
+        // Continuation streams: 100 MB from A, beside a bare TLS connection sending as much;
+        // time from getContinuationStreams to the first byte, beside a bare round trip.
+        if let continued = continuer.restorer.last {
+            let size = 100 * 1024 * 1024
+            for _ in 0..<3 {
+                let (firstByte, seconds) = try wait { () async throws -> (Double, Double) in
+                    let start = ContinuousClock.now
+                    let (input, output) = try await continued.continuationStreams()
+                    try await output.write(Data("send \(size)".utf8))
+                    try await output.close()
+                    return try await drain(size, from: { try await input.read(maxLength: 256 * 1024) }, since: start)
+                }
+                results.streamFirstByte.append(firstByte)
+                results.streamThroughput.append(Double(size) / seconds / 1_000_000)
+                results.firstByteRTT.append(try roundTrip(echo) / 1000)
+                let (_, bareSeconds) = try wait { () async throws -> (Double, Double) in
+                    let channel = try await SecureChannel.connect(host: "127.0.0.1", port: bulkPort, identity: b, credential: credential)
+                    let start = ContinuousClock.now
+                    try await channel.send(Data("\(size)\n".utf8))
+                    defer { channel.close() }
+                    return try await drain(size, from: { try await channel.receive(maxLength: 256 * 1024) }, since: start)
+                }
+                results.bareThroughput.append(Double(size) / bareSeconds / 1_000_000)
+            }
         }
 
         // Advertisement propagation: a save on A that changes the title, to the entry on B.
@@ -188,6 +222,21 @@ enum ContinuityBenchmarks {
 
     /// Bytes allocated on the heap now (glibc `mallinfo2`).
     static func heapBytes() -> Int { Int(baton_heap_bytes_in_use()) }
+
+    /// Reads `size` bytes with `read`; returns milliseconds from `start` to the first byte and
+    /// seconds from the first byte to the last.
+    static func drain(_ size: Int, from read: () async throws -> Data, since start: ContinuousClock.Instant) async throws -> (Double, Double) {
+        var received = 0
+        var first: ContinuousClock.Instant?
+        while received < size {
+            let chunk = try await read()
+            guard !chunk.isEmpty else { throw CocoaError(.fileReadCorruptFile, userInfo: [NSLocalizedDescriptionKey: "short stream"]) }
+            if first == nil { first = ContinuousClock.now }
+            received += chunk.count
+        }
+        let firstByte = first ?? ContinuousClock.now
+        return (nanosPerOp(firstByte - start, 1) / 1_000_000, nanosPerOp(ContinuousClock.now - firstByte, 1) / 1_000_000_000)
+    }
 
     /// Runs an async call to completion on the GLib loop.
     static func wait<T>(_ body: @escaping @MainActor () async throws -> T) throws -> T {

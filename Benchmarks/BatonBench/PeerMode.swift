@@ -1,9 +1,11 @@
 import BatonContinuity
 import Foundation
 
-/// The other process of the continuity benchmarks: device A, advertising one activity, with a
-/// bare TLS echo service beside its node for the baseline. Commands on stdin: `retitle T`
-/// (changes the activity's title and saves it); end of input ends the process.
+/// The other process of the continuity benchmarks: device A, advertising one activity, with
+/// bare TLS services beside its node for the baselines: an echo, and a bulk sender that answers
+/// a line `N` with N bytes. The activity supports continuation streams and answers a request
+/// `send N` the same way. Commands on stdin: `retitle T` (changes the activity's title and
+/// saves it); end of input ends the process.
 @MainActor
 enum PeerMode {
     static let manifest = AppManifest(appID: "com.example.bench", teamIdentifier: "BENCH",
@@ -15,6 +17,9 @@ enum PeerMode {
         let activity = UserActivity(activityType: "com.example.bench.editing")
         activity.title = "Bench"
         activity.userInfo = ["page": 1, "text": String(repeating: "x", count: 200)]
+        activity.supportsContinuationStreams = true
+        let streamServer = StreamServer()
+        activity.delegate = streamServer
         activity.becomeCurrent()
         do {
             let identity = try DeviceIdentity.load(from: device)
@@ -31,6 +36,21 @@ enum PeerMode {
                     }
                 }
             }
+            let bulk = try SecureListener(identity: identity, credential: try TLSCredential(identity: identity))
+            Task { @MainActor in
+                while true {
+                    guard let channel = try? await bulk.accept() else { continue }
+                    Task { @MainActor in
+                        var request = Data()
+                        while !request.contains(UInt8(ascii: "\n")), let data = try? await channel.receive(maxLength: 64), !data.isEmpty {
+                            request.append(data)
+                        }
+                        let count = Int(String(decoding: request, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+                        try? await StreamServer.send(count, write: { try await channel.send($0) })
+                        try? await channel.finishWriting()
+                    }
+                }
+            }
             var pending = Data()
             MainLoop.whenReadable(STDIN_FILENO) {
                 var byte: UInt8 = 0
@@ -44,11 +64,36 @@ enum PeerMode {
                 }
                 return .again
             }
-            say("ready \(node.port!) \(echo.port)")
-            withExtendedLifetime((node, echo)) { MainLoop.run() }
+            say("ready \(node.port!) \(echo.port) \(bulk.port)")
+            withExtendedLifetime((node, echo, bulk, streamServer)) { MainLoop.run() }
         } catch {
             say("peer failed: \(error)")
         }
         exit(1)
+    }
+}
+
+/// Answers a continuation stream request `send N` with N bytes.
+@MainActor
+final class StreamServer: UserActivityDelegate {
+    static let chunk = Data(count: 256 * 1024)
+
+    static func send(_ count: Int, write: (Data) async throws -> Void) async throws {
+        var sent = 0
+        while sent < count {
+            let size = min(chunk.count, count - sent)
+            try await write(size == chunk.count ? chunk : chunk.prefix(size))
+            sent += size
+        }
+    }
+
+    func userActivity(_ userActivity: UserActivity, didReceive inputStream: ContinuationInputStream,
+                      outputStream: ContinuationOutputStream) {
+        Task { @MainActor in
+            let request = String(decoding: (try? await inputStream.readToEnd(limit: 1024)) ?? Data(), as: UTF8.self)
+            let count = Int(request.split(separator: " ").last ?? "") ?? 0
+            try? await StreamServer.send(count, write: { try await outputStream.write($0) })
+            try? await outputStream.close()
+        }
     }
 }

@@ -57,6 +57,11 @@ let figures: [Figure] = MainActor.assumeIsolated {
                baselineName: "bare TLS round trip p50", baseline: percentile(continuity.propagationRTT, 50), unit: "µs", aim: ""),
         Figure(name: "memory per mutual-TLS link", value: continuity.bytesPerLink / 1024, baselineName: "(no baseline)",
                baseline: .nan, unit: "KiB", aim: ""),
+        Figure(name: "continuation stream, 100 MB", value: percentile(continuity.streamThroughput, 50),
+               baselineName: "bare GIO TLS stream", baseline: percentile(continuity.bareThroughput, 50), unit: "MB/s",
+               aim: "aim ≥ 80% (higher is better)"),
+        Figure(name: "getContinuationStreams to first byte", value: percentile(continuity.streamFirstByte, 50),
+               baselineName: "bare TLS round trip", baseline: percentile(continuity.firstByteRTT, 50), unit: "ms", aim: ""),
         Figure(name: "heap per advertised activity, on a peer", value: continuity.bytesPerAdvertised,
                baselineName: "its metadata on the wire", baseline: continuity.advertisedWireBytes, unit: "B", aim: ""),
     ]

@@ -14,7 +14,7 @@ struct BatonCommand: ParsableCommand {
             `baton device add NAME` issues a device's identity, to copy to that device's
             $XDG_CONFIG_HOME/baton/device (or --install it on this machine).
             """,
-        subcommands: [GroupCommand.self, DeviceCommand.self, IdentityCommand.self, NearbyCommand.self])
+        subcommands: [GroupCommand.self, DeviceCommand.self, IdentityCommand.self, NearbyCommand.self, ContinueCommand.self])
 }
 
 struct ConfigOption: ParsableArguments {

@@ -11,7 +11,8 @@ struct NearbyCommand: ParsableCommand {
             Connects, as this device, to the group's devices that avahi-daemon finds and to the
             static peers ($BATON_PEERS or the `peers` file), and prints what each advertises.
             Only devices that prove membership of this group appear. Without --watch it prints
-            once every device found has answered.
+            once every device found has answered. An entry that no app installed here continues,
+            but which has a web page, is marked: `baton continue` opens it in the browser.
             """)
     @Flag(name: .long, help: "Keep following the list, printing each change.") var watch = false
     @Option(name: .long, help: "A peer to connect to, HOST:PORT (repeatable; adds to the configured ones).")
@@ -75,7 +76,8 @@ final class NearbyPrinter: ApplicationDelegate {
         if watch { print("-- \(ISO8601DateFormatter().string(from: Date()))") }
         if nearby.isEmpty { print("nothing nearby") }
         for entry in nearby {
-            print("\(entry.device)\t\"\(entry.title ?? "")\"\t\(entry.activityType)\t\(entry.appID)")
+            let web = entry.continuesInBrowser ? "\topens in the browser: \(entry.webpageURL!.absoluteString)" : ""
+            print("\(entry.device)\t\"\(entry.title ?? "")\"\t\(entry.activityType)\t\(entry.appID)\(web)")
         }
         fflushStandardOutput()
     }

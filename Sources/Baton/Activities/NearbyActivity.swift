@@ -50,15 +50,46 @@ extension Application {
     nonisolated public static let nearbyActivitiesDidChangeNotification =
         Notification.Name("BatonApplicationNearbyActivitiesDidChange")
 
+    /// Where a nearby activity was continued.
+    public enum NearbyContinuation: Sendable, Equatable {
+        /// In this app, through the continuation entry point (its delegate hears how it ends).
+        case inApp
+        /// In the web browser, at this URL (app-to-web handoff).
+        case inBrowser(URL)
+    }
+
     /// Continues `activity` from another device through the continuation entry point: the
     /// payload is pulled from that device, and once the delegate has continued it, that
     /// device's activity delegate gets `userActivityWasContinued(_:)`.
-    public func continueNearbyActivity(_ activity: NearbyActivity, timeout: Duration = Application.defaultContinuationTimeout) {
+    ///
+    /// An activity no app here can continue (see `NearbyActivity.continuesInBrowser`) but
+    /// with a `webpageURL` opens in the default web browser instead, and this app's delegate
+    /// hears nothing of it (handoff-programming-guide, "Native App-to-Web Browser Handoff").
+    /// If no browser opens, the delegate gets `didFailToContinue…` with
+    /// `.userActivityHandoffFailed`.
+    @discardableResult
+    public func continueNearbyActivity(_ activity: NearbyActivity,
+                                       timeout: Duration = Application.defaultContinuationTimeout) -> NearbyContinuation {
+        if activity.continuesInBrowser, let url = activity.webpageURL {
+            do {
+                try WebBrowser.open(url)
+                nearbySource?.confirmContinued(activity)
+            } catch {
+                delegate?.application(self, didFailToContinueUserActivityWithType: activity.activityType,
+                                      error: Application.handoffError(.userActivityHandoffFailed, "\(error)", underlying: error))
+            }
+            return .inBrowser(url)
+        }
+        return continueInApp(activity, timeout: timeout)
+    }
+
+    private func continueInApp(_ activity: NearbyActivity, timeout: Duration) -> NearbyContinuation {
         guard let source = nearbySource else {
-            return continueUserActivity(ofType: activity.activityType, title: activity.title, timeout: timeout) {
+            continueUserActivity(ofType: activity.activityType, title: activity.title, timeout: timeout) {
                 throw CocoaError(.userActivityConnectionUnavailable,
                                  userInfo: [NSLocalizedDescriptionKey: "no continuity node is running in this app"])
             }
+            return .inApp
         }
         let origin = ContinuationOrigin(teamIdentifier: activity.teamIdentifier, appID: activity.appID, deviceName: activity.device)
         let fetch = SendableFetch(source: source, activity: activity)
@@ -69,6 +100,7 @@ extension Application {
                                  return try await source.openStreams(for: activity)
                              },
                              fetchingPayload: { try await fetch.run() })
+        return .inApp
     }
 }
 

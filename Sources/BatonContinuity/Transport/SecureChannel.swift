@@ -111,6 +111,9 @@ public final class SecureChannel: @unchecked Sendable {
                                applicationProtocol: String = alpn) async throws(TransportError) -> SecureChannel {
         let client = g_socket_client_new()!
         defer { g_object_unref(client) }
+        // Straight to the device: a desktop's HTTP proxy has no business with links between
+        // the user's own devices (and resolving it costs a GSettings or libproxy lookup).
+        g_socket_client_set_enable_proxy(client, 0)
         let address = PeerAddress(host: host, port: port).description  // brackets an IPv6 host
         let connection: UnsafeMutablePointer<GSocketConnection>
         do {

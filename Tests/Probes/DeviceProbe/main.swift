@@ -2,6 +2,7 @@
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
 //                 [--listen HOST] [--rotate SECONDS] [--streams | --stream-die | --stream-close]
+//                 [--webpage URL]
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
@@ -38,6 +39,8 @@ final class Misbehaviour: UserActivityDelegate {
             break
         }
     }
+
+    func userActivityWasContinued(_ userActivity: UserActivity) { say("was continued") }
 
     func userActivity(_ userActivity: UserActivity, didReceive inputStream: ContinuationInputStream,
                       outputStream: ContinuationOutputStream) {
@@ -116,6 +119,7 @@ MainActor.assumeIsolated {
     activity.title = "Probe"
     activity.delegate = misbehaviour
     activity.supportsContinuationStreams = streamMode != nil
+    activity.webpageURL = value(after: "--webpage").flatMap(URL.init(string:))
     activity.becomeCurrent()
     do {
         let peers = arguments.indices.filter { arguments[$0] == "--peer" && $0 + 1 < arguments.count }

@@ -1,0 +1,92 @@
+import ArgumentParser
+import BatonContinuity
+import Foundation
+
+/// `baton continue`: continues a nearby activity that no app here continues, in the web
+/// browser (handoff-programming-guide, "Native App-to-Web Browser Handoff").
+struct ContinueCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "continue",
+        abstract: "Continue a nearby activity in the web browser.",
+        discussion: """
+            Finds the group's devices as `baton nearby` does and continues the first activity
+            they advertise (or the first of --type, or on --device). One that no app installed
+            here continues but that has a web page opens in the desktop's default browser, and
+            the originating app is told it was continued. For one an installed app continues,
+            run that app.
+            """)
+    @Option(name: .long, help: "Continue the activity of this type.") var type: String?
+    @Option(name: .long, help: "Continue the activity of this device.") var device: String?
+    @Option(name: .long, help: "A peer to connect to, HOST:PORT (repeatable; adds to the configured ones).")
+    var peer: [String] = []
+    @OptionGroup var options: ConfigOption
+
+    func validate() throws {
+        for entry in peer where PeerAddress(entry) == nil { throw ValidationError("'\(entry)' is not HOST:PORT") }
+    }
+
+    func run() throws {
+        let directory = options.directory
+        let identity = try DeviceIdentity.load(from: directory.deviceDirectory)
+        let peers = PeerAddress.configured(in: directory) + peer.compactMap(PeerAddress.init)
+        let (type, device) = (type, device)
+        let failure: String? = MainActor.assumeIsolated {
+            let continuer = BrowserContinuer(type: type, device: device)
+            do {
+                continuer.node = try ContinuityNode(identity: identity, identityDirectory: directory.deviceDirectory, staticPeers: peers)
+            } catch { return "\(error)" }
+            Application.main(delegate: continuer)
+            return continuer.failure
+        }
+        if let failure {
+            FileHandle.standardError.write(Data("baton continue: \(failure)\n".utf8))
+            throw ExitCode(1)
+        }
+    }
+}
+
+final class BrowserContinuer: ApplicationDelegate {
+    let type: String?
+    let device: String?
+    var node: ContinuityNode?
+    var failure: String?
+
+    init(type: String?, device: String?) {
+        self.type = type
+        self.device = device
+    }
+
+    func applicationDidFinishLaunching(_ notification: Notification) {
+        guard let node else { return }
+        node.onFirstDialsFinished = { [unowned self] in
+            self.continueChosen()
+            // After the task that sends Continued has run (the main queue drains at default priority).
+            MainLoop.idle(priority: .low) { Application.shared.terminate(nil) }
+        }
+        do { try node.start(discovery: .browseOnly) } catch {
+            failure = "\(error)"
+            Application.shared.terminate(nil)
+        }
+    }
+
+    private func continueChosen() {
+        let chosen = Application.shared.nearbyActivities.first {
+            (type == nil || $0.activityType == type) && (device == nil || $0.device == device)
+        }
+        guard let entry = chosen else { return failure = "nothing nearby to continue" }
+        guard entry.continuesInBrowser, let url = entry.webpageURL else {
+            return failure = entry.webpageURL == nil
+                ? "\(entry.activityType) from \(entry.device) has no web page; run an app that continues it (\(entry.appID))"
+                : "an app installed here continues \(entry.activityType): run it to continue"
+        }
+        if case .inBrowser = Application.shared.continueNearbyActivity(entry), failure == nil {
+            print("opened \(url.absoluteString) in the web browser (\"\(entry.title ?? "")\" from \(entry.device))")
+        }
+    }
+
+    func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
+        failure = "\(error)"
+    }
+
+    func applicationWillTerminate(_ notification: Notification) { node?.stop() }
+}
