@@ -34,6 +34,8 @@ let package = Package(
         // (No pkgConfig: the headers and libraries are in the default paths, and Avahi's .pc
         // files only add -D_REENTRANT, which SwiftPM warns about.)
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev", "libavahi-glib-dev"])]),
+        // libsoup 3: HTTPS on GIO and the GLib loop, for the associated-domain files of web-to-app handoff.
+        .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         // Layer 1: the GLib main loop as the app's run loop, with Swift concurrency on it.
         .target(
             name: "BatonLoop",
@@ -48,7 +50,7 @@ let package = Package(
         .target(
             name: "BatonContinuity",
             dependencies: [
-                "Baton", "CGLib", "CAvahi",
+                "Baton", "CGLib", "CAvahi", "CSoup",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

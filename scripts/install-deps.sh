@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Installs the Debian packages Baton needs, only those missing. Idempotent; safe in CI.
 set -euo pipefail
-# Build: GLib/GIO, GnuTLS for GIO, Avahi's client and GLib adapter.
+# Build: GLib/GIO, GnuTLS for GIO, Avahi's client and GLib adapter, libsoup (HTTPS).
 # Tests: openssl (a foreign TLS client); dbus-daemon, avahi-daemon, avahi-utils (avahi-browse),
 # iproute2 and util-linux (unshare, nsenter, setpriv) for the network-namespace test hosts.
-packages=(pkg-config libglib2.0-dev glib-networking libavahi-client-dev libavahi-glib-dev
+packages=(pkg-config libglib2.0-dev glib-networking libavahi-client-dev libavahi-glib-dev libsoup-3.0-dev
           openssl dbus-daemon avahi-daemon avahi-utils iproute2 util-linux)
 missing=()
 for p in "${packages[@]}"; do

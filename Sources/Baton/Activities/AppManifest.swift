@@ -31,12 +31,41 @@ public struct AppManifest: Sendable, Equatable {
     /// `NSUserActivityTypes`.
     public var activityTypes: [String]
     public var documentTypes: [DocumentType]
+    /// `BatonAssociatedDomains`, in the form of Apple's associated-domains entitlement:
+    /// `activitycontinuation:example.com` (also `*.example.com`, and `host:port` for a private
+    /// server). Other services' entries are kept but not used.
+    public var associatedDomains: [String]
 
-    public init(appID: String, teamIdentifier: String, activityTypes: [String] = [], documentTypes: [DocumentType] = []) {
+    public init(appID: String, teamIdentifier: String, activityTypes: [String] = [], documentTypes: [DocumentType] = [],
+                associatedDomains: [String] = []) {
         self.appID = appID
         self.teamIdentifier = teamIdentifier
         self.activityTypes = activityTypes
         self.documentTypes = documentTypes
+        self.associatedDomains = associatedDomains
+    }
+
+    /// `TEAM.appID`, as an associated-domain file lists apps.
+    public var appIdentifier: String { "\(teamIdentifier).\(appID)" }
+
+    /// The domains this app claims for activity continuation.
+    public var continuationDomains: [String] {
+        associatedDomains.compactMap { entry in
+            entry.hasPrefix("activitycontinuation:") ? String(entry.dropFirst("activitycontinuation:".count)) : nil
+        }
+    }
+
+    /// The claimed domain that `url` falls under, if any: `https` only, host (and port, if the
+    /// claim names one) matching, `*.example.com` covering subdomains (web-to-app handoff,
+    /// handoff-programming-guide, "Web Browser-to-Native App Handoff").
+    public func claimedDomain(for url: URL) -> String? {
+        guard url.scheme?.lowercased() == "https", let host = url.host?.lowercased() else { return nil }
+        let authority = url.port.map { "\(host):\($0)" } ?? host
+        return continuationDomains.first { claim in
+            let claim = claim.lowercased()
+            if claim.hasPrefix("*.") { return host.hasSuffix(String(claim.dropFirst(1))) && url.port == nil }
+            return claim == authority
+        }
     }
 
     /// Reads an `Info.plist` (XML or binary) with Foundation's `PropertyListSerialization`.
@@ -57,7 +86,8 @@ public struct AppManifest: Sendable, Equatable {
                          activityType: entry["NSUbiquitousDocumentUserActivityType"] as? String)
         }
         self.init(appID: appID, teamIdentifier: team,
-                  activityTypes: plist["NSUserActivityTypes"] as? [String] ?? [], documentTypes: documents)
+                  activityTypes: plist["NSUserActivityTypes"] as? [String] ?? [], documentTypes: documents,
+                  associatedDomains: plist["BatonAssociatedDomains"] as? [String] ?? [])
     }
 
     /// The manifest this process ships with, if any (see the type's description).
@@ -73,8 +103,13 @@ public struct AppManifest: Sendable, Equatable {
     /// Whether this app may continue an activity of `type` from an app of `team`: same team,
     /// and the type is declared, directly or as a document type's activity type
     /// (handoff-programming-guide, "Adopting Handoff in Document-Based Apps").
+    ///
+    /// A web-browsing activity (`UserActivity.browsingWebType`) comes from a browser of any
+    /// team: an app that claims domains for activity continuation may continue it, once the
+    /// domain confirms the claim.
     public func canContinue(activityType type: String, fromTeam team: String) -> Bool {
-        team == teamIdentifier && (activityTypes.contains(type) || documentTypes.contains { $0.activityType == type })
+        if type == UserActivity.browsingWebType { return !continuationDomains.isEmpty }
+        return team == teamIdentifier && (activityTypes.contains(type) || documentTypes.contains { $0.activityType == type })
     }
 
     /// The document type for a file, by its extension.

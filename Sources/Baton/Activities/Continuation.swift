@@ -92,7 +92,13 @@ extension Application {
                         return continuation.fail(.userActivityHandoffFailed,
                                                  "offered \(type) but the payload is \(activity.activityType)")
                     }
+                    if type == UserActivity.browsingWebType {
+                        try await Application.confirmWebClaim(of: activity, by: manifest)
+                        guard !continuation.isFinished else { return }
+                    }
                     continuation.succeed(with: activity)
+                } catch let error as CocoaError {
+                    continuation.fail(error.code, error.localizedDescription, underlying: error)
                 } catch {
                     let code: CocoaError.Code = if case .payloadTooLarge? = error as? UserActivityError {
                         .userActivityHandoffUserInfoTooLarge
@@ -101,6 +107,30 @@ extension Application {
                 }
             }
         }
+    }
+
+    /// Web-to-app handoff (handoff-programming-guide, "Web Browser-to-Native App Handoff"): a
+    /// browsing activity continues in this app only if the app claims the page's domain and
+    /// the domain's associated-domain file lists the app. The app gets the `webpageURL` and an
+    /// empty `userInfo` (the browser's data is not for it).
+    static func confirmWebClaim(of activity: UserActivity, by manifest: AppManifest) async throws {
+        guard let url = activity.webpageURL, let domain = manifest.claimedDomain(for: url) else {
+            throw handoffError(.userActivityHandoffFailed,
+                               "\(manifest.appID) does not claim \(activity.webpageURL?.host ?? "the page")'s domain for activity continuation")
+        }
+        guard let verifier = Application.shared.associatedDomainVerifier else {
+            throw handoffError(.userActivityHandoffFailed, "no associated-domain verifier runs in this app to confirm \(domain)")
+        }
+        do {
+            guard try await verifier.verify(domain, lists: manifest.appIdentifier) else {
+                throw handoffError(.userActivityHandoffFailed, "\(domain) does not list \(manifest.appIdentifier) for activity continuation")
+            }
+        } catch let error as CocoaError {
+            throw error
+        } catch {
+            throw handoffError(.userActivityHandoffFailed, "cannot confirm \(domain)'s claim: \(error)", underlying: error)
+        }
+        activity.userInfo = [:]
     }
 
     private static func handoffCode(forFetchError error: Error) -> (CocoaError.Code, String) {

@@ -32,9 +32,18 @@ public enum InstalledApps {
     /// Whether an installed app of the activity's team declares its type.
     public static func canContinue(_ activity: NearbyActivity,
                                    environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
-        manifests(environment: environment).contains {
-            $0.canContinue(activityType: activity.activityType, fromTeam: activity.teamIdentifier)
+        manifests(environment: environment).contains { $0.canContinue(activity) }
+    }
+}
+
+extension AppManifest {
+    /// Whether this app may continue `activity`: as `canContinue(activityType:fromTeam:)`, and
+    /// for web browsing, only if it claims the page's domain.
+    public func canContinue(_ activity: NearbyActivity) -> Bool {
+        if activity.activityType == UserActivity.browsingWebType {
+            return activity.webpageURL.flatMap(claimedDomain(for:)) != nil
         }
+        return canContinue(activityType: activity.activityType, fromTeam: activity.teamIdentifier)
     }
 }
 
@@ -44,9 +53,7 @@ extension NearbyActivity {
     @MainActor
     public var continuesInBrowser: Bool {
         guard webpageURL != nil else { return false }
-        if let manifest = Application.shared.manifest, manifest.canContinue(activityType: activityType, fromTeam: teamIdentifier) {
-            return false
-        }
+        if let manifest = Application.shared.manifest, manifest.canContinue(self) { return false }
         return !InstalledApps.canContinue(self)
     }
 }

@@ -47,6 +47,9 @@ public final class Application: Responder {
     private var nearbyStore: [NearbyActivity] = []
     /// Who fetches nearby payloads: the continuity node, when one runs in this app.
     public weak var nearbySource: (any NearbyActivitySource)?
+    /// Who confirms associated domains for web-to-app handoff: the continuity node installs
+    /// one when it starts.
+    public var associatedDomainVerifier: (any AssociatedDomainVerifier)?
 
     /// Replaces the nearby list (the continuity layer calls this) and posts
     /// `nearbyActivitiesDidChangeNotification` if it changed.
@@ -199,6 +202,7 @@ public final class Application: Responder {
         acceptsContinuation = true
         nearbyStore = []
         nearbySource = nil
+        associatedDomainVerifier = nil
         isTerminating = false
         storedManifest = nil
         manifestLoaded = false

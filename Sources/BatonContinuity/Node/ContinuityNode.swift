@@ -92,6 +92,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         let listener = try SecureListener(identity: identity, credential: credential, host: host, port: port)
         self.listener = listener
         Application.shared.nearbySource = self
+        if Application.shared.associatedDomainVerifier == nil {
+            Application.shared.associatedDomainVerifier = try? AssociatedDomains()
+        }
         for name in [Application.currentUserActivityDidChangeNotification, UserActivity.didSaveNotification] {
             observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
                 MainActor.assumeIsolated { self?.readvertise() }

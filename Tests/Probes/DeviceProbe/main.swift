@@ -2,7 +2,7 @@
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
 //                 [--listen HOST] [--rotate SECONDS] [--streams | --stream-die | --stream-close]
-//                 [--webpage URL]
+//                 [--webpage URL] [--browsing]
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
@@ -115,7 +115,10 @@ MainActor.assumeIsolated {
     Application.shared.manifest = AppManifest(appID: "com.example.probe", teamIdentifier: team,
                                               activityTypes: ["com.example.probe.editing"])
     Application.shared.activate()
-    let activity = UserActivity(activityType: "com.example.probe.editing")
+    // --browsing: a web browser's activity (web-to-app handoff), with browser data in userInfo.
+    let browsing = arguments.contains("--browsing")
+    let activity = UserActivity(activityType: browsing ? UserActivity.browsingWebType : "com.example.probe.editing")
+    if browsing { activity.userInfo = ["browser-tab": 3] }
     activity.title = "Probe"
     activity.delegate = misbehaviour
     activity.supportsContinuationStreams = streamMode != nil

@@ -1,0 +1,2 @@
+// libsoup 3 (HTTP on GIO and the GLib main loop), for fetching associated-domain files.
+#include <libsoup/soup.h>
