@@ -12,6 +12,9 @@ let package = Package(
         .executable(name: "baton-hello", targets: ["Hello"]),
         .executable(name: "baton-shapes", targets: ["Shapes"]),
         .executable(name: "baton-notes", targets: ["Notes"]),
+        .executable(name: "baton-mapviewer", targets: ["MapViewer"]),
+        .executable(name: "baton-mail", targets: ["Mail"]),
+        .executable(name: "baton-reader", targets: ["Reader"]),
     ],
     dependencies: [
         // Logged (non-fatal) refusals of bad input go through swift-log, so apps choose the backend.
@@ -67,6 +70,14 @@ let package = Package(
         .executableTarget(name: "Shapes", dependencies: ["Baton", "BatonContinuity"], path: "Examples/Shapes",
                           resources: [.copy("Manifest")]),
         .executableTarget(name: "Notes", dependencies: ["Baton"], path: "Examples/Notes", resources: [.copy("Manifest")]),
+        // What the example apps share to be devices of a group.
+        .target(name: "ExampleSupport", dependencies: ["Baton", "BatonContinuity"], path: "Examples/ExampleSupport"),
+        .executableTarget(name: "MapViewer", dependencies: ["Baton", "BatonContinuity", "ExampleSupport"], path: "Examples/MapViewer",
+                          resources: [.copy("Manifest")]),
+        .executableTarget(name: "Mail", dependencies: ["Baton", "BatonContinuity", "ExampleSupport", .product(name: "Crypto", package: "swift-crypto")],
+                          path: "Examples/Mail", resources: [.copy("Manifest")]),
+        .executableTarget(name: "Reader", dependencies: ["Baton", "BatonContinuity", "ExampleSupport"], path: "Examples/Reader",
+                          resources: [.copy("Manifest")]),
         .executableTarget(name: "BatonBench", dependencies: ["Baton", "BatonContinuity", "CGLib"], path: "Benchmarks/BatonBench"),
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),

@@ -15,31 +15,9 @@ final class WebHandoffTests: TrustTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        let data = root.appendingPathComponent("data"), configHome = root.appendingPathComponent("xdg-config")
-        let applications = data.appendingPathComponent("applications")
-        try FileManager.default.createDirectory(at: applications, withIntermediateDirectories: true)
-        try FileManager.default.createDirectory(at: configHome, withIntermediateDirectories: true)
-        fifo = root.appendingPathComponent("opened")
-        XCTAssertEqual(mkfifo(fifo.path, 0o600), 0)
-        let handler = root.appendingPathComponent("browser.sh")
-        try "#!/bin/sh\nprintf 'browser opened %s\\n' \"$1\" > '\(fifo.path)'\n".write(to: handler, atomically: true, encoding: .utf8)
-        chmod(handler.path, 0o755)
-        try """
-            [Desktop Entry]
-            Type=Application
-            Name=Test browser
-            Exec=\(handler.path) %u
-            MimeType=x-scheme-handler/http;x-scheme-handler/https;
-            """.write(to: applications.appendingPathComponent("baton-test-browser.desktop"), atomically: true, encoding: .utf8)
-        try """
-            [Default Applications]
-            x-scheme-handler/http=baton-test-browser.desktop
-            x-scheme-handler/https=baton-test-browser.desktop
-            """.write(to: configHome.appendingPathComponent("mimeapps.list"), atomically: true, encoding: .utf8)
-        let empty = root.appendingPathComponent("no-system-data")
-        try FileManager.default.createDirectory(at: empty, withIntermediateDirectories: true)
-        // Only the test's own data and settings: no system browser, no system-wide app manifests.
-        environment = ["XDG_DATA_HOME": data.path, "XDG_CONFIG_HOME": configHome.path, "XDG_DATA_DIRS": empty.path]
+        let browser = try TestBrowser(in: root)
+        fifo = browser.fifo
+        environment = browser.environment
     }
 
     /// Device A (a probe process) advertises an activity with a web page; returns its address.

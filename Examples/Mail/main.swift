@@ -1,0 +1,72 @@
+// Mail: a draft with a large attachment, handed off between devices of one group. The draft
+// travels in the payload; the attachment over continuation streams.
+//     baton-mail DEVICE-OPTIONS --compose --to ADDR --subject S --body B [--attach FILE]
+//         advertise the draft; exit once the other device has it (and its attachment)
+//     baton-mail DEVICE-OPTIONS --continue-nearby [--save-to DIR]
+//         continue the draft, fetch the attachment into DIR, check it
+// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…
+import Baton
+import BatonContinuity
+import ExampleSupport
+
+final class MailApp: ApplicationDelegate {
+    let draft = DraftViewController(title: "draft")
+    lazy var window = Window(title: "New Message", contentViewController: draft)
+    let device: ExampleDevice
+    let composing: Bool
+
+    init(device: ExampleDevice, composing: Bool) {
+        self.device = device
+        self.composing = composing
+    }
+
+    func applicationDidFinishLaunching(_ notification: Notification) {
+        window.makeKeyAndOrderFront()
+        window.makeFirstResponder(draft.view)
+        do { try device.start() } catch { return fail("\(error)") }
+        if composing {
+            draft.onAttachmentSent = { MainLoop.idle { Application.shared.terminate(nil) } }
+            draft.compose(to: value(after: "--to") ?? "", subject: value(after: "--subject") ?? "",
+                          body: value(after: "--body") ?? "", attachment: value(after: "--attach").map { URL(fileURLWithPath: $0) })
+        } else {
+            device.continueFirstNearby(of: [DraftViewController.composeType]) {}
+        }
+    }
+
+    func applicationWillTerminate(_ notification: Notification) { device.stop() }
+
+    func application(_ application: Application, continue userActivity: UserActivity,
+                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+        guard let draft = application.keyWindow?.contentViewController as? DraftViewController else { return false }
+        restorationHandler([draft])
+        return true
+    }
+
+    func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
+        fail("could not continue \(userActivityType): \(error.localizedDescription)")
+    }
+}
+
+@MainActor func fail(_ message: String) {
+    say("error: \(message)")
+    exitCode = 1
+    Application.shared.terminate(nil)
+}
+
+let arguments = Array(CommandLine.arguments.dropFirst())
+let usage = "usage: baton-mail \(DeviceOptions.usage) (--compose --to ADDR --subject S --body B [--attach FILE] | --continue-nearby [--save-to DIR])"
+guard let options = DeviceOptions(arguments: arguments), arguments.contains("--compose") || arguments.contains("--continue-nearby") else {
+    say(usage)
+    exit(2)
+}
+MainActor.assumeIsolated {
+    do {
+        let manifestURL = Bundle.module.url(forResource: "Info", withExtension: "plist", subdirectory: "Manifest")!
+        Application.shared.manifest = try AppManifest(contentsOf: manifestURL)
+    } catch {
+        say("error: \(error)")
+        exit(1)
+    }
+    Application.main(delegate: MailApp(device: ExampleDevice(options), composing: arguments.contains("--compose")))
+}
+exit(exitCode)

@@ -1,0 +1,87 @@
+import Baton
+import ExampleSupport
+import Foundation
+
+/// The seed "Continuing User Activities with Handoff", ported: a map of stores with two
+/// activities, viewing a region and editing a store's details (its favorite mark).
+final class MapViewController: ViewController, UserActivityDelegate {
+    private(set) var region = MapRegion(centerLatitude: 37.33, centerLongitude: -122.03, spanLatitude: 0.5, spanLongitude: 0.5)
+    private(set) var editing: (store: Store, favorite: Bool)?
+    /// The store's popover (a panel); closed when the editing continues on another device.
+    private(set) var storeDetail: Panel?
+    let mapViewingActivity = UserActivity(activityType: UserActivity.mapViewingActivityType)
+    lazy var storeEditingActivity: UserActivity = {
+        let activity = UserActivity(activityType: UserActivity.storeEditingActivityType)
+        activity.delegate = self  // "Update the Original Device's State"
+        return activity
+    }()
+
+    override func loadView() { view = MapView(identifier: "map") }
+
+    /// "Manage User Activities": the region changed.
+    func show(_ region: MapRegion) {
+        self.region = region
+        mapViewingActivity.title = "Viewing the map"
+        userActivity = mapViewingActivity
+        mapViewingActivity.needsSave = true
+        mapViewingActivity.becomeCurrent()
+        say("showing the map at \(region)")
+    }
+
+    /// The user chose a store's pin: its details open in a popover, and editing is the activity.
+    func edit(_ store: Store, favorite: Bool) {
+        editing = (store, favorite)
+        let detail = Panel(title: store.name)
+        detail.orderFront()
+        storeDetail = detail
+        storeEditingActivity.title = "Editing \(store.name)"
+        userActivity = storeEditingActivity
+        storeEditingActivity.needsSave = true
+        storeEditingActivity.becomeCurrent()
+        say("editing \(store.name) (favorite: \(favorite ? "yes" : "no")) in a popover")
+    }
+
+    override func updateUserActivityState(_ activity: UserActivity) {
+        activity.updateViewingRegion(region)
+        if activity.activityType == UserActivity.storeEditingActivityType, let (store, favorite) = editing {
+            activity.addUserInfoEntries(from: [
+                UserActivity.storeURLKeyString: store.url,
+                UserActivity.storeLatitudeKeyString: store.latitude,
+                UserActivity.storeLongitudeKeyString: store.longitude,
+                UserActivity.storeFavoriteKeyString: favorite])
+        }
+        say("updateUserActivityState: \(activity.activityType.split(separator: ".").last!) saved")
+    }
+
+    /// "Update the App's State".
+    override func restoreUserActivityState(_ activity: UserActivity) {
+        super.restoreUserActivityState(activity)
+        if let region = activity.viewingRegion() {
+            self.region = region
+            say("restoreUserActivityState: map at \(region)")
+        }
+        if activity.activityType == UserActivity.storeEditingActivityType,
+           let url = activity.userInfo?[UserActivity.storeURLKeyString] as? URL, let store = Store.at(url),
+           let latitude = activity.userInfo?[UserActivity.storeLatitudeKeyString] as? Double,
+           let longitude = activity.userInfo?[UserActivity.storeLongitudeKeyString] as? Double {
+            let favorite = activity.userInfo?[UserActivity.storeFavoriteKeyString] as? Bool ?? false
+            editing = (store, favorite)
+            say("restoreUserActivityState: editing \(store.name) at \(latitude), \(longitude) (favorite: \(favorite ? "yes" : "no"))")
+        }
+    }
+
+    /// "Update the Original Device's State (Optional)": dismiss the popover.
+    func userActivityWasContinued(_ userActivity: UserActivity) {
+        MainLoop.idle { [weak self] in
+            guard let self, let detail = self.storeDetail, userActivity.activityType == UserActivity.storeEditingActivityType else { return }
+            detail.close()
+            self.storeDetail = nil
+            say("userActivityWasContinued: editing continues on another device; dismissed the popover for \(detail.title)")
+            Application.shared.terminate(nil)
+        }
+    }
+}
+
+final class MapView: View {
+    override var acceptsFirstResponder: Bool { true }
+}
