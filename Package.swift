@@ -67,11 +67,12 @@ let package = Package(
         ),
         .executableTarget(name: "Screens", dependencies: ["Baton"], path: "Examples/Screens"),
         .executableTarget(name: "Hello", dependencies: ["Baton"], path: "Examples/Hello"),
-        .executableTarget(name: "Shapes", dependencies: ["Baton", "BatonContinuity"], path: "Examples/Shapes",
-                          resources: [.copy("Manifest")]),
+
         .executableTarget(name: "Notes", dependencies: ["Baton"], path: "Examples/Notes", resources: [.copy("Manifest")]),
         // What the example apps share to be devices of a group.
         .target(name: "ExampleSupport", dependencies: ["Baton", "BatonContinuity"], path: "Examples/ExampleSupport"),
+        .executableTarget(name: "Shapes", dependencies: ["Baton", "BatonContinuity", "ExampleSupport"], path: "Examples/Shapes",
+                          resources: [.copy("Manifest")]),
         .executableTarget(name: "MapViewer", dependencies: ["Baton", "BatonContinuity", "ExampleSupport"], path: "Examples/MapViewer",
                           resources: [.copy("Manifest")]),
         .executableTarget(name: "Mail", dependencies: ["Baton", "BatonContinuity", "ExampleSupport", .product(name: "Crypto", package: "swift-crypto")],

@@ -27,18 +27,43 @@ baton() { "$bin/baton" "$@" --config "$work/admin"; }
 baton group create "Demo user"
 baton device add A --out "$work/A"
 baton device add B --out "$work/B"
-coproc device_a { "$bin/baton-shapes" --device "$work/A" --create pentagon 2>&1; }
-exec {a_out}<&"${device_a[0]}"  # a copy: bash closes the coprocess's own descriptors when it exits
-# A says where it listens; read its output until then (blocking reads: no polling).
-address=""
-while IFS= read -r line <&"$a_out"; do
-  echo "$line" >> "$work/a.log"
-  case "$line" in *"listening on"*) address=${line##* }; break ;; esac
-done
-[ -n "$address" ] || { cat "$work/a.log"; exit 1; }
-echo "-- device B: --"
-"$bin/baton-shapes" --device "$work/B" --peer "$address" --continue-nearby 2>/dev/null
-cat <&"$a_out" >> "$work/a.log"
-exec {a_out}<&-
-echo "-- device A: --"
-grep -v " info " "$work/a.log"
+# handoff PRODUCT A-ARGS… -- B-ARGS…: PRODUCT as device A, then as device B dialing A; both transcripts.
+handoff() {
+  local product=$1; shift
+  local a_args=() b_args=()
+  while [ "$1" != "--" ]; do a_args+=("$1"); shift; done; shift
+  b_args=("$@")
+  : > "$work/a.log"
+  coproc device_a { "$bin/$product" --device "$work/A" "${a_args[@]}" 2>&1; }
+  exec {a_out}<&"${device_a[0]}"  # a copy: bash closes the coprocess's own descriptors when it exits
+  # A says where it listens; read its output until then (blocking reads: no polling).
+  local address=""
+  while IFS= read -r line <&"$a_out"; do
+    echo "$line" >> "$work/a.log"
+    case "$line" in *"listening on"*) address=${line##* }; break ;; esac
+  done
+  [ -n "$address" ] || { cat "$work/a.log"; exit 1; }
+  echo "-- device B: --"
+  "$bin/$product" --device "$work/B" --peer "$address" "${b_args[@]}" 2>/dev/null
+  cat <&"$a_out" >> "$work/a.log"
+  exec {a_out}<&-
+  wait "$device_a_PID" 2>/dev/null || true
+  echo "-- device A: --"
+  grep -v " info " "$work/a.log"
+}
+handoff baton-shapes --create pentagon -- --continue-nearby
+
+echo
+echo "== MapViewer (the seed \"Continuing User Activities with Handoff\"): a store's details continue on B; A dismisses its popover =="
+handoff baton-mapviewer --edit-store "Apple Fifth Avenue" --favorite -- --continue-nearby
+
+echo
+echo "== Mail: the draft in the payload, its 8 MB attachment over continuation streams =="
+head -c 8388608 /dev/urandom > "$work/holiday.jpg"
+mkdir -p "$work/inbox"
+handoff baton-mail --compose --to ada@example.org --subject Holiday --body "The photo." --attach "$work/holiday.jpg" \
+  -- --continue-nearby --save-to "$work/inbox"
+
+echo
+echo "== Reader: an article continues in the Reader on B, at the same page and scroll position =="
+handoff baton-reader --read 7 --page 3 --scroll 0.42 -- --continue-nearby

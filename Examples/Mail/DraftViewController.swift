@@ -112,5 +112,3 @@ final class DraftViewController: ViewController, UserActivityDelegate {
 final class ComposeView: View {
     override var acceptsFirstResponder: Bool { true }
 }
-
-nonisolated(unsafe) var exitCode: Int32 = 0

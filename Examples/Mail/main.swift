@@ -37,20 +37,12 @@ final class MailApp: ApplicationDelegate {
 
     func application(_ application: Application, continue userActivity: UserActivity,
                      restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
-        guard let draft = application.keyWindow?.contentViewController as? DraftViewController else { return false }
-        restorationHandler([draft])
-        return true
+        restoreInKeyWindow(DraftViewController.self, restorationHandler)
     }
 
     func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
         fail("could not continue \(userActivityType): \(error.localizedDescription)")
     }
-}
-
-@MainActor func fail(_ message: String) {
-    say("error: \(message)")
-    exitCode = 1
-    Application.shared.terminate(nil)
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
@@ -60,13 +52,7 @@ guard let options = DeviceOptions(arguments: arguments), arguments.contains("--c
     exit(2)
 }
 MainActor.assumeIsolated {
-    do {
-        let manifestURL = Bundle.module.url(forResource: "Info", withExtension: "plist", subdirectory: "Manifest")!
-        Application.shared.manifest = try AppManifest(contentsOf: manifestURL)
-    } catch {
-        say("error: \(error)")
-        exit(1)
-    }
+    installManifest(from: Bundle.module)
     Application.main(delegate: MailApp(device: ExampleDevice(options), composing: arguments.contains("--compose")))
 }
 exit(exitCode)

@@ -46,24 +46,13 @@ final class MapViewerApp: ApplicationDelegate {
     /// "Receive User Activities": the key window's content view controller restores it.
     func application(_ application: Application, continue userActivity: UserActivity,
                      restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
-        guard let mapVC = application.keyWindow?.contentViewController as? MapViewController else { return false }
-        _ = mapVC.view  // the seed's mapVC.loadView(): Baton loads the view on first use
-        restorationHandler([mapVC])
-        return true
+        restoreInKeyWindow(MapViewController.self, restorationHandler)
     }
 
     func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
         fail("could not continue \(userActivityType): \(error.localizedDescription)")
     }
 }
-
-@MainActor func fail(_ message: String) {
-    say("error: \(message)")
-    exitCode = 1
-    Application.shared.terminate(nil)
-}
-
-nonisolated(unsafe) var exitCode: Int32 = 0
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 guard let options = DeviceOptions(arguments: arguments) else {
@@ -87,13 +76,7 @@ if let text = value(after: "--view-region"), case let numbers = text.split(separ
 }
 
 MainActor.assumeIsolated {
-    do {
-        let manifestURL = Bundle.module.url(forResource: "Info", withExtension: "plist", subdirectory: "Manifest")!
-        Application.shared.manifest = try AppManifest(contentsOf: manifestURL)
-    } catch {
-        say("error: \(error)")
-        exit(1)
-    }
+    installManifest(from: Bundle.module)
     Application.main(delegate: MapViewerApp(mode: mode, device: ExampleDevice(options)))
 }
 exit(exitCode)

@@ -35,23 +35,13 @@ final class ReaderApp: ApplicationDelegate {
 
     func application(_ application: Application, continue userActivity: UserActivity,
                      restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
-        guard let reader = application.keyWindow?.contentViewController as? ArticleViewController else { return false }
-        restorationHandler([reader])
-        return true
+        restoreInKeyWindow(ArticleViewController.self, restorationHandler)
     }
 
     func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
         fail("could not continue \(userActivityType): \(error.localizedDescription)")
     }
 }
-
-@MainActor func fail(_ message: String) {
-    say("error: \(message)")
-    exitCode = 1
-    Application.shared.terminate(nil)
-}
-
-nonisolated(unsafe) var exitCode: Int32 = 0
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: baton-reader \(DeviceOptions.usage) (--read ARTICLE [--page N] [--scroll F] | --continue-nearby)"
@@ -67,13 +57,7 @@ guard reading != nil || arguments.contains("--continue-nearby") else {
     exit(2)
 }
 MainActor.assumeIsolated {
-    do {
-        let manifestURL = Bundle.module.url(forResource: "Info", withExtension: "plist", subdirectory: "Manifest")!
-        Application.shared.manifest = try AppManifest(contentsOf: manifestURL)
-    } catch {
-        say("error: \(error)")
-        exit(1)
-    }
+    installManifest(from: Bundle.module)
     Application.main(delegate: ReaderApp(device: ExampleDevice(options), reading: reading))
 }
 exit(exitCode)

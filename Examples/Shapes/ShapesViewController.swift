@@ -1,4 +1,5 @@
 import Baton
+import ExampleSupport
 
 /// The seed "Implementing Handoff in Your App", ported: a vector-graphics screen whose
 /// create-shape activity another device can continue.

@@ -10,6 +10,7 @@
 // avahi-daemon, and needs no --peer.
 import Baton
 import BatonContinuity
+import ExampleSupport
 
 final class ShapesApp: ApplicationDelegate {
     let shapes = ShapesViewController(title: "shapes")
@@ -104,20 +105,10 @@ final class ShapesApp: ApplicationDelegate {
     }
 }
 
-@MainActor func fail(_ message: String) {
-    say("error: \(message)")
-    exitCode = 1
-    Application.shared.terminate(nil)
-}
 
-nonisolated(unsafe) var exitCode: Int32 = 0
 
-func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-func value(after flag: String) -> String? {
-    arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-}
 let peers = arguments.indices.filter { arguments[$0] == "--peer" && $0 + 1 < arguments.count }.compactMap { PeerAddress(arguments[$0 + 1]) }
 /// `--listen PORT` or `--listen HOST:PORT` (port 0: any free one); loopback unless a host is given.
 let listen: PeerAddress = {
@@ -145,13 +136,7 @@ if let file = value(after: "--save") {
 }
 
 MainActor.assumeIsolated {
-    do {
-        let manifestURL = Bundle.module.url(forResource: "Info", withExtension: "plist", subdirectory: "Manifest")!
-        Application.shared.manifest = try AppManifest(contentsOf: manifestURL)
-    } catch {
-        say("error: \(error)")
-        exit(1)
-    }
+    installManifest(from: Bundle.module)
 }
 Application.main(delegate: ShapesApp(mode: mode))
 exit(exitCode)

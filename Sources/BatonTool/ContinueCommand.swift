@@ -4,7 +4,7 @@ import Foundation
 
 /// `baton continue`: continues a nearby activity that no app here continues, in the web
 /// browser (handoff-programming-guide, "Native App-to-Web Browser Handoff").
-struct ContinueCommand: ParsableCommand {
+struct ContinueCommand: AsThisDevice {
     static let configuration = CommandConfiguration(
         commandName: "continue",
         abstract: "Continue a nearby activity in the web browser.",
@@ -21,31 +21,16 @@ struct ContinueCommand: ParsableCommand {
     var peer: [String] = []
     @OptionGroup var options: ConfigOption
 
-    func validate() throws {
-        for entry in peer where PeerAddress(entry) == nil { throw ValidationError("'\(entry)' is not HOST:PORT") }
-    }
-
     func run() throws {
-        let directory = options.directory
-        let identity = try DeviceIdentity.load(from: directory.deviceDirectory)
-        let peers = PeerAddress.configured(in: directory) + peer.compactMap(PeerAddress.init)
         let (type, device) = (type, device)
-        let failure: String? = MainActor.assumeIsolated {
-            let continuer = BrowserContinuer(type: type, device: device)
-            do {
-                continuer.node = try ContinuityNode(identity: identity, identityDirectory: directory.deviceDirectory, staticPeers: peers)
-            } catch { return "\(error)" }
-            Application.main(delegate: continuer)
-            return continuer.failure
-        }
-        if let failure {
+        if let failure = try runAsThisDevice({ BrowserContinuer(type: type, device: device) }) {
             FileHandle.standardError.write(Data("baton continue: \(failure)\n".utf8))
             throw ExitCode(1)
         }
     }
 }
 
-final class BrowserContinuer: ApplicationDelegate {
+final class BrowserContinuer: DeviceApp {
     let type: String?
     let device: String?
     var node: ContinuityNode?

@@ -3,7 +3,7 @@ import BatonContinuity
 import Foundation
 
 /// `baton nearby`: the activities current on the user's other devices, as this device sees them.
-struct NearbyCommand: ParsableCommand {
+struct NearbyCommand: AsThisDevice {
     static let configuration = CommandConfiguration(
         commandName: "nearby",
         abstract: "List the activities current on the group's other devices.",
@@ -19,28 +19,13 @@ struct NearbyCommand: ParsableCommand {
     var peer: [String] = []
     @OptionGroup var options: ConfigOption
 
-    func validate() throws {
-        for entry in peer where PeerAddress(entry) == nil { throw ValidationError("'\(entry)' is not HOST:PORT") }
-    }
-
     func run() throws {
-        let directory = options.directory
-        let identity = try DeviceIdentity.load(from: directory.deviceDirectory)
-        let peers = PeerAddress.configured(in: directory) + peer.compactMap(PeerAddress.init)
         let watching = watch
-        let failure: String? = MainActor.assumeIsolated {
-            let printer = NearbyPrinter(watch: watching)
-            do {
-                printer.node = try ContinuityNode(identity: identity, identityDirectory: directory.deviceDirectory, staticPeers: peers)
-            } catch { return "\(error)" }
-            Application.main(delegate: printer)
-            return printer.failure
-        }
-        if let failure { throw ValidationError(failure) }
+        if let failure = try runAsThisDevice({ NearbyPrinter(watch: watching) }) { throw ValidationError(failure) }
     }
 }
 
-final class NearbyPrinter: ApplicationDelegate {
+final class NearbyPrinter: DeviceApp {
     let watch: Bool
     var node: ContinuityNode?
     var failure: String?

@@ -46,12 +46,8 @@ final class ContinuationStreamTests: TrustTestCase {
         let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
         let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
         let (activity, node) = try MainActor.assumeIsolated { () throws -> (UserActivity, ContinuityNode) in
-            Application.shared.resetForTesting()
             let recorder = ContinuedActivityRecorder()
-            Application.shared.delegate = recorder
-            Application.shared.manifest = AppManifest(appID: "com.example.probe", teamIdentifier: "PROBETEAM",
-                                                      activityTypes: ["com.example.probe.editing"])
-            Application.shared.finishLaunching()
+            launchAsProbeApp(recorder)
             let node = try ContinuityNode(identity: b, staticPeers: [address])
             try node.start()
             spin(until: { !Application.shared.nearbyActivities.isEmpty })

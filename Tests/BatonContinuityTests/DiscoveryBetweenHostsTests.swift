@@ -51,8 +51,8 @@ final class DiscoveryBetweenHostsTests: TrustTestCase {
         XCTAssertNotNil(b.process.waitForLine(containing: "nearby: \"Creating shape\""), b.process.output)
         XCTAssertNotNil(b.process.waitForLine(containing: "restoreUserActivityState: created a triangle"), b.process.output)
         XCTAssertNotNil(a.process.waitForLine(containing: "userActivityWasContinued"), a.process.output)
-        XCTAssertEqual(a.process.waitForExit(), 0, a.process.output)
-        XCTAssertEqual(b.process.waitForExit(), 0, b.process.output)
+        XCTAssertEqual(a.waitForExit(), 0, a.process.output)
+        XCTAssertEqual(b.waitForExit(), 0, b.process.output)
         // No static peers were given: whichever found the other first through Avahi dialed it.
         XCTAssertTrue((a.process.output + b.process.output).contains("found a device of the group at 10.77.0."),
                       a.process.output + b.process.output)
@@ -71,7 +71,7 @@ final class DiscoveryBetweenHostsTests: TrustTestCase {
                                             productURL("baton").path, cli.url.path])
         XCTAssertNotNil(hostA.process.waitForLine(containing: "published as baton-"), hostA.process.output)
         hostB.process.send("go")
-        XCTAssertEqual(hostB.process.waitForExit(), 0, hostB.process.output)
+        XCTAssertEqual(hostB.waitForExit(), 0, hostB.process.output)
         XCTAssertTrue(hostB.process.output.contains("A\t\"Probe\"\tcom.example.probe.editing\tcom.example.probe"), hostB.process.output)
         XCTAssertFalse(hostB.process.output.contains("published as"), "baton nearby only browses")
     }

@@ -20,6 +20,17 @@ final class FailureRecorder: ApplicationDelegate {
     var ended: Bool { continued + failures.count > 0 }
 }
 
+/// A fresh app with `delegate`, declaring the probe's activity type (the continuing side of the
+/// network tests).
+@MainActor
+func launchAsProbeApp(_ delegate: any ApplicationDelegate) {
+    Application.shared.resetForTesting()
+    Application.shared.delegate = delegate
+    Application.shared.manifest = AppManifest(appID: "com.example.probe", teamIdentifier: "PROBETEAM",
+                                              activityTypes: ["com.example.probe.editing"])
+    Application.shared.finishLaunching()
+}
+
 /// DESIGN.md section 5 "Failure": a continuation from another device always ends, within a
 /// bounded time, in didFailToContinue with the matching code, however the other side fails
 /// (handoff-programming-guide, "Continuing an Activity": didFailToContinueUserActivityWithType).
@@ -36,12 +47,8 @@ final class NetworkFailureTests: TrustTestCase {
         let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
         let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
         return try MainActor.assumeIsolated {
-            Application.shared.resetForTesting()
             let recorder = FailureRecorder()
-            Application.shared.delegate = recorder
-            Application.shared.manifest = AppManifest(appID: "com.example.probe", teamIdentifier: "PROBETEAM",
-                                                      activityTypes: ["com.example.probe.editing"])
-            Application.shared.finishLaunching()
+            launchAsProbeApp(recorder)
             let node = try ContinuityNode(identity: b, staticPeers: [address])
             try node.start()
             defer { node.stop() }

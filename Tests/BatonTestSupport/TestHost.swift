@@ -83,10 +83,24 @@ public final class TestHost: @unchecked Sendable {
     /// Ends the host's first process and waits for the host to be gone. Afterwards no process
     /// is left in its network namespace (the caller can check with `leftoverProcesses`).
     public func shutDown() {
-        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
-        for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGKILL) }
+        killFirstProcess()
         process.waitForExit(timeout: 20)  // unshare returns once its child, the host's PID 1, is reaped:
                                            // by then the kernel has ended every process of the host
+    }
+
+    /// Waits for the host's command to end by itself; after `timeout` it is killed (SIGKILL to
+    /// the host's PID 1: `unshare --fork` ignores SIGTERM). Returns the command's status.
+    @discardableResult
+    public func waitForExit(timeout: TimeInterval = 30) -> Int32 {
+        let deadline = DispatchWorkItem { [self] in killFirstProcess() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
+        defer { deadline.cancel() }
+        return process.waitForExit(timeout: timeout + 20)
+    }
+
+    private func killFirstProcess() {
+        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
+        for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGKILL) }
     }
 
     /// Processes still in this host's network namespace (none once it is shut down).

@@ -439,7 +439,15 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     public func confirmContinued(_ activity: NearbyActivity) {
         guard let link = links[activity.device] else { return }
         Task { @MainActor in
-            _ = try? await link.bus.call("Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
+            do {
+                _ = try await link.bus.call("Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
+            } catch {
+                // The link was replaced while the call was out (both devices dialed at once).
+                guard let replacement = links[activity.device], replacement !== link else {
+                    return log.notice("could not tell \(activity.device) its activity was continued: \(error)")
+                }
+                _ = try? await replacement.bus.call("Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
+            }
         }
     }
 }

@@ -1,0 +1,37 @@
+import Baton
+import Foundation
+
+/// The status an example exits with: 0, or 1 once `fail(_:)` was called.
+nonisolated(unsafe) public var exitCode: Int32 = 0
+
+/// Says what went wrong and ends the app with status 1.
+@MainActor public func fail(_ message: String) {
+    say("error: \(message)")
+    exitCode = 1
+    Application.shared.terminate(nil)
+}
+
+/// Installs the manifest the example ships in its bundle (`Manifest/Info.plist`); exits if it
+/// does not load.
+@MainActor public func installManifest(from bundle: Bundle) {
+    do {
+        guard let url = bundle.url(forResource: "Info", withExtension: "plist", subdirectory: "Manifest") else {
+            throw CocoaError(.fileNoSuchFile, userInfo: [NSLocalizedDescriptionKey: "Manifest/Info.plist is not in the bundle"])
+        }
+        Application.shared.manifest = try AppManifest(contentsOf: url)
+    } catch {
+        say("error: \(error)")
+        exit(1)
+    }
+}
+
+/// The seeds' `application(_:continue:restorationHandler:)`: the key window's content view
+/// controller, if it is a `Controller`, restores the activity.
+@MainActor public func restoreInKeyWindow<Controller: ViewController>(
+    _ type: Controller.Type, _ restorationHandler: @MainActor ([any UserActivityRestoring]) -> Void
+) -> Bool {
+    guard let controller = Application.shared.keyWindow?.contentViewController as? Controller else { return false }
+    _ = controller.view  // the seed's loadView(): Baton loads the view on first use
+    restorationHandler([controller])
+    return true
+}
