@@ -35,6 +35,7 @@ handoff() {
   b_args=("$@")
   : > "$work/a.log"
   coproc device_a { "$bin/$product" --device "$work/A" "${a_args[@]}" 2>&1; }
+  local a_pid=$device_a_PID
   exec {a_out}<&"${device_a[0]}"  # a copy: bash closes the coprocess's own descriptors when it exits
   # A says where it listens; read its output until then (blocking reads: no polling).
   local address=""
@@ -47,7 +48,7 @@ handoff() {
   "$bin/$product" --device "$work/B" --peer "$address" "${b_args[@]}" 2>/dev/null
   cat <&"$a_out" >> "$work/a.log"
   exec {a_out}<&-
-  wait "$device_a_PID" 2>/dev/null || true
+  wait "$a_pid" 2>/dev/null || true
   echo "-- device A: --"
   grep -v " info " "$work/a.log"
 }
