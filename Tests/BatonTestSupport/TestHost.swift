@@ -62,6 +62,12 @@ public final class TestHost: @unchecked Sendable {
         networkNamespace = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(process.processIdentifier)/ns/net")) ?? "?"
     }
 
+    /// The host's PID 1 (the child of `unshare`), whose namespaces are all the host's own.
+    private var firstProcess: Int32? {
+        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
+        return children.split(separator: " ").compactMap { Int32($0) }.first
+    }
+
     /// Runs `command` in the host's network namespace (as `ip link set veth0 down`).
     public func run(inNetwork command: [String]) throws {
         try Self.run("/usr/bin/nsenter", ["--target", "\(process.processIdentifier)", "--net", "--"] + command)
@@ -70,14 +76,16 @@ public final class TestHost: @unchecked Sendable {
     /// Starts `command` inside the host: its network, its /run (so its own D-Bus and Avahi)
     /// and its PID namespace (so it ends with the host).
     public func start(_ command: [String]) throws -> RunningProcess {
-        try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/nsenter"),
-                           ["--target", "\(process.processIdentifier)", "--net", "--mount", "--uts", "--pid", "--"] + command)
+        guard let first = firstProcess else { throw HostError.failed("\(name) is not running") }
+        return try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/nsenter"),
+                                  ["--target", "\(first)", "--net", "--mount", "--uts", "--pid", "--"] + command)
     }
 
     /// Starts the host's avahi-daemon (for a host made without it); returns once it runs.
     public func startAvahi() throws {
         let daemon = try start(["/usr/sbin/avahi-daemon", "--file=/run/avahi-daemon.conf", "--no-chroot", "--no-rlimits", "--daemonize"])
-        guard daemon.waitForExit() == 0 else { throw HostError.failed("avahi-daemon did not start on \(name):\n\(daemon.output)") }
+        let status = daemon.waitForExit()
+        guard status == 0 else { throw HostError.failed("avahi-daemon did not start on \(name) (status \(status)):\n\(daemon.output)") }
     }
 
     /// Ends the host's first process and waits for the host to be gone. Afterwards no process
@@ -99,8 +107,7 @@ public final class TestHost: @unchecked Sendable {
     }
 
     private func killFirstProcess() {
-        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
-        for child in children.split(separator: " ").compactMap({ Int32($0) }) { kill(child, SIGKILL) }
+        if let first = firstProcess { kill(first, SIGKILL) }
     }
 
     /// Processes still in this host's network namespace (none once it is shut down).
