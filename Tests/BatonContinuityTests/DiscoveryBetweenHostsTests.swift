@@ -90,6 +90,29 @@ final class DiscoveryBetweenHostsTests: TrustTestCase {
         XCTAssertEqual(a.process.output.components(separatedBy: "no avahi-daemon is reachable").count - 1, 1, a.process.output)
     }
 
+    /// handoff-programming-guide, "Using Continuation Streams", with the link taken down while
+    /// a large answer is streaming: the continuing side's stream ends with an error (dead-peer
+    /// detection: keepalive and TCP_USER_TIMEOUT, about 20 s) instead of waiting forever, and
+    /// both apps keep running.
+    func testALinkDroppedMidStreamEndsTheStreamWithAnError() throws {
+        let paths = try devices("A", "B")
+        let probe = productURL("DeviceProbe").path
+        let (a, b) = try startPair([probe, paths[0], "--ok", "--streams", "--listen", "0.0.0.0"],
+                                   [probe, paths[1], "--ok", "--listen", "0.0.0.0"])
+        XCTAssertNotNil(b.process.waitForLine(containing: "nearby A"), b.process.output)
+        b.process.send("continue 10")
+        XCTAssertNotNil(b.process.waitForLine(containing: "continued Probe"), b.process.output)
+        b.process.send("streams \(4 * 1024 * 1024 * 1024)")
+        XCTAssertNotNil(b.process.waitForLine(containing: "stream receiving"), b.process.output)
+        try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "down"])
+        XCTAssertNotNil(b.process.waitForLine(containing: "stream failed", timeout: 60), b.process.output)
+        XCTAssertFalse(b.process.output.contains("stream received"))
+        a.process.send("ping")
+        b.process.send("ping")
+        XCTAssertNotNil(a.process.waitForLine(containing: "pong"), a.process.output)
+        XCTAssertNotNil(b.process.waitForLine(containing: "pong"), b.process.output)
+    }
+
     /// What an onlooker on the network sees, read with Avahi's own `avahi-browse`: the service
     /// carries only the protocol version and a group token (no device name, no stable id), and
     /// both its name and token change at each rotation.

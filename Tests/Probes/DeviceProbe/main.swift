@@ -6,7 +6,9 @@
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
-// `continued TITLE` or `failed CODE`; `ping` prints `pong` (the app still runs). With
+// `continued TITLE` or `failed CODE`; `streams N` asks the continued activity for N bytes over
+// continuation streams and prints `stream received N` or `stream failed: …`; `ping` prints
+// `pong` (the app still runs). With
 // `--listen HOST` beyond loopback the node discovers its peers through avahi-daemon; `nearby
 // DEVICE` is printed each time the nearby list changes.
 //
@@ -80,10 +82,34 @@ func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").ut
 
 /// Reports how a continuation of a nearby activity ended.
 final class ContinuationReporter: ApplicationDelegate {
+    /// The activity continued last, for `streams N`.
+    var continued: UserActivity?
+
     func application(_ application: Application, continue userActivity: UserActivity,
                      restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+        continued = userActivity
         say("continued \(userActivity.title ?? "")")
         return true
+    }
+
+    /// Opens streams to the continued activity, asks for `count` bytes and reads them.
+    func stream(_ count: Int) {
+        guard let activity = continued else { return say("stream failed: nothing continued") }
+        Task { @MainActor in
+            do {
+                let (input, output) = try await activity.continuationStreams()
+                try await output.write(Data("send \(count)".utf8))
+                try await output.close()
+                var received = 0
+                for try await chunk in input {
+                    if received == 0 { say("stream receiving") }
+                    received += chunk.count
+                }
+                say("stream received \(received)")
+            } catch {
+                say("stream failed: \(error)")
+            }
+        }
     }
 
     func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
@@ -149,6 +175,8 @@ MainActor.assumeIsolated {
                 guard let entry = Application.shared.nearbyActivities.first else { say("failed nothing nearby"); break }
                 let seconds = command.count > 1 ? Double(command[1]) ?? 10 : 10
                 Application.shared.continueNearbyActivity(entry, timeout: .milliseconds(Int(seconds * 1000)))
+            case "streams":
+                reporter.stream(command.count > 1 ? Int(command[1]) ?? 0 : 0)
             case "ping":
                 say("pong")
             default:
