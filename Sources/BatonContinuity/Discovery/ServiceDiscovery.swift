@@ -4,6 +4,14 @@ import CGLib
 import Foundation
 import Logging
 
+/// A device of the group found through DNS-SD.
+public struct FoundPeer: Sendable, Equatable {
+    public var address: PeerAddress
+    /// Whether that device is expected to dial this one: both publish, and its instance name
+    /// sorts first.
+    public var dialsUs: Bool
+}
+
 /// DNS-SD for the device group, through the system's avahi-daemon (Avahi's client library on
 /// its GLib poll adapter — real Avahi, not a home-made mDNS).
 ///
@@ -34,7 +42,7 @@ public final class ServiceDiscovery {
     private let port: UInt16
     private let publishes: Bool
     private let rotation: Duration
-    private let found: @MainActor (PeerAddress) -> Void
+    private let found: @MainActor (FoundPeer) -> Void
     private let lost: @MainActor (PeerAddress) -> Void
     nonisolated(unsafe) private var poll: OpaquePointer?  // nonisolated(unsafe): for deinit only
     nonisolated(unsafe) private var client: OpaquePointer?
@@ -52,7 +60,7 @@ public final class ServiceDiscovery {
     /// `found` is called for each peer service resolved (again after each of its rotations),
     /// `lost` when one is withdrawn.
     public init(key: DiscoveryKey, port: UInt16, publishes: Bool = true, rotation: Duration = .seconds(15 * 60),
-                found: @escaping @MainActor (PeerAddress) -> Void, lost: @escaping @MainActor (PeerAddress) -> Void = { _ in }) {
+                found: @escaping @MainActor (FoundPeer) -> Void, lost: @escaping @MainActor (PeerAddress) -> Void = { _ in }) {
         self.key = key
         self.port = port
         self.publishes = publishes
@@ -275,7 +283,10 @@ public final class ServiceDiscovery {
         let peer = PeerAddress(host: host, port: port)
         peers["\(interface)/\(instance)"] = peer
         log.info("found a device of the group at \(peer)")
-        found(peer)
+        // Both devices publish and browse, so each finds the other; the one whose instance
+        // name sorts first dials (the names are random, so this favours no device).
+        let own = published?.instanceName
+        found(FoundPeer(address: peer, dialsUs: own.map { instance < $0 } ?? false))
     }
 
     private func settleIfResolved() {

@@ -33,6 +33,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private var discovery: ServiceDiscovery?
     /// How often the DNS-SD name and group token are renewed.
     public var discoveryRotation: Duration = .seconds(15 * 60)
+    /// How long a node waits for a found device that is the one to dial before dialing it.
+    public var discoveryDialGrace: Duration = .seconds(3)
+    private var fallbackDials: [PeerAddress: LoopSource] = [:]
     private var redials: [PeerAddress: LoopSource] = [:]
     private var backoff: [PeerAddress: Duration] = [:]
     private var observers: [NSObjectProtocol] = []
@@ -128,8 +131,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         guard let key = identity.discoveryKey else {
             return log.error("no discovery key beside this device's identity (issued before discovery existed?): using the static peers only")
         }
-        let discovery = ServiceDiscovery(key: key, port: port, publishes: publishes, rotation: discoveryRotation, found: { [weak self] address in
-            self?.found(address)
+        let discovery = ServiceDiscovery(key: key, port: port, publishes: publishes, rotation: discoveryRotation, found: { [weak self] peer in
+            self?.found(peer)
         }, lost: { [weak self] address in
             self?.discovered.remove(address)
         })
@@ -148,12 +151,28 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     /// A device of the group published itself: dial it, unless a device at that IP address
     /// is linked already (tokens are blinded, so the IP is all that tells who published; a
-    /// rotation then costs no new connection).
-    private func found(_ address: PeerAddress) {
+    /// rotation then costs no new connection). If that device is the one to dial, wait for it,
+    /// and dial only if no link from it has come after `discoveryDialGrace` (it may not be able
+    /// to reach this device).
+    private func found(_ peer: FoundPeer) {
+        let address = peer.address
         discovered.insert(address)
-        guard !links.values.contains(where: { $0.dialed == address || $0.host == address.host }) else { return }
+        guard !isLinked(to: address) else { return }
+        if peer.dialsUs {
+            guard fallbackDials[address] == nil else { return }
+            fallbackDials[address] = MainLoop.after(discoveryDialGrace) { [weak self] in
+                guard let self else { return }
+                self.fallbackDials[address] = nil
+                if self.discovered.contains(address), !self.isLinked(to: address) { self.dial(address) }
+            }
+            return
+        }
         if discoveryUnsettled { firstDialsPending.insert(address) }
         dial(address)
+    }
+
+    private func isLinked(to address: PeerAddress) -> Bool {
+        links.values.contains { $0.dialed == address || $0.host == address.host }
     }
 
     /// Stops listening, dialing and discovery, and closes every link.
@@ -163,6 +182,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         discovery?.stop()
         discovery = nil
         discovered = []
+        for timer in fallbackDials.values { timer.cancel() }
+        fallbackDials = [:]
         discoveryUnsettled = false
         for observer in observers { NotificationCenter.default.removeObserver(observer) }
         observers = []
