@@ -34,6 +34,8 @@ enum ContinuityBenchmarks {
 
     struct Results {
         var warm: [Double] = [], rtt: [Double] = [], cold: [Double] = [], handshakeRTT: [Double] = []
+        /// A bare D-Bus method call round trip over mutual TLS (GDBus's own floor).
+        var dbusRTT: [Double] = []
         var propagation: [Double] = [], propagationRTT: [Double] = []
         var bytesPerLink: Double = 0
         var bytesPerAdvertised: Double = 0, advertisedWireBytes: Double = 0
@@ -62,8 +64,8 @@ enum ContinuityBenchmarks {
         while !readyLine.hasPrefix("ready") { readyLine = readLine(fromPeer.fileHandleForReading) }
         let ready = readyLine.split(separator: " ")
         Thread.detachNewThread { let rest = fromPeer.fileHandleForReading.readDataToEndOfFile(); FileHandle.standardError.write(rest) }
-        guard ready.count == 4, ready[0] == "ready", let nodePort = UInt16(ready[1]), let echoPort = UInt16(ready[2]),
-              let bulkPort = UInt16(ready[3]) else {
+        guard ready.count == 5, ready[0] == "ready", let nodePort = UInt16(ready[1]), let echoPort = UInt16(ready[2]),
+              let bulkPort = UInt16(ready[3]), let dbusPort = UInt16(ready[4]) else {
             throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "peer did not start"])
         }
         var results = Results()
@@ -81,6 +83,15 @@ enum ContinuityBenchmarks {
             return nanosPerOp(ContinuousClock.now - start, 1) / 1000
         }
         for _ in 0..<handoffs { results.rtt.append(try roundTrip(echo)) }
+        let dbusChannel = try wait { try await SecureChannel.connect(host: "127.0.0.1", port: dbusPort, identity: b, credential: credential) }
+        let bus = try wait { try await PeerBus.open(over: dbusChannel) }
+        bus.startMessageProcessing()
+        for _ in 0..<handoffs {
+            let start = ContinuousClock.now
+            try wait { try await bus.ping() }
+            results.dbusRTT.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+        }
+        bus.close()
 
         // Warm continuation: "continue" to restoreUserActivityState, the link already up.
         Application.shared.manifest = PeerMode.manifest

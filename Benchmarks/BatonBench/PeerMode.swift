@@ -2,8 +2,8 @@ import BatonContinuity
 import Foundation
 
 /// The other process of the continuity benchmarks: device A, advertising one activity, with
-/// bare TLS services beside its node for the baselines: an echo, and a bulk sender that answers
-/// a line `N` with N bytes. The activity supports continuation streams and answers a request
+/// bare TLS services beside its node for the baselines: an echo, a bulk sender that answers
+/// a line `N` with N bytes, and bare D-Bus peer-to-peer. The activity supports continuation streams and answers a request
 /// `send N` the same way. Commands on stdin: `retitle T` (changes the activity's title and
 /// saves it); end of input ends the process.
 @MainActor
@@ -51,6 +51,16 @@ enum PeerMode {
                     }
                 }
             }
+            // Bare D-Bus peer-to-peer over mutual TLS: GDBus answers Peer.Ping by itself.
+            let dbus = try SecureListener(identity: identity, credential: try TLSCredential(identity: identity))
+            var buses: [PeerBus] = []
+            Task { @MainActor in
+                while true {
+                    guard let channel = try? await dbus.accept(), let bus = try? await PeerBus.open(over: channel) else { continue }
+                    bus.startMessageProcessing()
+                    buses.append(bus)
+                }
+            }
             var pending = Data()
             MainLoop.whenReadable(STDIN_FILENO) {
                 var byte: UInt8 = 0
@@ -64,8 +74,8 @@ enum PeerMode {
                 }
                 return .again
             }
-            say("ready \(node.port!) \(echo.port) \(bulk.port)")
-            withExtendedLifetime((node, echo, bulk, streamServer)) { MainLoop.run() }
+            say("ready \(node.port!) \(echo.port) \(bulk.port) \(dbus.port)")
+            withExtendedLifetime((node, echo, bulk, dbus, streamServer)) { MainLoop.run() }
         } catch {
             say("peer failed: \(error)")
         }

@@ -51,6 +51,8 @@ let figures: [Figure] = MainActor.assumeIsolated {
                baseline: percentile(continuity.rtt, 50), unit: "µs", aim: "aim ≤ 3×"),
         Figure(name: "warm continuation p99", value: percentile(continuity.warm, 99), baselineName: "bare TLS round trip p99",
                baseline: percentile(continuity.rtt, 99), unit: "µs", aim: ""),
+        Figure(name: "warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare D-Bus call over TLS p50",
+               baseline: percentile(continuity.dbusRTT, 50), unit: "µs", aim: "GDBus's own floor"),
         Figure(name: "cold continuation p50", value: percentile(continuity.cold, 50), baselineName: "TLS handshake + round trip p50",
                baseline: percentile(continuity.handshakeRTT, 50), unit: "µs", aim: ""),
         Figure(name: "advertisement propagation p50", value: percentile(continuity.propagation, 50),
