@@ -25,15 +25,6 @@ final class DiscoveryBetweenHostsTests: TrustTestCase {
         try super.tearDownWithError()
     }
 
-    private func devices(_ names: String...) throws -> [String] {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        return try names.map { name in
-            let directory = root.appendingPathComponent(name)
-            try authority.issueDevice(named: name).write(to: directory)
-            return directory.path
-        }
-    }
-
     private func startPair(_ commandA: [String], _ commandB: [String], avahiOnA: Bool = true) throws -> (TestHost, TestHost) {
         let (a, b) = try TestHost.pair(commandA, commandB, avahiOnA: avahiOnA)
         hosts = [a, b]

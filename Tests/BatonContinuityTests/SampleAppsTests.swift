@@ -7,15 +7,6 @@ import XCTest
 /// The seed samples as Baton apps, each handed off between two real processes, each its own
 /// device of one group.
 final class SampleAppsTests: TrustTestCase {
-    private func devices(_ names: String...) throws -> [String] {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        return try names.map { name in
-            let folder = root.appendingPathComponent(name)
-            try authority.issueDevice(named: name).write(to: folder)
-            return folder.path
-        }
-    }
-
     /// Starts `product` as device `folder`; returns it and the address it listens on.
     private func originate(_ product: String, _ folder: String, _ arguments: [String]) throws -> (RunningProcess, String) {
         let process = try RunningProcess(product: product, ["--device", folder] + arguments)

@@ -16,6 +16,17 @@ class TrustTestCase: XCTestCase {
 
     func config(_ name: String) -> ConfigDirectory { ConfigDirectory(url: root.appendingPathComponent(name)) }
 
+    /// A new group (administered in `config("admin")`) and its devices `names`, each written to
+    /// a folder of its own; returns the folders' paths.
+    func devices(_ names: String...) throws -> [String] {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        return try names.map { name in
+            let folder = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: folder)
+            return folder.path
+        }
+    }
+
     func mode(_ url: URL) -> UInt16 {
         var info = stat()
         stat(url.path, &info)
