@@ -35,3 +35,41 @@ nonisolated(unsafe) public var exitCode: Int32 = 0
     restorationHandler([controller])
     return true
 }
+
+/// The app delegate the device examples share: one window whose content is `controller`, a
+/// device of the group started at launch and stopped at the end, continuations restored by
+/// `controller`, and a failed continuation ending the app with status 1. A subclass says what
+/// the app does once its device runs, in `deviceStarted()`.
+open class DeviceExampleApp<Controller: ViewController>: ApplicationDelegate {
+    public let controller: Controller
+    public let window: Window
+    public let device: ExampleDevice
+
+    public init(_ controller: Controller, windowTitle: String, device: ExampleDevice) {
+        self.controller = controller
+        window = Window(title: windowTitle, contentViewController: controller)
+        self.device = device
+    }
+
+    /// What the app does once its device runs.
+    open func deviceStarted() {}
+
+    public func applicationDidFinishLaunching(_ notification: Notification) {
+        window.makeKeyAndOrderFront()
+        window.makeFirstResponder(controller.view)
+        do { try device.start() } catch { return fail("\(error)") }
+        deviceStarted()
+    }
+
+    public func applicationWillTerminate(_ notification: Notification) { device.stop() }
+
+    public func application(_ application: Application, continue userActivity: UserActivity,
+                            restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+        restoreInKeyWindow(Controller.self, restorationHandler)
+    }
+
+    public func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String,
+                            error: any Error) {
+        fail("could not continue \(userActivityType): \(error.localizedDescription)")
+    }
+}

@@ -9,39 +9,22 @@ import Baton
 import BatonContinuity
 import ExampleSupport
 
-final class MailApp: ApplicationDelegate {
-    let draft = DraftViewController(title: "draft")
-    lazy var window = Window(title: "New Message", contentViewController: draft)
-    let device: ExampleDevice
+final class MailApp: DeviceExampleApp<DraftViewController> {
     let composing: Bool
 
     init(device: ExampleDevice, composing: Bool) {
-        self.device = device
         self.composing = composing
+        super.init(DraftViewController(title: "draft"), windowTitle: "New Message", device: device)
     }
 
-    func applicationDidFinishLaunching(_ notification: Notification) {
-        window.makeKeyAndOrderFront()
-        window.makeFirstResponder(draft.view)
-        do { try device.start() } catch { return fail("\(error)") }
+    override func deviceStarted() {
         if composing {
-            draft.onAttachmentSent = { MainLoop.idle { Application.shared.terminate(nil) } }
-            draft.compose(to: value(after: "--to") ?? "", subject: value(after: "--subject") ?? "",
-                          body: value(after: "--body") ?? "", attachment: value(after: "--attach").map { URL(fileURLWithPath: $0) })
+            controller.onAttachmentSent = { MainLoop.idle { Application.shared.terminate(nil) } }
+            controller.compose(to: value(after: "--to") ?? "", subject: value(after: "--subject") ?? "",
+                               body: value(after: "--body") ?? "", attachment: value(after: "--attach").map { URL(fileURLWithPath: $0) })
         } else {
             device.continueFirstNearby(of: [DraftViewController.composeType]) {}
         }
-    }
-
-    func applicationWillTerminate(_ notification: Notification) { device.stop() }
-
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
-        restoreInKeyWindow(DraftViewController.self, restorationHandler)
-    }
-
-    func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
-        fail("could not continue \(userActivityType): \(error.localizedDescription)")
     }
 }
 

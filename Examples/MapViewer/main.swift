@@ -8,49 +8,33 @@ import Baton
 import BatonContinuity
 import ExampleSupport
 
-final class MapViewerApp: ApplicationDelegate {
+/// "Receive User Activities": the key window's content view controller, the map, restores
+/// what another device continues (`DeviceExampleApp`).
+final class MapViewerApp: DeviceExampleApp<MapViewController> {
     enum Mode {
         case view(MapRegion)
         case edit(Store, favorite: Bool)
         case continueNearby
     }
 
-    let map = MapViewController(title: "map")
-    lazy var window = Window(title: "Stores", contentViewController: map)
     let mode: Mode
-    let device: ExampleDevice
 
     init(mode: Mode, device: ExampleDevice) {
         self.mode = mode
-        self.device = device
+        super.init(MapViewController(title: "map"), windowTitle: "Stores", device: device)
     }
 
-    func applicationDidFinishLaunching(_ notification: Notification) {
-        window.makeKeyAndOrderFront()
-        window.makeFirstResponder(map.view)
-        do { try device.start() } catch { return fail("\(error)") }
+    override func deviceStarted() {
         switch mode {
-        case .view(let region): map.show(region)
+        case .view(let region): controller.show(region)
         case .edit(let store, let favorite):
-            map.show(MapRegion(centerLatitude: store.latitude, centerLongitude: store.longitude, spanLatitude: 0.05, spanLongitude: 0.05))
-            map.edit(store, favorite: favorite)
+            controller.show(MapRegion(centerLatitude: store.latitude, centerLongitude: store.longitude, spanLatitude: 0.05, spanLongitude: 0.05))
+            controller.edit(store, favorite: favorite)
         case .continueNearby:
             device.continueFirstNearby(of: [UserActivity.mapViewingActivityType, UserActivity.storeEditingActivityType]) {
                 Application.shared.terminate(nil)
             }
         }
-    }
-
-    func applicationWillTerminate(_ notification: Notification) { device.stop() }
-
-    /// "Receive User Activities": the key window's content view controller restores it.
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
-        restoreInKeyWindow(MapViewController.self, restorationHandler)
-    }
-
-    func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
-        fail("could not continue \(userActivityType): \(error.localizedDescription)")
     }
 }
 

@@ -7,39 +7,22 @@ import Baton
 import BatonContinuity
 import ExampleSupport
 
-final class ReaderApp: ApplicationDelegate {
-    let reader = ArticleViewController(title: "article")
-    lazy var window = Window(title: "Reader", contentViewController: reader)
-    let device: ExampleDevice
+final class ReaderApp: DeviceExampleApp<ArticleViewController> {
     let reading: (article: Int, page: Int, scroll: Double)?
 
     init(device: ExampleDevice, reading: (Int, Int, Double)?) {
-        self.device = device
         self.reading = reading
+        super.init(ArticleViewController(title: "article"), windowTitle: "Reader", device: device)
     }
 
-    func applicationDidFinishLaunching(_ notification: Notification) {
-        window.makeKeyAndOrderFront()
-        window.makeFirstResponder(reader.view)
-        do { try device.start() } catch { return fail("\(error)") }
+    override func deviceStarted() {
         if let reading {
-            reader.read(article: reading.article, page: reading.page, scroll: reading.scroll)
+            controller.read(article: reading.article, page: reading.page, scroll: reading.scroll)
         } else {
             device.continueFirstNearby(of: [ArticleViewController.readingType, UserActivity.browsingWebType]) {
                 Application.shared.terminate(nil)
             }
         }
-    }
-
-    func applicationWillTerminate(_ notification: Notification) { device.stop() }
-
-    func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
-        restoreInKeyWindow(ArticleViewController.self, restorationHandler)
-    }
-
-    func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
-        fail("could not continue \(userActivityType): \(error.localizedDescription)")
     }
 }
 

@@ -16,14 +16,12 @@ final class ShapesApp: ApplicationDelegate {
     let shapes = ShapesViewController(title: "shapes")
     lazy var window = Window(title: "Shapes", contentViewController: shapes)
     let mode: Mode
-    var node: ContinuityNode?
-    var continuedNearby = false
 
     enum Mode {
         case save(URL, shape: String)
         case continueFrom(URL)
-        case advertise(device: URL, listen: PeerAddress, peers: [PeerAddress], shape: String)
-        case continueNearby(device: URL, listen: PeerAddress, peers: [PeerAddress])
+        case advertise(ExampleDevice, shape: String)
+        case continueNearby(ExampleDevice)
     }
 
     init(mode: Mode) { self.mode = mode }
@@ -46,42 +44,22 @@ final class ShapesApp: ApplicationDelegate {
             }
         case .continueFrom(let file):
             Application.shared.continueUserActivity(fromFileAt: file)
-        case .advertise(let device, let listen, let peers, let shape):
-            startNode(device, listen, peers)
+        case .advertise(let device, let shape):
+            do { try device.start() } catch { return fail("\(error)") }
             shapes.startCreatingShape(shape)
-        case .continueNearby(let device, let listen, let peers):
-            _ = NotificationCenter.default.addObserver(forName: Application.nearbyActivitiesDidChangeNotification,
-                                                   object: nil, queue: nil) { [unowned self] _ in
-                MainActor.assumeIsolated { self.nearbyChanged() }
-            }
-            startNode(device, listen, peers)
+        case .continueNearby(let device):
+            // Continues the first shape another device offers; ends when that device has gone.
+            device.continueFirstNearby(of: [ShapesViewController.createShape]) { Application.shared.terminate(nil) }
+            do { try device.start() } catch { return fail("\(error)") }
         }
     }
 
-    private func startNode(_ device: URL, _ listen: PeerAddress, _ peers: [PeerAddress]) {
-        do {
-            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: device), identityDirectory: device,
-                                          staticPeers: peers)
-            try node.start(host: listen.host, port: listen.port)
-            self.node = node
-            say("device \(node.identity.name) listening on \(PeerAddress(host: listen.host, port: node.port ?? 0))")
-        } catch { fail("\(error)") }
-    }
-
-    /// Continues the first shape another device offers; ends when that device has gone.
-    private func nearbyChanged() {
-        let nearby = Application.shared.nearbyActivities
-        if continuedNearby {
-            if nearby.isEmpty { Application.shared.terminate(nil) }
-            return
+    func applicationWillTerminate(_ notification: Notification) {
+        switch mode {
+        case .advertise(let device, _), .continueNearby(let device): device.stop()
+        default: break
         }
-        guard let entry = nearby.first(where: { $0.activityType == ShapesViewController.createShape }) else { return }
-        continuedNearby = true
-        say("nearby: \"\(entry.title ?? "")\" (\(entry.activityType)) on \(entry.device)")
-        Application.shared.continueNearbyActivity(entry)
     }
-
-    func applicationWillTerminate(_ notification: Notification) { node?.stop() }
 
     // "Receive User Activities in the Application Delegate".
     func application(_ application: Application, willContinueUserActivityWithType userActivityType: String) -> Bool {
@@ -105,32 +83,22 @@ final class ShapesApp: ApplicationDelegate {
     }
 }
 
-
-
-
 let arguments = Array(CommandLine.arguments.dropFirst())
-let peers = arguments.indices.filter { arguments[$0] == "--peer" && $0 + 1 < arguments.count }.compactMap { PeerAddress(arguments[$0 + 1]) }
-/// `--listen PORT` or `--listen HOST:PORT` (port 0: any free one); loopback unless a host is given.
-let listen: PeerAddress = {
-    let text = value(after: "--listen") ?? "0"
-    let colon = text.lastIndex(of: ":")
-    let host = colon.map { String(text[..<$0]) } ?? "127.0.0.1"
-    return PeerAddress(host: host, port: UInt16(colon.map { String(text[text.index(after: $0)...]) } ?? text) ?? 0)
-}()
+let options = DeviceOptions(arguments: arguments)
 
 let mode: ShapesApp.Mode
 if let file = value(after: "--save") {
     mode = .save(URL(fileURLWithPath: file), shape: value(after: "--shape") ?? "circle")
 } else if let file = value(after: "--continue") {
     mode = .continueFrom(URL(fileURLWithPath: file))
-} else if let device = value(after: "--device"), let shape = value(after: "--create") {
-    mode = .advertise(device: URL(fileURLWithPath: device), listen: listen, peers: peers, shape: shape)
-} else if let device = value(after: "--device"), arguments.contains("--continue-nearby") {
-    mode = .continueNearby(device: URL(fileURLWithPath: device), listen: listen, peers: peers)
+} else if let options, let shape = value(after: "--create") {
+    mode = MainActor.assumeIsolated { .advertise(ExampleDevice(options), shape: shape) }
+} else if let options, arguments.contains("--continue-nearby") {
+    mode = MainActor.assumeIsolated { .continueNearby(ExampleDevice(options)) }
 } else {
     say("""
         usage: baton-shapes --save FILE [--shape TYPE] | --continue FILE
-               baton-shapes --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]… (--create TYPE | --continue-nearby)
+               baton-shapes \(DeviceOptions.usage) (--create TYPE | --continue-nearby)
         """)
     exit(2)
 }

@@ -25,14 +25,18 @@ public enum GIOCalls {
     public static func read(fromDescriptor fd: Int32, maxLength: Int) async throws -> Data {
         let stream = g_unix_input_stream_new(fd, 0)!
         defer { g_object_unref(stream) }
-        let buffer = UnsafeMutableRawPointer.allocate(byteCount: maxLength, alignment: 1)
-        defer { buffer.deallocate() }
+        return try await read(from: UnsafeMutableRawPointer(stream).assumingMemoryBound(to: GInputStream.self), maxLength: maxLength)
+    }
+
+    /// Up to `maxLength` bytes from `stream` as soon as some are available; empty at its end
+    /// (`g_input_stream_read_async`).
+    public static func read(from stream: UnsafeMutablePointer<GInputStream>, maxLength: Int) async throws -> Data {
+        let buffer = UnsafeMutableRawPointer.allocate(byteCount: max(maxLength, 1), alignment: 1)
+        defer { buffer.deallocate() }  // GIO writes into it until the read finishes, which the await spans
         let count: Int = try await GIOAsync.call { cancellable, callback, userData in
-            g_input_stream_read_async(UnsafeMutableRawPointer(stream).assumingMemoryBound(to: GInputStream.self),
-                                      buffer, gsize(maxLength), G_PRIORITY_DEFAULT, cancellable, callback, userData)
+            g_input_stream_read_async(stream, buffer, gsize(maxLength), G_PRIORITY_DEFAULT, cancellable, callback, userData)
         } finish: { result, error in
-            let n = g_input_stream_read_finish(
-                UnsafeMutableRawPointer(stream).assumingMemoryBound(to: GInputStream.self), result, error)
+            let n = g_input_stream_read_finish(stream, result, error)
             return n < 0 ? nil : Int(n)
         }
         return Data(bytes: buffer, count: count)

@@ -63,20 +63,9 @@ extension ContinuityNode {
 
     /// On the continuing side: a stream channel to `activity` on its device.
     public func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel {
-        guard let link = links[activity.device], let host = link.host ?? link.dialed?.host else {
-            throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(activity.device) is not connected"])
-        }
-        let reply: Variant
-        do {
-            reply = try await link.bus.call("OpenStreams", .tuple([.uint64(activity.sequence)]), replyType: "(ayu)")
-        } catch let error as GLibError {
-            if error.message.contains(DeviceInterface.ErrorName.noStreams) {
-                throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: error.message])
-            }
-            if error.message.contains(DeviceInterface.ErrorName.notCurrent) {
-                throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: error.message])
-            }
-            throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: error.message])
+        let (reply, link) = try await callDevice(activity.device, "OpenStreams", .tuple([.uint64(activity.sequence)]), replyType: "(ayu)")
+        guard let host = link.host ?? link.dialed?.host else {
+            throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "no address for \(activity.device)"])
         }
         guard case .tuple(let items) = reply, items.count == 2, case .bytes(let token) = items[0], token.count == Self.streamTokenSize,
               case .uint32(let port) = items[1], let validPort = UInt16(exactly: port), validPort > 0 else {

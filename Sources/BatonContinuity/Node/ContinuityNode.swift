@@ -421,36 +421,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     // MARK: Continuing
 
     public func fetchPayload(of activity: NearbyActivity) async throws -> Data {
-        guard let link = links[activity.device] else {
-            throw CocoaError(.userActivityConnectionUnavailable,
-                             userInfo: [NSLocalizedDescriptionKey: "\(activity.device) is not connected"])
-        }
-        do {
-            return try await fetchPayload(of: activity, over: link)
-        } catch let error as CocoaError where error.code == .userActivityConnectionUnavailable {
-            // Both devices dialed at once and the link was replaced while the call was out:
-            // ask again over the link that stays (FetchPayload only saves and reads).
-            guard let replacement = links[activity.device], replacement !== link else { throw error }
-            return try await fetchPayload(of: activity, over: replacement)
-        }
-    }
-
-    private func fetchPayload(of activity: NearbyActivity, over link: PeerLink) async throws -> Data {
-        let reply: Variant
-        do {
-            reply = try await link.bus.call("FetchPayload", .tuple([.uint64(activity.sequence)]), replyType: "(ay)")
-        } catch let error as GLibError {
-            if error.message.contains(DeviceInterface.ErrorName.tooLarge) {
-                throw CocoaError(.userActivityHandoffUserInfoTooLarge, userInfo: [NSLocalizedDescriptionKey: error.message])
-            }
-            if error.message.contains(DeviceInterface.ErrorName.notCurrent) || error.message.contains(DeviceInterface.ErrorName.failed) {
-                throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: error.message])
-            }
-            if error.domain == "g-io-error-quark" && error.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
-                throw CocoaError(.userActivityRemoteApplicationTimedOut, userInfo: [NSLocalizedDescriptionKey: error.message])
-            }
-            throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: error.message])
-        }
+        let (reply, _) = try await callDevice(activity.device, "FetchPayload", .tuple([.uint64(activity.sequence)]), replyType: "(ay)")
         guard case .tuple(let items) = reply, case .bytes(let payload)? = items.first else {
             throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: "malformed FetchPayload reply"])
         }
@@ -458,17 +429,52 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     public func confirmContinued(_ activity: NearbyActivity) {
-        guard let link = links[activity.device] else { return }
         Task { @MainActor in
             do {
-                _ = try await link.bus.call("Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
+                _ = try await callDevice(activity.device, "Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
             } catch {
-                // The link was replaced while the call was out (both devices dialed at once).
-                guard let replacement = links[activity.device], replacement !== link else {
-                    return log.notice("could not tell \(activity.device) its activity was continued: \(error)")
-                }
-                _ = try? await replacement.bus.call("Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
+                log.notice("could not tell \(activity.device) its activity was continued: \(error)")
             }
+        }
+    }
+
+    /// Calls `method` of `device`'s `org.baton.Device1` over its link; returns the reply and
+    /// the link that answered. Failures are Handoff codes: `NoStreams` → `.featureUnsupported`,
+    /// `TooLarge` → `.userActivityHandoffUserInfoTooLarge`, `NotCurrent` and `Failed` →
+    /// `.userActivityHandoffFailed`, a D-Bus timeout → `.userActivityRemoteApplicationTimedOut`,
+    /// no link or a broken one → `.userActivityConnectionUnavailable`.
+    ///
+    /// When both devices dialed at once, the link can be replaced while a call is out; the call
+    /// is then made again over the link that stays (every method is safe to repeat).
+    func callDevice(_ device: String, _ method: String, _ parameters: Variant,
+                    replyType: String) async throws -> (Variant, PeerLink) {
+        guard let link = links[device] else {
+            throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(device) is not connected"])
+        }
+        do {
+            return (try await Self.call(method, parameters, replyType: replyType, over: link), link)
+        } catch let error as CocoaError where error.code == .userActivityConnectionUnavailable {
+            guard let replacement = links[device], replacement !== link else { throw error }
+            return (try await Self.call(method, parameters, replyType: replyType, over: replacement), replacement)
+        }
+    }
+
+    private static func call(_ method: String, _ parameters: Variant, replyType: String, over link: PeerLink) async throws -> Variant {
+        do {
+            return try await link.bus.call(method, parameters, replyType: replyType)
+        } catch let error as GLibError {
+            let code: CocoaError.Code = if error.message.contains(DeviceInterface.ErrorName.noStreams) {
+                .featureUnsupported
+            } else if error.message.contains(DeviceInterface.ErrorName.tooLarge) {
+                .userActivityHandoffUserInfoTooLarge
+            } else if error.message.contains(DeviceInterface.ErrorName.notCurrent) || error.message.contains(DeviceInterface.ErrorName.failed) {
+                .userActivityHandoffFailed
+            } else if error.domain == "g-io-error-quark" && error.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
+                .userActivityRemoteApplicationTimedOut
+            } else {
+                .userActivityConnectionUnavailable
+            }
+            throw CocoaError(code, userInfo: [NSLocalizedDescriptionKey: error.message])
         }
     }
 }

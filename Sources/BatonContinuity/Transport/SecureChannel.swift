@@ -88,18 +88,8 @@ public final class SecureChannel: @unchecked Sendable {
 
     /// Reads up to `maxLength` bytes as soon as some arrive; empty when the peer has closed.
     public func receive(maxLength: Int) async throws(TransportError) -> Data {
-        let input = SendablePointer(g_io_stream_get_input_stream(stream)!)
-        let buffer = SendableBytes(count: maxLength)
-        defer { withExtendedLifetime(buffer) {} }  // GIO writes into the buffer until the read finishes
         do {
-            let count = try await GIOAsync.call { cancellable, callback, userData in
-                g_input_stream_read_async(input.pointer, buffer.pointer, gsize(maxLength), G_PRIORITY_DEFAULT,
-                                          cancellable, callback, userData)
-            } finish: { result, error in
-                let n = g_input_stream_read_finish(input.pointer, result, error)
-                return n < 0 ? nil : Int(n)
-            }
-            return buffer.data(count: count)
+            return try await GIOCalls.read(from: g_io_stream_get_input_stream(stream)!, maxLength: maxLength)
         } catch {
             throw .connectionFailed(GLibError(error))
         }
@@ -256,19 +246,15 @@ final class ManagedFlag: @unchecked Sendable {
     var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
 }
 
-/// Bytes that stay put while GIO reads into or writes from them.
+/// A copy of some bytes that stays put while GIO writes from it.
 final class SendableBytes: @unchecked Sendable {
     let pointer: UnsafeMutableRawPointer
     let count: Int
-    init(count: Int) {
-        self.count = count
+    init(_ data: Data) {
+        count = data.count
         pointer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 1)
-    }
-    convenience init(_ data: Data) {
-        self.init(count: data.count)
         data.withUnsafeBytes { if let base = $0.baseAddress { pointer.copyMemory(from: base, byteCount: data.count) } }
     }
-    func data(count: Int) -> Data { Data(bytes: pointer, count: count) }
     deinit { pointer.deallocate() }
 }
 

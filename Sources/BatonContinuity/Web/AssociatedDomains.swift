@@ -72,21 +72,12 @@ public final class AssociatedDomains: AssociatedDomainVerifier {
         guard status == SOUP_STATUS_OK else { throw .status(domain, Int(status.rawValue)) }
         var body = Data()
         while true {
-            let buffer = SendableBytes(count: 16 * 1024)
-            let count: Int
-            do {
-                count = try await GIOAsync.call { cancellable, callback, userData in
-                    g_input_stream_read_async(stream.pointer, buffer.pointer, gsize(buffer.count), G_PRIORITY_DEFAULT,
-                                              cancellable, callback, userData)
-                } finish: { result, error in
-                    let n = g_input_stream_read_finish(stream.pointer, result, error)
-                    return n < 0 ? nil : Int(n)
-                }
-            } catch {
+            let chunk: Data
+            do { chunk = try await GIOCalls.read(from: stream.pointer, maxLength: 16 * 1024) } catch {
                 throw .unreachable(domain, GLibError(error).message)
             }
-            if count == 0 { return body }
-            body.append(buffer.data(count: count))
+            if chunk.isEmpty { return body }
+            body.append(chunk)
             guard body.count <= Self.sizeLimit else { throw .tooLarge(domain) }
         }
     }
