@@ -52,9 +52,10 @@ public final class TestHost: @unchecked Sendable {
         self.address = address
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../scripts/test-host.sh").standardizedFileURL.path
-        process = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/setpriv"),
-                                     ["--pdeathsig", "KILL", "--", "/usr/bin/unshare", "--net", "--mount", "--uts", "--pid",
-                                      "--fork", "--kill-child", "--", "/bin/sh", script, name, address + "/24"] + command,
+        // A RunningProcess runs under `setpriv --pdeathsig KILL` (see ChildProcess).
+        process = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/unshare"),
+                                     ["--net", "--mount", "--uts", "--pid", "--fork", "--kill-child", "--",
+                                      "/bin/sh", script, name, address + "/24"] + command,
                                      environment: ["TEST_HOST_AVAHI": avahi ? "1" : "0"])
         guard process.waitForLine(containing: "waiting-for-link") != nil else {
             throw HostError.failed("\(name) did not start:\n\(process.output)")

@@ -1,4 +1,7 @@
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// A Bool shared between threads.
 public final class LockedFlag: @unchecked Sendable {
@@ -9,7 +12,10 @@ public final class LockedFlag: @unchecked Sendable {
     public var value: Bool { lock.lock(); defer { lock.unlock() }; return stored }
 }
 
-/// Runs an executable built beside the test bundle; kills it after `timeout` so a hung child
+/// How long a child that was asked to stop (SIGTERM) has before it is killed (SIGKILL).
+public let childStopGrace: TimeInterval = 5
+
+/// Runs an executable built beside the test bundle; ends it after `timeout` so a hung child
 /// fails the test instead of hanging the suite.
 public func runProduct(_ name: String, _ arguments: [String] = [], environment: [String: String]? = nil,
                        timeout: TimeInterval = 60) throws -> (status: Int32, stdout: String, stderr: String) {
@@ -21,34 +27,39 @@ public func productURL(_ name: String) -> URL {
     URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name)
 }
 
-/// Runs `executable`, killing it after `timeout`; returns its status and output.
+/// Runs `executable` (a `ChildProcess`, standard input /dev/null) and returns its status and
+/// output. Its standard output and error are read at the same time, each on its own thread, so
+/// a child writing much to either never blocks. After `timeout` it gets SIGTERM, and SIGKILL
+/// `childStopGrace` later (its status then says the signal); the whole call is bounded.
 public func runProcess(_ executable: URL, _ arguments: [String] = [], environment: [String: String]? = nil,
                        timeout: TimeInterval = 60) throws -> (status: Int32, stdout: String, stderr: String) {
-    let process = Process()
-    process.executableURL = executable
-    process.arguments = arguments
-    if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
-    let out = Pipe(), err = Pipe()
-    process.standardOutput = out
-    process.standardError = err
-    try process.run()
-    let deadline = DispatchWorkItem { if process.isRunning { process.terminate() } }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
-    defer { deadline.cancel() }
-    let stdout = out.fileHandleForReading.readDataToEndOfFile()
-    let stderr = err.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return (process.terminationStatus, String(decoding: stdout, as: UTF8.self), String(decoding: stderr, as: UTF8.self))
+    let out = try makePipe(), err = try makePipe()
+    let input = open("/dev/null", O_RDONLY | O_CLOEXEC)
+    defer { close(input) }
+    let child: ChildProcess
+    do {
+        defer { close(out.write); close(err.write) }
+        child = try ChildProcess(executable: executable.path, arguments, environment: environment,
+                                 standardInput: input, standardOutput: out.write, standardError: err.write)
+    } catch {
+        close(out.read); close(err.read)
+        throw error
+    }
+    let stdout = OutputReader(out.read), stderr = OutputReader(err.read)
+    if !child.wait(until: Date(timeIntervalSinceNow: timeout)) { child.end(grace: childStopGrace) }
+    // What the child started may hold the pipes after it exits: its group is ended too.
+    let drained = Date(timeIntervalSinceNow: childStopGrace)
+    if !(stdout.waitForEnd(until: drained) && stderr.waitForEnd(until: drained)) { child.signalGroup(SIGKILL) }
+    return (child.terminationStatus ?? -1, stdout.text, stderr.text)
 }
 
 /// A child process whose output (stdout and stderr together) a test can wait on line by line:
-/// readiness and progress are events the test sees, never guessed with sleeps.
+/// readiness and progress are events the test sees, never guessed with sleeps. It is a
+/// `ChildProcess`: it ends with the test that started it, or when it is released.
 public final class RunningProcess: @unchecked Sendable {
-    private let process = Process()
-    private let input = Pipe()
-    private let condition = NSCondition()
-    private var buffer = ""
-    private var finished = false
+    private let child: ChildProcess
+    private let reader: OutputReader
+    private let input: Int32
 
     /// Starts the product `name`, built beside the test bundle.
     public convenience init(product name: String, _ arguments: [String], environment: [String: String]? = nil) throws {
@@ -57,64 +68,67 @@ public final class RunningProcess: @unchecked Sendable {
 
     /// Starts `executable`.
     public init(executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
-        process.executableURL = executable
-        process.arguments = arguments
-        if let environment { process.environment = ProcessInfo.processInfo.environment.merging(environment) { _, new in new } }
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        process.standardInput = input
-        try process.run()
-        let reader = pipe.fileHandleForReading
-        Thread.detachNewThread { [self] in
-            while true {
-                let chunk = reader.availableData
-                condition.lock()
-                if chunk.isEmpty { finished = true } else { buffer += String(decoding: chunk, as: UTF8.self) }
-                condition.broadcast()
-                condition.unlock()
-                if chunk.isEmpty { return }
-            }
+        let output = try makePipe(), stdin = try makePipe()
+        do {
+            defer { close(output.write); close(stdin.read) }
+            child = try ChildProcess(executable: executable.path, arguments, environment: environment,
+                                     standardInput: stdin.read, standardOutput: output.write, standardError: output.write)
+        } catch {
+            close(output.read); close(stdin.write)
+            throw error
         }
+        input = stdin.write
+        reader = OutputReader(output.read)
     }
 
     /// Everything the process has written so far.
-    public var output: String {
-        condition.lock(); defer { condition.unlock() }
-        return buffer
-    }
+    public var output: String { reader.text }
 
-    public var processIdentifier: Int32 { process.processIdentifier }
+    public var processIdentifier: Int32 { child.pid }
+
+    public var isRunning: Bool { child.isRunning }
 
     /// The `occurrence`th line containing `text`, once written; nil if the output ends or
     /// `timeout` passes first.
     public func waitForLine(containing text: String, occurrence: Int = 1, timeout: TimeInterval = 30) -> String? {
         let deadline = Date(timeIntervalSinceNow: timeout)
-        condition.lock(); defer { condition.unlock() }
+        reader.condition.lock(); defer { reader.condition.unlock() }
         while true {
-            let lines = buffer.split(separator: "\n").filter { $0.contains(text) }
+            let lines = reader.textLocked.split(separator: "\n").filter { $0.contains(text) }
             if lines.count >= occurrence { return String(lines[occurrence - 1]) }
-            if finished || !condition.wait(until: deadline) { return nil }
+            if reader.ended || !reader.condition.wait(until: deadline) { return nil }
         }
     }
 
-    /// Waits for the process to exit; terminates it after `timeout`. Returns its status.
+    /// Waits for the process to exit and its output to end. After `timeout` it gets SIGTERM,
+    /// and SIGKILL `childStopGrace` later; the wait is bounded in all. Returns its status (the
+    /// signal's number if a signal ended it; -1 if even SIGKILL did not end it in time).
     @discardableResult
     public func waitForExit(timeout: TimeInterval = 30) -> Int32 {
-        let deadline = DispatchWorkItem { [process] in if process.isRunning { process.terminate() } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: deadline)
-        process.waitUntilExit()
-        deadline.cancel()
-        condition.lock()
-        while !finished { condition.wait() }
-        condition.unlock()
-        return process.terminationStatus
+        if !child.wait(until: Date(timeIntervalSinceNow: timeout)) { child.end(grace: childStopGrace) }
+        if !reader.waitForEnd(until: Date(timeIntervalSinceNow: childStopGrace)) {
+            child.signalGroup(SIGKILL)  // what it started still holds the output
+            reader.waitForEnd(until: Date(timeIntervalSinceNow: childStopGrace))
+        }
+        return child.terminationStatus ?? -1
     }
 
-    public func terminate() { if process.isRunning { process.terminate() } }
+    /// Asks the process (and its process group) to stop: SIGTERM. `waitForExit` then bounds it.
+    public func terminate() { if child.isRunning { child.signalGroup(SIGTERM) } }
 
-    /// Writes `line` and a newline to the process's standard input.
-    public func send(_ line: String) { input.fileHandleForWriting.write(Data((line + "\n").utf8)) }
+    /// Writes `line` and a newline to the process's standard input (nothing if it has gone).
+    public func send(_ line: String) {
+        var bytes = Array((line + "\n").utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { write(input, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
 
-    deinit { terminate() }
+    deinit {
+        child.end(grace: childStopGrace)
+        close(input)
+    }
 }
