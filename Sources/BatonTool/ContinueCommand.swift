@@ -43,10 +43,10 @@ final class BrowserContinuer: DeviceApp {
 
     func applicationDidFinishLaunching(_ notification: Notification) {
         guard let node else { return }
+        // Ends once the continuation has: the originating device has acknowledged `Continued`
+        // (bounded by Application.continuedAcknowledgementTimeout), or nothing was continued.
         node.onFirstDialsFinished = { [unowned self] in
-            self.continueChosen()
-            // After the task that sends Continued has run (the main queue drains at default priority).
-            MainLoop.idle(priority: .low) { Application.shared.terminate(nil) }
+            self.continueChosen { Application.shared.terminate(nil) }
         }
         do { try node.start(discovery: .browseOnly) } catch {
             failure = "\(error)"
@@ -54,18 +54,26 @@ final class BrowserContinuer: DeviceApp {
         }
     }
 
-    private func continueChosen() {
+    /// Continues the chosen activity in the browser; `finished` runs once that has ended.
+    private func continueChosen(finished: @escaping @MainActor () -> Void) {
         let chosen = Application.shared.nearbyActivities.first {
             (type == nil || $0.activityType == type) && (device == nil || $0.device == device)
         }
-        guard let entry = chosen else { return failure = "nothing nearby to continue" }
+        guard let entry = chosen else {
+            failure = "nothing nearby to continue"
+            return finished()
+        }
         guard entry.continuesInBrowser, let url = entry.webpageURL else {
-            return failure = entry.webpageURL == nil
+            failure = entry.webpageURL == nil
                 ? "\(entry.activityType) from \(entry.device) has no web page; run an app that continues it (\(entry.appID))"
                 : "an app installed here continues \(entry.activityType): run it to continue"
+            return finished()
         }
-        if case .inBrowser = Application.shared.continueNearbyActivity(entry), failure == nil {
-            print("opened \(url.absoluteString) in the web browser (\"\(entry.title ?? "")\" from \(entry.device))")
+        Application.shared.continueNearbyActivity(entry) { [unowned self] in
+            if failure == nil {
+                print("opened \(url.absoluteString) in the web browser (\"\(entry.title ?? "")\" from \(entry.device))")
+            }
+            finished()
         }
     }
 

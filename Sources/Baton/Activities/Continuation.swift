@@ -44,21 +44,25 @@ extension Application {
     /// why).
     ///
     /// `whenContinued` runs after the delegate's `continue` returned true (or the document
-    /// fallback opened the document): the network uses it to tell the originating device.
-    /// `openingStreams`, if given, is how the continued activity's
-    /// `getContinuationStreams(completionHandler:)` reaches the originating activity.
+    /// fallback opened the document): the network uses it to tell the originating device, and
+    /// the continuation finishes when it returns. `openingStreams`, if given, is how the
+    /// continued activity's `getContinuationStreams(completionHandler:)` reaches the
+    /// originating activity. `completionHandler` runs once the continuation has finished, either
+    /// way: after `didFailToContinue…`, or after `continue` and `whenContinued`.
     public func continueUserActivity(
         ofType type: String, title: String? = nil, from origin: ContinuationOrigin = ContinuationOrigin(),
         timeout: Duration = Application.defaultContinuationTimeout,
-        whenContinued: (@MainActor () -> Void)? = nil,
+        whenContinued: (@MainActor () async -> Void)? = nil,
         openingStreams: (@MainActor () async throws -> any ContinuationStreamChannel)? = nil,
+        completionHandler: (@MainActor () -> Void)? = nil,
         fetchingPayload: @escaping @Sendable () async throws -> Data
     ) {
         guard acceptsContinuation else {
             Logger(label: "baton").notice("continuation of \(type) dropped: the delegate refused to finish launching")
+            completionHandler?()
             return
         }
-        let continuation = PendingContinuation(type: type, whenContinued: whenContinued)
+        let continuation = PendingContinuation(type: type, whenContinued: whenContinued, completionHandler: completionHandler)
         _ = delegate?.application(self, willContinueUserActivityWithType: type)
 
         guard let manifest else {
@@ -96,7 +100,7 @@ extension Application {
                         try await Application.confirmWebClaim(of: activity, by: manifest)
                         guard !continuation.isFinished else { return }
                     }
-                    continuation.succeed(with: activity)
+                    await continuation.succeed(with: activity)
                 } catch let error as CocoaError {
                     continuation.fail(error.code, error.localizedDescription, underlying: error)
                 } catch {
@@ -170,14 +174,16 @@ extension Application {
 @MainActor
 private final class PendingContinuation {
     let type: String
-    let whenContinued: (@MainActor () -> Void)?
+    let whenContinued: (@MainActor () async -> Void)?
+    let completionHandler: (@MainActor () -> Void)?
     var timer: LoopSource?
     var fetch: Task<Void, Never>?
     private(set) var isFinished = false
 
-    init(type: String, whenContinued: (@MainActor () -> Void)?) {
+    init(type: String, whenContinued: (@MainActor () async -> Void)?, completionHandler: (@MainActor () -> Void)?) {
         self.type = type
         self.whenContinued = whenContinued
+        self.completionHandler = completionHandler
     }
 
     func fail(_ code: CocoaError.Code, _ reason: String, underlying: Error? = nil) {
@@ -185,15 +191,19 @@ private final class PendingContinuation {
         let app = Application.shared
         app.delegate?.application(app, didFailToContinueUserActivityWithType: type,
                                   error: Application.handoffError(code, reason, underlying: underlying))
+        completionHandler?()
     }
 
-    func succeed(with activity: UserActivity) {
+    /// The delegate continues `activity`; once it has (or the document fallback has), the
+    /// originating side is told through `whenContinued` before the continuation finishes.
+    func succeed(with activity: UserActivity) async {
         guard finish() else { return }
         let app = Application.shared
         let handled = app.delegate?.application(app, continue: activity) { objects in
             for object in objects { object.restoreUserActivityState(activity) }
         } ?? false
-        if handled || app.continueAsDocument(activity) { whenContinued?() }
+        if handled || app.continueAsDocument(activity) { await whenContinued?() }
+        completionHandler?()
     }
 
     private func finish() -> Bool {

@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// An activity current on another of the user's devices, as that device advertised it:
 /// metadata only, never the payload (DESIGN.md section 5, "Pull, not push").
@@ -33,8 +34,11 @@ public struct NearbyActivity: Sendable, Hashable {
 public protocol NearbyActivitySource: AnyObject {
     /// Fetches the payload of `activity` from its device (which saves it first).
     func fetchPayload(of activity: NearbyActivity) async throws -> Data
-    /// Tells the originating device its activity was continued here.
-    func confirmContinued(_ activity: NearbyActivity)
+    /// Tells the originating device its activity was continued here. Returns once that device
+    /// has acknowledged (its activity's delegate has been told `userActivityWasContinued(_:)`);
+    /// throws if it could not be told. `Application` bounds the wait
+    /// (`continuedAcknowledgementTimeout`).
+    func confirmContinued(_ activity: NearbyActivity) async throws
     /// Opens a continuation stream channel to the originating activity on its device.
     func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel
 }
@@ -58,6 +62,11 @@ extension Application {
         case inBrowser(URL)
     }
 
+    /// How long continuing a nearby activity waits for its device to acknowledge that it was
+    /// continued (the `Continued` call's reply) before it finishes anyway; the missing
+    /// acknowledgement is logged. 5 seconds by default.
+    public static var continuedAcknowledgementTimeout: Duration = .seconds(5)
+
     /// Continues `activity` from another device through the continuation entry point: the
     /// payload is pulled from that device, and once the delegate has continued it, that
     /// device's activity delegate gets `userActivityWasContinued(_:)`.
@@ -67,25 +76,39 @@ extension Application {
     /// hears nothing of it (handoff-programming-guide, "Native App-to-Web Browser Handoff").
     /// If no browser opens, the delegate gets `didFailToContinue…` with
     /// `.userActivityHandoffFailed`.
+    ///
+    /// `completionHandler` runs once the continuation has finished: after the delegate heard
+    /// how it ended (or the browser opened) and, if it was continued, after the originating
+    /// device acknowledged — or `continuedAcknowledgementTimeout` passed. An app that quits
+    /// once it has continued an activity quits from there, so the other device is always told.
     @discardableResult
     public func continueNearbyActivity(_ activity: NearbyActivity,
-                                       timeout: Duration = Application.defaultContinuationTimeout) -> NearbyContinuation {
+                                       timeout: Duration = Application.defaultContinuationTimeout,
+                                       completionHandler: (@MainActor () -> Void)? = nil) -> NearbyContinuation {
         if activity.continuesInBrowser, let url = activity.webpageURL {
             do {
                 try WebBrowser.open(url)
-                nearbySource?.confirmContinued(activity)
             } catch {
                 delegate?.application(self, didFailToContinueUserActivityWithType: activity.activityType,
                                       error: Application.handoffError(.userActivityHandoffFailed, "\(error)", underlying: error))
+                completionHandler?()
+                return .inBrowser(url)
+            }
+            let source = nearbySource
+            Task { @MainActor in
+                if let source { await Application.confirmContinued(activity, through: source) }
+                completionHandler?()
             }
             return .inBrowser(url)
         }
-        return continueInApp(activity, timeout: timeout)
+        return continueInApp(activity, timeout: timeout, completionHandler: completionHandler)
     }
 
-    private func continueInApp(_ activity: NearbyActivity, timeout: Duration) -> NearbyContinuation {
+    private func continueInApp(_ activity: NearbyActivity, timeout: Duration,
+                               completionHandler: (@MainActor () -> Void)?) -> NearbyContinuation {
         guard let source = nearbySource else {
-            continueUserActivity(ofType: activity.activityType, title: activity.title, timeout: timeout) {
+            continueUserActivity(ofType: activity.activityType, title: activity.title, timeout: timeout,
+                                 completionHandler: completionHandler) {
                 throw CocoaError(.userActivityConnectionUnavailable,
                                  userInfo: [NSLocalizedDescriptionKey: "no continuity node is running in this app"])
             }
@@ -94,13 +117,59 @@ extension Application {
         let origin = ContinuationOrigin(teamIdentifier: activity.teamIdentifier, appID: activity.appID, deviceName: activity.device)
         let fetch = SendableFetch(source: source, activity: activity)
         continueUserActivity(ofType: activity.activityType, title: activity.title, from: origin, timeout: timeout,
-                             whenContinued: { [weak source] in source?.confirmContinued(activity) },
+                             whenContinued: { [weak source] in
+                                 if let source { await Application.confirmContinued(activity, through: source) }
+                             },
                              openingStreams: { [weak source] in
                                  guard let source else { throw CocoaError(.userActivityConnectionUnavailable) }
                                  return try await source.openStreams(for: activity)
                              },
+                             completionHandler: completionHandler,
                              fetchingPayload: { try await fetch.run() })
         return .inApp
+    }
+
+    /// Tells `activity`'s device it was continued here and waits for its acknowledgement, at
+    /// most `continuedAcknowledgementTimeout`. A failure or a timeout is logged; either way
+    /// this returns, and the call is cancelled after the timeout.
+    static func confirmContinued(_ activity: NearbyActivity, through source: any NearbyActivitySource) async {
+        let bound = continuedAcknowledgementTimeout
+        let log = Logger(label: "baton")
+        await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
+            let wait = AcknowledgementWait(resume)
+            let call = Task { @MainActor in
+                do {
+                    try await source.confirmContinued(activity)
+                } catch {
+                    if !wait.isFinished { log.notice("could not tell \(activity.device) its activity was continued: \(error)") }
+                }
+                wait.finish()
+            }
+            wait.timer = MainLoop.after(bound) {
+                log.notice("\(activity.device) did not acknowledge within \(bound) that its activity was continued; going on")
+                wait.finish()
+                call.cancel()
+            }
+        }
+    }
+}
+
+/// The wait for one `Continued` acknowledgement: it ends once, by the reply or the timeout.
+@MainActor
+private final class AcknowledgementWait {
+    private var resume: CheckedContinuation<Void, Never>?
+    var timer: LoopSource?
+
+    init(_ resume: CheckedContinuation<Void, Never>) { self.resume = resume }
+
+    var isFinished: Bool { resume == nil }
+
+    func finish() {
+        guard let resume else { return }
+        self.resume = nil
+        timer?.cancel()
+        timer = nil
+        resume.resume()
     }
 }
 

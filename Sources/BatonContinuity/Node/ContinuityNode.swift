@@ -428,14 +428,10 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         return payload
     }
 
-    public func confirmContinued(_ activity: NearbyActivity) {
-        Task { @MainActor in
-            do {
-                _ = try await callDevice(activity.device, "Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
-            } catch {
-                log.notice("could not tell \(activity.device) its activity was continued: \(error)")
-            }
-        }
+    /// Calls `Continued` on `activity`'s device and returns with its reply: the device answers
+    /// once its activity's delegate has been told.
+    public func confirmContinued(_ activity: NearbyActivity) async throws {
+        _ = try await callDevice(activity.device, "Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
     }
 
     /// Calls `method` of `device`'s `org.baton.Device1` over its link; returns the reply and
