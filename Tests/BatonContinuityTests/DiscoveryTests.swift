@@ -82,11 +82,14 @@ final class DiscoveryTests: TrustTestCase {
         try authority.issueDevice(named: "A").write(to: a)
         try authority.issueDevice(named: "B").write(to: b)
         let environment = ["DBUS_SYSTEM_BUS_ADDRESS": bus]
-        let first = try RunningProcess(product: "DeviceProbe", [a.path, "--ok", "--listen", "0.0.0.0"], environment: environment)
+        // On loopback, discovery forced on: nothing listens beyond this machine.
+        let first = try RunningProcess(product: "DeviceProbe", [a.path, "--ok", "--discover"], environment: environment)
+        defer { first.terminate() }
         let line = try XCTUnwrap(first.waitForLine(containing: "listening on"), first.output)
         let port = try XCTUnwrap(line.split(separator: ":").last)
-        let second = try RunningProcess(product: "DeviceProbe", [b.path, "--ok", "--listen", "0.0.0.0", "--peer", "127.0.0.1:\(port)"],
+        let second = try RunningProcess(product: "DeviceProbe", [b.path, "--ok", "--discover", "--peer", "127.0.0.1:\(port)"],
                                         environment: environment)
+        defer { second.terminate() }
         XCTAssertNotNil(second.waitForLine(containing: "nearby A"), second.output)
         XCTAssertNotNil(first.waitForLine(containing: "nearby B"), first.output)
         for process in [first, second] {

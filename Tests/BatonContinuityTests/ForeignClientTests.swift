@@ -24,17 +24,8 @@ final class ForeignClientTests: TrustTestCase {
         return MainActor.assumeIsolated {
             Outcome {
                 try await Task.detached {
-                    let process = Process()
-                    process.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-                    process.arguments = sClientArguments
-                    let output = Pipe()
-                    process.standardOutput = output
-                    process.standardError = output
-                    process.standardInput = FileHandle.nullDevice
-                    try process.run()
-                    let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-                    process.waitUntilExit()
-                    return text
+                    let run = try runProcess(URL(fileURLWithPath: "/usr/bin/openssl"), sClientArguments, timeout: 30)
+                    return run.stdout + run.stderr
                 }.value
             }
         }

@@ -56,7 +56,7 @@ final class WebToAppTests: TrustTestCase {
         try serverKey.pemRepresentation.write(to: root.appendingPathComponent("server-key.pem"), atomically: true, encoding: .utf8)
         port = try freePort()
         let server = try RunningProcess(executable: URL(fileURLWithPath: "/bin/sh"), ["-c", """
-            cd '\(site.path)' && exec openssl s_server -WWW -accept \(port) -cert '\(root.path)/server.pem' -key '\(root.path)/server-key.pem'
+            cd '\(site.path)' && exec openssl s_server -WWW -accept 127.0.0.1:\(port) -cert '\(root.path)/server.pem' -key '\(root.path)/server-key.pem'
             """])
         self.server = server
         XCTAssertNotNil(server.waitForLine(containing: "ACCEPT"), server.output)

@@ -167,12 +167,32 @@ final class UserActivityPayloadTests: BatonTestCase {
             XCTAssertEqual(reason(try body(["webpageURL": .string("ftp://x/")])), .webpageURLNotHTTP(url: "ftp://x/"))
             XCTAssertEqual(reason(try body([:], info: ["id": .tuple([.bytes(Data([1]))])])),
                            .malformedPayload(reason: "userInfo[id]: a UUID needs 16 bytes, not 1"))
-            // Every single-byte corruption is refused cleanly or decodes; none traps.
+            // Every single-byte corruption is refused with a decoding error, or decodes to a valid
+            // activity (one that encodes and decodes again to itself); none traps.
+            var refused = 0
             for index in good.indices {
                 var corrupt = good
                 corrupt[index] ^= 0xFF
-                _ = reason(corrupt)
+                if let error = reason(corrupt) {
+                    refused += 1
+                    switch error {
+                    case .malformedPayload, .unsupportedPayloadVersion, .stringContainsNUL: break
+                    default: XCTFail("byte \(index): \(error) is not a decoding error")
+                    }
+                    if index < 4 {  // the version, a uint32 first
+                        guard case .unsupportedPayloadVersion = error else { return XCTFail("byte \(index) of the version: \(error)") }
+                    }
+                    continue
+                }
+                let copy = try UserActivity(payload: corrupt)
+                XCTAssertGreaterThanOrEqual(index, 4, "a corrupted version was accepted")
+                XCTAssertFalse(copy.activityType.isEmpty, "byte \(index)")
+                let encoded = try copy.encodedPayload()
+                let again = try UserActivity(payload: encoded)
+                XCTAssertEqual(again.activityType, copy.activityType, "byte \(index)")
+                XCTAssertEqual(try again.encodedPayload(), encoded, "byte \(index): decoded to something that does not round-trip")
             }
+            XCTAssertGreaterThanOrEqual(refused, 4, "at least every corruption of the version is refused")
         }
     }
 

@@ -242,8 +242,13 @@ final class ApplicationDelegateTests: BatonTestCase {
             }
             let delegate = QuitsAtLaunch()
             Application.shared.delegate = delegate
+            // Had the loop started, this idle source would run (and the timer would end the run).
+            var loopIterated = false
+            let idle = MainLoop.idle { loopIterated = true }
+            let safety = MainLoop.after(.seconds(20)) { Application.shared.terminate(nil) }
+            defer { idle.cancel(); safety.cancel() }
             Application.shared.run()  // returns: the loop never starts
-            XCTAssertFalse(Application.shared.isRunning)
+            XCTAssertFalse(loopIterated, "run() iterated the loop after a terminate while launching")
         }
     }
 
@@ -251,8 +256,13 @@ final class ApplicationDelegateTests: BatonTestCase {
         MainActor.assumeIsolated {
             let delegate = RecordingDelegate()
             Application.shared.delegate = delegate
-            MainLoop.idle { Application.shared.terminate(nil) }
+            var runningInTheLoop = false
+            MainLoop.idle {
+                runningInTheLoop = Application.shared.isRunning
+                Application.shared.terminate(nil)
+            }
             Application.shared.run()
+            XCTAssertTrue(runningInTheLoop, "isRunning is true while the loop runs")
             XCTAssertFalse(Application.shared.isRunning)
             XCTAssertEqual(delegate.calls.last, "willTerminate")
         }

@@ -2,15 +2,15 @@
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
 //                 [--listen HOST] [--rotate SECONDS] [--streams | --stream-die | --stream-close]
-//                 [--webpage URL] [--browsing]
+//                 [--webpage URL] [--browsing] [--discover]
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
 // `continued TITLE` or `failed CODE`; `streams N` asks the continued activity for N bytes over
 // continuation streams and prints `stream received N` or `stream failed: …`; `ping` prints
 // `pong` (the app still runs). With
-// `--listen HOST` beyond loopback the node discovers its peers through avahi-daemon; `nearby
-// DEVICE` is printed each time the nearby list changes.
+// `--listen HOST` beyond loopback, or with `--discover` on loopback, the node discovers its
+// peers through avahi-daemon; `nearby DEVICE` is printed each time the nearby list changes.
 //
 // With a stream flag the activity supports continuation streams. Its delegate reads a request
 // `send N` to the end and answers N bytes (byte i is i % 251) then closes (`--streams`),
@@ -158,7 +158,7 @@ MainActor.assumeIsolated {
                                       staticPeers: peers)
         if let seconds = value(after: "--rotate").flatMap(Double.init) { node.discoveryRotation = .milliseconds(Int(seconds * 1000)) }
         let host = value(after: "--listen") ?? "127.0.0.1"
-        try node.start(host: host)
+        try node.start(host: host, discovery: arguments.contains("--discover") ? .publishAndBrowse : .automatic)
         var current = activity
         var line: [UInt8] = []
         MainLoop.whenReadable(STDIN_FILENO) {
