@@ -13,10 +13,13 @@ demo: build
 	@bash scripts/demo.sh "$$($(SWIFT) build --show-bin-path)"
 
 # XCTest runs on the process's main thread, where the GLib loop can drive the main actor;
-# the suite is XCTest only, so Swift Testing's empty run is skipped.
+# the suite is XCTest only, so Swift Testing's empty run is skipped. Afterwards, passed or
+# failed, no process started from the build folders may still run: the check names and kills
+# any that does, and fails.
 test: deps
 	$(SWIFT) build --build-tests
-	$(SWIFT) test --skip-build --disable-swift-testing
+	@status=0; $(SWIFT) test --skip-build --disable-swift-testing || status=$$?; \
+	bash scripts/check-no-leftovers.sh || status=1; exit $$status
 
 bench: deps
 	$(SWIFT) build -c release --product BatonBench
