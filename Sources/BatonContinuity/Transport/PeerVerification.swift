@@ -49,10 +49,19 @@ final class PeerVerification: CallbackBox, @unchecked Sendable {
         return false
     }
 
-    /// Connects the handler to `connection`; the box is released when the handler is.
-    func attach(to connection: UnsafeMutablePointer<GTlsConnection>) {
+    /// Connects the handler to `connection`; the box is released when the handler is
+    /// (`detach`, or the connection's end). Returns the handler's id for `detach`.
+    func attach(to connection: UnsafeMutablePointer<GTlsConnection>) -> gulong {
         let handler = unsafeBitCast(acceptCertificateTrampoline, to: GCallback.self)
-        g_signal_connect_data(connection, "accept-certificate", handler, retainedOpaque(), CallbackBox.closureNotify, GConnectFlags(0))
+        return g_signal_connect_data(connection, "accept-certificate", handler, retainedOpaque(), CallbackBox.closureNotify, GConnectFlags(0))
+    }
+
+    /// Disconnects the handler once the handshake is over, releasing the box at once on this
+    /// thread: the connection itself may be finalised later on a GIO worker thread (the
+    /// handshake's task holds it until that thread lets go). A certificate raised after this
+    /// is refused (GIO's default).
+    static func detach(_ id: gulong, from connection: UnsafeMutablePointer<GTlsConnection>) {
+        g_signal_handler_disconnect(connection, id)
     }
 }
 

@@ -168,8 +168,9 @@ public final class SecureChannel: @unchecked Sendable {
         g_tls_connection_set_database(connection, nil)  // never the system CAs: PeerVerification decides
         protocols.names.withUnsafeBufferPointer { g_tls_connection_set_advertised_protocols(connection, $0.baseAddress) }
         let verification = PeerVerification(identity: identity)
-        verification.attach(to: connection)
+        let handler = verification.attach(to: connection)
         do {
+            defer { PeerVerification.detach(handler, from: connection) }
             _ = try await GIOAsync.call { cancellable, callback, userData in
                 g_tls_connection_handshake_async(gCast(owned.pointer), G_PRIORITY_DEFAULT, cancellable, callback, userData)
             } finish: { result, error in
