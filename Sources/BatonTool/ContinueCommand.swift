@@ -24,7 +24,7 @@ struct ContinueCommand: AsThisDevice {
     func run() throws {
         let (type, device) = (type, device)
         if let failure = try runAsThisDevice({ BrowserContinuer(type: type, device: device) }) {
-            FileHandle.standardError.write(Data("baton continue: \(failure)\n".utf8))
+            FileHandle.standardError.write(Data("baton continue: \(shown(failure))\n".utf8))
             throw ExitCode(1)
         }
     }
@@ -65,7 +65,7 @@ final class BrowserContinuer: DeviceApp {
                 : "an app installed here continues \(entry.activityType): run it to continue"
         }
         if case .inBrowser = Application.shared.continueNearbyActivity(entry), failure == nil {
-            print("opened \(url.absoluteString) in the web browser (\"\(entry.title ?? "")\" from \(entry.device))")
+            print("opened \(shown(url.absoluteString)) in the web browser (\"\(shown(entry.title ?? ""))\" from \(shown(entry.device)))")
         }
     }
 
