@@ -69,8 +69,9 @@ final class CommandLineTests: TrustTestCase {
         XCTAssertEqual(try baton("group", "create", "Ada").status, 0)
         XCTAssertEqual(try baton("device", "add", "laptop", "--install").status, 0)
         let revocations = config("admin").groupDirectory.appendingPathComponent("revocations")
+        let list = try Data(contentsOf: revocations)
         try Data("not a signed list".utf8).write(to: revocations)
-        let before = snapshot(config("admin").url)
+        var before = snapshot(config("admin").url)
 
         let add = try baton("device", "add", "phone", "--out", root.appendingPathComponent("phone-id").path)
         XCTAssertNotEqual(add.status, 0)
@@ -87,6 +88,8 @@ final class CommandLineTests: TrustTestCase {
         XCTAssertTrue(try baton("device", "list").stdout.contains("\tactive"))
 
         // A failure while writing: the target's parent is a file.
+        try list.write(to: revocations)
+        before = snapshot(config("admin").url)
         let blocker = root.appendingPathComponent("a-file")
         try Data().write(to: blocker)
         let blocked = try baton("device", "add", "tablet", "--out", blocker.appendingPathComponent("tablet-id").path)
