@@ -98,6 +98,24 @@ final class CommandLineTests: TrustTestCase {
         XCTAssertEqual(snapshot(config("admin").url), before)
     }
 
+    /// The commit itself failing half way (a folder where the second file goes) puts the
+    /// first file back as it was, and leaves no temporary file or backup behind.
+    func testATransactionThatFailsHalfWayPutsEverythingBack() throws {
+        let folder = root.appendingPathComponent("t")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("b/inner"), withIntermediateDirectories: true)
+        try Data("old a".utf8).write(to: folder.appendingPathComponent("a"))
+        do {
+            let files = FileTransaction()
+            try files.write(Data("new a".utf8), to: folder.appendingPathComponent("a"), mode: 0o600)
+            try files.write(Data("new b".utf8), to: folder.appendingPathComponent("b"), mode: 0o600)
+            XCTAssertThrowsError(try files.commit()) {
+                guard case .cannotWrite(folder.appendingPathComponent("b").path, _)? = $0 as? TrustError else { return XCTFail("\($0)") }
+            }
+        }
+        XCTAssertEqual(try Data(contentsOf: folder.appendingPathComponent("a")), Data("old a".utf8))
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted(), ["a", "b"])
+    }
+
     func testARevocationIsWrittenToTheGroupAndThisDeviceTogether() throws {
         XCTAssertEqual(try baton("group", "create", "Ada").status, 0)
         XCTAssertEqual(try baton("device", "add", "laptop", "--install").status, 0)

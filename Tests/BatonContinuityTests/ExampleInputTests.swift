@@ -116,10 +116,12 @@ final class ExampleInputTests: TrustTestCase {
         defer { a.terminate() }
         let address = String(try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output).split(separator: " ").last!)
         // B sees a 1 MiB tmpfs at the inbox, in a mount namespace of its own; after B ends, the
-        // shell lists what B left there.
+        // shell lists what B left there. Ending the shell ends B.
         let script = """
             mount -t tmpfs -o size=1m tmpfs "$1" || exit 9
-            "$2" --device "$3" --peer "$4" --continue-nearby --save-to "$1"; status=$?
+            "$2" --device "$3" --peer "$4" --continue-nearby --save-to "$1" & app=$!
+            trap 'kill $app; exit 143' TERM
+            wait $app; status=$?
             echo "left in the inbox: [$(ls -A "$1" | tr '\\n' ' ')]"
             exit $status
             """

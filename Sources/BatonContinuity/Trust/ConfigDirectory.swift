@@ -11,6 +11,7 @@ import Foundation
 ///     device/group.pem           the group's CA certificate: the trust anchor
 ///     device/revocations         the latest revocation list this device holds
 ///     device/discovery.key       the group's discovery secret (blinds DNS-SD tokens), 0600
+///     peers                      static peers, HOST:PORT a line (`PeerAddress.configured`)
 public struct ConfigDirectory: Sendable, Equatable {
     public let url: URL
 

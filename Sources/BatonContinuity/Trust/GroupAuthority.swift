@@ -138,7 +138,8 @@ public struct GroupAuthority: Sendable {
 
     /// Revokes a device: it is marked in the roster and a new signed revocation list, with the
     /// next sequence number, is written; so is the list of each of `deviceDirectories` that
-    /// holds one (this machine's own device). All of it is written together or not at all.
+    /// holds one and belongs to this group (this machine's own device). All of it is written
+    /// together or not at all.
     /// Returns the list's bytes, to copy to the devices.
     @discardableResult
     public func revokeDevice(named name: String, updating deviceDirectories: [URL] = []) throws -> Data {
@@ -150,8 +151,11 @@ public struct GroupAuthority: Sendable {
         let files = FileTransaction()
         try stage(roster, in: files)
         let data = try stage(list, in: files)
-        for device in deviceDirectories.map({ $0.appendingPathComponent("revocations") }) {
-            if try SecureFiles.exists(device) { try files.write(data, to: device, mode: 0o644) }
+        for device in deviceDirectories {
+            let list = device.appendingPathComponent("revocations")
+            guard try SecureFiles.exists(list),
+                  (try? SecureFiles.certificate(at: device.appendingPathComponent("group.pem"))) == certificate else { continue }
+            try files.write(data, to: list, mode: 0o644)
         }
         try files.commit()
         return data

@@ -19,11 +19,12 @@ enum SecureFiles {
         try transaction.commit()
     }
 
-    /// True if `url` exists; false if it or a folder on its path does not. Throws when that
-    /// cannot be known (a folder on the path that may not be searched).
+    /// True if `url` exists (a symbolic link counts, even one to nothing); false if it or a
+    /// folder on its path does not. Throws when that cannot be known (a folder on the path
+    /// that may not be searched).
     static func exists(_ url: URL) throws(TrustError) -> Bool {
         var info = stat()
-        if stat(url.path, &info) == 0 { return true }
+        if lstat(url.path, &info) == 0 { return true }
         let error = errno
         switch error {
         case ENOENT: return false
