@@ -2,36 +2,13 @@ import Baton
 import BatonContinuity
 import Foundation
 
-/// Prints one line of an example's transcript.
+/// Prints one line of an example's transcript. Anything another device sent goes through
+/// `shown(_:)` first.
 public func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
 
-/// The value after `flag` on the command line.
-public func value(after flag: String, in arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> String? {
-    arguments.firstIndex(of: flag).flatMap { $0 + 1 < arguments.count ? arguments[$0 + 1] : nil }
-}
-
-/// What makes an example app a device of the user's group:
-/// `--device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…`. Listening beyond loopback
-/// (`--listen 0.0.0.0:0`), the device also finds the others through avahi-daemon.
-public struct DeviceOptions: Sendable {
-    public var directory: URL
-    public var listen: PeerAddress
-    public var peers: [PeerAddress]
-
-    /// The options on the command line; nil without `--device`.
-    public init?(arguments: [String] = Array(CommandLine.arguments.dropFirst())) {
-        guard let device = value(after: "--device", in: arguments) else { return nil }
-        directory = URL(fileURLWithPath: device)
-        let text = value(after: "--listen", in: arguments) ?? "0"
-        let colon = text.lastIndex(of: ":")
-        listen = PeerAddress(host: colon.map { String(text[..<$0]) } ?? "127.0.0.1",
-                             port: UInt16(colon.map { String(text[text.index(after: $0)...]) } ?? text) ?? 0)
-        peers = arguments.indices.filter { arguments[$0] == "--peer" && $0 + 1 < arguments.count }
-            .compactMap { PeerAddress(arguments[$0 + 1]) }
-    }
-
-    public static let usage = "--device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…"
-}
+/// `text`, from another device, made safe to print: control and bidirectional characters
+/// written as visible escapes (`PrintableText.escaped`).
+public func shown(_ text: String) -> String { PrintableText.escaped(text) }
 
 /// An example app's continuity node, and the "continue what another device offers" flow.
 @MainActor
@@ -49,7 +26,7 @@ public final class ExampleDevice {
                                       identityDirectory: options.directory, staticPeers: options.peers)
         try node.start(host: options.listen.host, port: options.listen.port)
         self.node = node
-        say("device \(node.identity.name) listening on \(PeerAddress(host: options.listen.host, port: node.port ?? 0))")
+        say("device \(shown(node.identity.name)) listening on \(PeerAddress(host: options.listen.host, port: node.port ?? 0))")
     }
 
     /// Continues the first nearby activity whose type is one of `types` as soon as one is
@@ -69,7 +46,7 @@ public final class ExampleDevice {
         }
         guard let entry = nearby.first(where: { types.contains($0.activityType) }) else { return }
         continued = true
-        say("nearby: \"\(entry.title ?? "")\" (\(entry.activityType)) on \(entry.device)")
+        say("nearby: \"\(shown(entry.title ?? ""))\" (\(shown(entry.activityType))) on \(shown(entry.device))")
         Application.shared.continueNearbyActivity(entry)
     }
 

@@ -1,10 +1,12 @@
 // Mail: a draft with a large attachment, handed off between devices of one group. The draft
 // travels in the payload; the attachment over continuation streams.
-//     baton-mail DEVICE-OPTIONS --compose --to ADDR --subject S --body B [--attach FILE]
-//         advertise the draft; exit once the other device has it (and its attachment)
+//     baton-mail DEVICE-OPTIONS --compose --to ADDR --subject S --body B [--attach FILE [--as NAME]]
+//         advertise the draft; exit once the other device has it (and its attachment, sent as NAME)
 //     baton-mail DEVICE-OPTIONS --continue-nearby [--save-to DIR]
-//         continue the draft, fetch the attachment into DIR, check it
-// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…
+//         continue the draft, fetch the attachment into DIR, check it. The name the other device
+//         gives is reduced to a plain file name in DIR, which replaces no file there.
+// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
+// $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers. A bad value ends the app with status 2.
 import Baton
 import BatonContinuity
 import ExampleSupport
@@ -21,7 +23,8 @@ final class MailApp: DeviceExampleApp<DraftViewController> {
         if composing {
             controller.onAttachmentSent = { MainLoop.idle { Application.shared.terminate(nil) } }
             controller.compose(to: value(after: "--to") ?? "", subject: value(after: "--subject") ?? "",
-                               body: value(after: "--body") ?? "", attachment: value(after: "--attach").map { URL(fileURLWithPath: $0) })
+                               body: value(after: "--body") ?? "", attachment: value(after: "--attach").map { URL(fileURLWithPath: $0) },
+                               named: value(after: "--as"))
         } else {
             device.continueFirstNearby(of: [DraftViewController.composeType]) {}
         }
@@ -29,8 +32,8 @@ final class MailApp: DeviceExampleApp<DraftViewController> {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: baton-mail \(DeviceOptions.usage) (--compose --to ADDR --subject S --body B [--attach FILE] | --continue-nearby [--save-to DIR])"
-guard let options = DeviceOptions(arguments: arguments), arguments.contains("--compose") || arguments.contains("--continue-nearby") else {
+let usage = "usage: baton-mail \(DeviceOptions.usage) (--compose --to ADDR --subject S --body B [--attach FILE [--as NAME]] | --continue-nearby [--save-to DIR])"
+guard let options = DeviceOptions.fromCommandLine(), arguments.contains("--compose") || arguments.contains("--continue-nearby") else {
     say(usage)
     exit(2)
 }

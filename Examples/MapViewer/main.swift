@@ -3,7 +3,8 @@
 //     baton-mapviewer DEVICE-OPTIONS --view-region LAT,LON,DLAT,DLON   show a region; exit once it moves away
 //     baton-mapviewer DEVICE-OPTIONS --edit-store NAME [--favorite]    edit a store; exit once continued
 //     baton-mapviewer DEVICE-OPTIONS --continue-nearby                 continue what another device shows
-// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…
+// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
+// $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers. A bad value ends the app with status 2.
 import Baton
 import BatonContinuity
 import ExampleSupport
@@ -39,12 +40,14 @@ final class MapViewerApp: DeviceExampleApp<MapViewController> {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-guard let options = DeviceOptions(arguments: arguments) else {
+guard let options = DeviceOptions.fromCommandLine() else {
     say("usage: baton-mapviewer \(DeviceOptions.usage) (--view-region LAT,LON,DLAT,DLON | --edit-store NAME [--favorite] | --continue-nearby)")
     exit(2)
 }
 let mode: MapViewerApp.Mode
-if let text = value(after: "--view-region"), case let numbers = text.split(separator: ",").compactMap({ Double($0) }), numbers.count == 4 {
+if let text = value(after: "--view-region") {
+    let numbers = text.split(separator: ",", omittingEmptySubsequences: false).compactMap { Double($0) }
+    guard numbers.count == 4 else { ExampleArguments.refuse("--view-region takes LAT,LON,DLAT,DLON, not '\(shown(text))'") }
     mode = .view(MapRegion(centerLatitude: numbers[0], centerLongitude: numbers[1], spanLatitude: numbers[2], spanLongitude: numbers[3]))
 } else if let name = value(after: "--edit-store") {
     guard let store = Store.named(name) else {

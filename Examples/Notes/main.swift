@@ -65,7 +65,12 @@ func value(after flag: String, _ offset: Int = 1) -> String? {
 
 let mode: NotesApp.Mode
 if let file = value(after: "--save"), let note = value(after: "--save", 2) {
-    mode = .save(URL(fileURLWithPath: file), note: URL(fileURLWithPath: note), line: Int(value(after: "--line") ?? "1") ?? 1)
+    let line = value(after: "--line") ?? "1"
+    guard let number = Int(line), number > 0 else {
+        say("error: --line takes a line number, not '\(line)'")
+        exit(2)
+    }
+    mode = .save(URL(fileURLWithPath: file), note: URL(fileURLWithPath: note), line: number)
 } else if let file = value(after: "--continue") {
     mode = .continueFrom(URL(fileURLWithPath: file))
 } else {

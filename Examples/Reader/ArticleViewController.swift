@@ -37,7 +37,7 @@ final class ArticleViewController: ViewController, UserActivityDelegate {
         } else if activity.activityType == UserActivity.browsingWebType, let url = activity.webpageURL {
             // Web-to-app: a page of this app's domain, from a browser; its path says which article.
             article = Int(url.lastPathComponent) ?? 0
-            say("restoreUserActivityState: article \(article) from the browser's \(url.absoluteString)")
+            say("restoreUserActivityState: article \(article) from the browser's \(shown(url.absoluteString))")
         }
     }
 

@@ -2,7 +2,8 @@
 //     baton-reader DEVICE-OPTIONS --read ARTICLE [--page N] [--scroll F]   read; exit once continued elsewhere
 //     baton-reader DEVICE-OPTIONS --continue-nearby                       continue the article read elsewhere
 // Where no Reader is installed, `baton continue` opens the article's web page in the browser.
-// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…
+// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
+// $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers. A bad value ends the app with status 2.
 import Baton
 import BatonContinuity
 import ExampleSupport
@@ -28,12 +29,12 @@ final class ReaderApp: DeviceExampleApp<ArticleViewController> {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: baton-reader \(DeviceOptions.usage) (--read ARTICLE [--page N] [--scroll F] | --continue-nearby)"
-guard let options = DeviceOptions(arguments: arguments) else {
+guard let options = DeviceOptions.fromCommandLine() else {
     say(usage)
     exit(2)
 }
-let reading: (Int, Int, Double)? = value(after: "--read").flatMap(Int.init).map {
-    ($0, value(after: "--page").flatMap(Int.init) ?? 1, value(after: "--scroll").flatMap(Double.init) ?? 0)
+let reading: (Int, Int, Double)? = number(after: "--read", as: Int.self).map {
+    ($0, number(after: "--page") ?? 1, number(after: "--scroll") ?? 0)
 }
 guard reading != nil || arguments.contains("--continue-nearby") else {
     say(usage)

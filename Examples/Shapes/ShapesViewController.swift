@@ -55,7 +55,7 @@ final class ShapesViewController: ViewController, UserActivityDelegate {
 
     func createShape(type: String) {
         shapes.append(type)
-        say("restoreUserActivityState: created a \(type) (shapes on the canvas: \(shapes.joined(separator: ", ")))")
+        say("restoreUserActivityState: created a \(shown(type)) (shapes on the canvas: \(shown(shapes.joined(separator: ", "))))")
     }
 }
 

@@ -72,7 +72,7 @@ final class ShapesApp: ApplicationDelegate {
         guard let shapesVC = application.keyWindow?.contentViewController as? ShapesViewController else {
             return false
         }
-        say("continue \(userActivity.activityType) \"\(userActivity.title ?? "")\"")
+        say("continue \(shown(userActivity.activityType)) \"\(shown(userActivity.title ?? ""))\"")
         restorationHandler([shapesVC])
         if case .continueFrom = mode { MainLoop.idle { Application.shared.terminate(nil) } }
         return true
@@ -84,7 +84,7 @@ final class ShapesApp: ApplicationDelegate {
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let options = DeviceOptions(arguments: arguments)
+let options = DeviceOptions.fromCommandLine()
 
 let mode: ShapesApp.Mode
 if let file = value(after: "--save") {

@@ -18,19 +18,19 @@ protocol DeviceApp: ApplicationDelegate {
 
 extension AsThisDevice {
     func validate() throws {
-        for entry in peer where PeerAddress(entry) == nil { throw ValidationError("'\(entry)' is not HOST:PORT") }
+        for entry in peer { _ = try PeerAddress(parsing: entry, from: .argument("peer")) }
     }
 
     /// Runs `makeApp()` as the app of this device until it terminates; returns its failure.
     func runAsThisDevice(_ makeApp: @escaping @MainActor () -> any DeviceApp) throws -> String? {
         let directory = options.directory
         let identity = try DeviceIdentity.load(from: directory.deviceDirectory)
-        let peers = PeerAddress.configured(in: directory) + peer.compactMap(PeerAddress.init)
+        let peers = try PeerConfiguration.read(directory: directory, peerArguments: peer).peers
         return MainActor.assumeIsolated {
             let app = makeApp()
             do {
                 app.node = try ContinuityNode(identity: identity, identityDirectory: directory.deviceDirectory, staticPeers: peers)
-            } catch { return "\(error)" }
+            } catch { return PrintableText.escaped("\(error)") }
             Application.main(delegate: app)
             return app.failure
         }

@@ -13,6 +13,8 @@ struct BatonCommand: ParsableCommand {
             `baton group create` makes the group's authority on the machine that administers it;
             `baton device add NAME` issues a device's identity, to copy to that device's
             $XDG_CONFIG_HOME/baton/device (or --install it on this machine).
+            Every command changes the group's and the device's files all together or not at
+            all: one that fails leaves them as they were. No command overwrites a private key.
             """,
         subcommands: [GroupCommand.self, DeviceCommand.self, IdentityCommand.self, NearbyCommand.self, ContinueCommand.self])
 }
@@ -38,7 +40,7 @@ struct GroupCommand: ParsableCommand {
 
         func run() throws {
             let authority = try GroupAuthority.create(name: name, in: options.directory)
-            print("created group '\(authority.name)' in \(options.directory.groupDirectory.path)")
+            print("created group '\(shown(authority.name))' in \(shown(options.directory.groupDirectory.path))")
             print("authority fingerprint \(authority.certificate.fingerprint)")
         }
     }
@@ -50,7 +52,7 @@ struct GroupCommand: ParsableCommand {
         func run() throws {
             let authority = try GroupAuthority.load(from: options.directory)
             let list = try authority.revocationList()
-            print("group '\(authority.name)'")
+            print("group '\(shown(authority.name))'")
             print("authority fingerprint \(authority.certificate.fingerprint)")
             print("revocation list \(list.sequence): \(list.revokedSerials.count) revoked")
         }
@@ -65,19 +67,26 @@ struct DeviceCommand: ParsableCommand {
     struct Add: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Issue a device's identity.",
-            discussion: "Writes certificate.pem, key.pem (mode 0600), group.pem and revocations to copy to the device.")
-        @Argument(help: "The device's name, shown to the user's other devices.") var name: String
+            discussion: """
+                Writes certificate.pem, key.pem (mode 0600), group.pem, revocations and discovery.key to copy to \
+                the device. A folder that already holds an identity is refused unless --force; even then its \
+                files are moved to a replaced-TIMESTAMP folder inside it, never deleted. The device is recorded \
+                in the roster only if its files are written.
+                """)
+        @Argument(help: "The device's name, shown to the user's other devices: 1–64 printable characters, no '/'.") var name: String
         @Option(name: .long, help: "Where to write the identity (default: ./NAME.baton-identity).") var out: String?
         @Flag(name: .long, help: "Install it as this machine's own identity instead.") var install = false
+        @Flag(name: .long, help: "Replace an identity already there, moving its files aside (never deleting them).") var force = false
         @OptionGroup var options: ConfigOption
 
         func run() throws {
-            let identity = try GroupAuthority.load(from: options.directory).issueDevice(named: name)
             let target = install ? options.directory.deviceDirectory : URL(fileURLWithPath: out ?? "\(name).baton-identity")
-            try identity.write(to: target)
-            print("issued '\(name)', serial \(identity.certificate.serialHex)")
-            print(install ? "installed in \(target.path)"
-                          : "wrote \(target.path): copy its files to that device's $XDG_CONFIG_HOME/baton/device/")
+            let (identity, movedAside) = try GroupAuthority.load(from: options.directory)
+                .issueDevice(named: name, writingTo: target, replacingExisting: force)
+            if let movedAside { print("moved the identity that was in \(shown(target.path)) to \(shown(movedAside.path))") }
+            print("issued '\(shown(name))', serial \(identity.certificate.serialHex)")
+            print(install ? "installed in \(shown(target.path))"
+                          : "wrote \(shown(target.path)): copy its files to that device's $XDG_CONFIG_HOME/baton/device/")
         }
     }
 
@@ -89,7 +98,7 @@ struct DeviceCommand: ParsableCommand {
             let roster = try GroupAuthority.load(from: options.directory).loadRoster()
             if roster.devices.isEmpty { print("no devices yet; add one with `baton device add NAME`") }
             for device in roster.devices {
-                print("\(device.name)\t\(device.serial)\t\(device.revoked ? "revoked" : "active")")
+                print("\(shown(device.name))\t\(device.serial)\t\(device.revoked ? "revoked" : "active")")
             }
         }
     }
@@ -102,10 +111,8 @@ struct DeviceCommand: ParsableCommand {
         @OptionGroup var options: ConfigOption
 
         func run() throws {
-            let data = try GroupAuthority.load(from: options.directory).revokeDevice(named: name)
-            let ownList = options.directory.deviceDirectory.appendingPathComponent("revocations")
-            if FileManager.default.fileExists(atPath: ownList.path) { try data.write(to: ownList, options: .atomic) }
-            print("revoked '\(name)'; copy \(options.directory.groupDirectory.appendingPathComponent("revocations").path) to the other devices' baton/device/")
+            try GroupAuthority.load(from: options.directory).revokeDevice(named: name, updating: [options.directory.deviceDirectory])
+            print("revoked '\(shown(name))'; copy \(shown(options.directory.groupDirectory.appendingPathComponent("revocations").path)) to the other devices' baton/device/")
         }
     }
 }
@@ -117,10 +124,13 @@ struct IdentityCommand: ParsableCommand {
 
     func run() throws {
         let identity = try DeviceIdentity.load(from: options.directory.deviceDirectory)
-        print("device '\(identity.name)'")
+        print("device '\(shown(identity.name))'")
         print("serial \(identity.certificate.serialHex)")
         print("fingerprint \(identity.certificate.fingerprint)")
-        print("group '\(identity.groupCertificate.commonName ?? "?")', authority \(identity.groupCertificate.fingerprint)")
+        print("group '\(shown(identity.groupCertificate.commonName ?? "?"))', authority \(identity.groupCertificate.fingerprint)")
         print("revocation list \(identity.revocations.sequence): \(identity.revocations.revokedSerials.count) revoked")
     }
 }
+
+/// What the command prints of any name or path: control and bidirectional characters escaped.
+func shown(_ text: String) -> String { PrintableText.escaped(text) }

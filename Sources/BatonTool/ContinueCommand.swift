@@ -24,7 +24,7 @@ struct ContinueCommand: AsThisDevice {
     func run() throws {
         let (type, device) = (type, device)
         if let failure = try runAsThisDevice({ BrowserContinuer(type: type, device: device) }) {
-            FileHandle.standardError.write(Data("baton continue: \(failure)\n".utf8))
+            FileHandle.standardError.write(Data("baton continue: \(shown(failure))\n".utf8))
             throw ExitCode(1)
         }
     }
@@ -65,13 +65,13 @@ final class BrowserContinuer: DeviceApp {
         }
         guard entry.continuesInBrowser, let url = entry.webpageURL else {
             failure = entry.webpageURL == nil
-                ? "\(entry.activityType) from \(entry.device) has no web page; run an app that continues it (\(entry.appID))"
-                : "an app installed here continues \(entry.activityType): run it to continue"
+                ? "\(shown(entry.activityType)) from \(shown(entry.device)) has no web page; run an app that continues it (\(shown(entry.appID)))"
+                : "an app installed here continues \(shown(entry.activityType)): run it to continue"
             return finished()
         }
         Application.shared.continueNearbyActivity(entry) { [unowned self] in
             if failure == nil {
-                print("opened \(url.absoluteString) in the web browser (\"\(entry.title ?? "")\" from \(entry.device))")
+                print("opened \(shown(url.absoluteString)) in the web browser (\"\(shown(entry.title ?? ""))\" from \(shown(entry.device)))")
             }
             finished()
         }

@@ -61,8 +61,8 @@ final class NearbyPrinter: DeviceApp {
         if watch { print("-- \(ISO8601DateFormatter().string(from: Date()))") }
         if nearby.isEmpty { print("nothing nearby") }
         for entry in nearby {
-            let web = entry.continuesInBrowser ? "\topens in the browser: \(entry.webpageURL!.absoluteString)" : ""
-            print("\(entry.device)\t\"\(entry.title ?? "")\"\t\(entry.activityType)\t\(entry.appID)\(web)")
+            let web = entry.continuesInBrowser ? "\topens in the browser: \(shown(entry.webpageURL!.absoluteString))" : ""
+            print("\(shown(entry.device))\t\"\(shown(entry.title ?? ""))\"\t\(shown(entry.activityType))\t\(shown(entry.appID))\(web)")
         }
         fflushStandardOutput()
     }

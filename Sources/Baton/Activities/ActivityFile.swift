@@ -15,22 +15,46 @@ public enum ActivityFile {
         try file.serialized().write(to: url, options: .atomic)
     }
 
-    /// The offer in the file: type, title and payload, checked like any untrusted input.
-    public static func read(from url: URL) throws -> (type: String, title: String?, payload: Data) {
-        let data = try Data(contentsOf: url)
-        guard data.count <= UserActivity.payloadLimit + 4096 else {
-            throw UserActivityError.payloadTooLarge(size: data.count, limit: UserActivity.payloadLimit)
-        }
+    /// The largest handoff file: a payload at its limit, and room for the type and title.
+    nonisolated public static let sizeLimit = UserActivity.payloadLimit + 4096
+
+    /// The offer in the file: type, title and payload, checked like any untrusted input. The
+    /// file's size is checked on the opened file before any byte is read: a file over
+    /// `sizeLimit` throws `ActivityFileError.tooLarge` at once.
+    public static func read(from url: URL) throws(ActivityFileError) -> (type: String, title: String?, payload: Data) {
+        let data = try contents(of: url.path)
         let variant: Variant
         do { variant = try Variant(serialized: data, type: "(ussay)") } catch {
-            throw UserActivityError.malformedPayload(reason: "\(url.path) is not a handoff file: \(error)")
+            throw .notAHandoffFile(path: url.path, reason: "its bytes are not a GVariant (ussay)")
         }
         guard case .tuple(let fields) = variant, case .uint32(let v) = fields[0], case .string(let type) = fields[1],
               case .string(let title) = fields[2], case .bytes(let payload) = fields[3] else {
-            throw UserActivityError.malformedPayload(reason: "\(url.path) is not a handoff file")
+            throw .notAHandoffFile(path: url.path, reason: "its fields are not version, type, title and payload")
         }
-        guard v == version else { throw UserActivityError.unsupportedPayloadVersion(v) }
+        guard v == version else { throw .unsupportedVersion(path: url.path, version: v) }
         return (type, title.isEmpty ? nil : title, payload)
+    }
+
+    /// The bytes of the regular file at `path`, at most `sizeLimit` of them.
+    private static func contents(of path: String) throws(ActivityFileError) -> Data {
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        defer { close(descriptor) }
+        var info = stat()
+        guard fstat(descriptor, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+        guard info.st_mode & 0o170000 == 0o100000 else { throw .unreadable(path: path, reason: "it is not a regular file") }
+        guard info.st_size <= sizeLimit else { throw .tooLarge(path: path, size: Int(info.st_size), limit: sizeLimit) }
+        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)  // one more: a file that grew is seen
+        var count = 0
+        while count < bytes.count {
+            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
+            if got < 0, errno == EINTR { continue }
+            guard got >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
+            if got == 0 { break }
+            count += got
+        }
+        guard count <= Int(info.st_size) else { throw .unreadable(path: path, reason: "it grew while it was read") }
+        return Data(bytes[..<count])
     }
 }
 

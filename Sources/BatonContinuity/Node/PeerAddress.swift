@@ -11,33 +11,90 @@ public struct PeerAddress: Sendable, Hashable, CustomStringConvertible {
         self.port = port
     }
 
-    /// Parses `host:port` (`[v6]:port` for IPv6); nil if it is not one.
+    /// Parses `host:port` (`[v6]:port` for IPv6); nil if it is not one. See
+    /// `init(parsing:from:)` for the reason.
     public init?(_ text: String) {
-        let trimmed = text.trimmingCharacters(in: .whitespaces)
-        guard let colon = trimmed.lastIndex(of: ":"), let port = UInt16(trimmed[trimmed.index(after: colon)...]), port > 0 else { return nil }
-        var host = String(trimmed[..<colon])
-        if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
-        guard !host.isEmpty else { return nil }
-        self.init(host: host, port: port)
+        guard let address = try? PeerAddress(parsing: text, from: .argument("peer")) else { return nil }
+        self = address
+    }
+
+    /// Parses `host:port`, or `[v6]:port` for an IPv6 address. The port is 1–65535, or
+    /// 0–65535 with `portZeroAllowed` (for listening: 0 takes any free port). With
+    /// `defaultHost`, a bare `PORT` is taken as `defaultHost:PORT`. Throws an error that
+    /// names `text` and where it came from.
+    public init(parsing text: String, from source: PeerAddressError.Source,
+                portZeroAllowed: Bool = false, defaultHost: String? = nil) throws(PeerAddressError) {
+        let entry = text.trimmingCharacters(in: .whitespaces)
+        let hostText: Substring, portText: Substring
+        if entry.hasPrefix("[") {
+            guard let close = entry.firstIndex(of: "]") else { throw .malformed(text: text, source: source, problem: "the '[' of an IPv6 address has no ']'") }
+            hostText = entry[entry.index(after: entry.startIndex)..<close]
+            let rest = entry[entry.index(after: close)...]
+            guard rest.hasPrefix(":") else { throw .malformed(text: text, source: source, problem: "no ':PORT' after the address") }
+            portText = rest.dropFirst()
+            guard !hostText.isEmpty, hostText.allSatisfy({ $0.isHexDigit || ":.%".contains($0) || $0.isLetter || $0.isNumber }) else {
+                throw .malformed(text: text, source: source, problem: "'\(PrintableText.escaped(String(hostText)))' is not an IPv6 address")
+            }
+        } else if let colon = entry.lastIndex(of: ":") {
+            hostText = entry[..<colon]
+            portText = entry[entry.index(after: colon)...]
+            guard !hostText.contains(":") else {
+                throw .malformed(text: text, source: source, problem: "an IPv6 address is written in brackets, as [::1]:7300")
+            }
+            guard !hostText.isEmpty else { throw .missingHost(text: text, source: source) }
+        } else if let defaultHost, !entry.isEmpty, entry.allSatisfy(\.isASCII), entry.allSatisfy(\.isNumber) {
+            hostText = Substring(defaultHost)
+            portText = Substring(entry)
+        } else {
+            throw entry.isEmpty ? .malformed(text: text, source: source, problem: "it is empty")
+                : .missingPort(text: text, source: source)
+        }
+        guard !portText.isEmpty else { throw .missingPort(text: text, source: source) }
+        guard portText.count <= 5, portText.allSatisfy({ $0.isASCII && $0.isNumber }), let number = Int(portText),
+              number <= 65535, number > 0 || portZeroAllowed else {
+            throw .badPort(text: text, source: source, portZeroAllowed: portZeroAllowed)
+        }
+        let host = String(hostText)
+        guard PrintableText.isPrintable(host), !host.contains(where: { $0.isWhitespace || "/?#@[]".contains($0) }) else {
+            throw .malformed(text: text, source: source, problem: "'\(PrintableText.escaped(host))' is not a host name or address")
+        }
+        self.init(host: host, port: UInt16(number))
     }
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
     /// The static peers: `$BATON_PEERS` (comma-separated), else the file `peers` in the config
-    /// directory (one per line, `#` starts a comment). Entries that do not parse are skipped.
+    /// directory (one per line, `#` starts a comment, blank lines are skipped). An entry that
+    /// is not `host:port`, or a file that exists but cannot be read, throws an error naming
+    /// it (and its line): nothing is skipped silently.
     public static func configured(in directory: ConfigDirectory = .standard(),
-                                  environment: [String: String] = ProcessInfo.processInfo.environment) -> [PeerAddress] {
-        let text: String
+                                  environment: [String: String] = ProcessInfo.processInfo.environment) throws(PeerAddressError) -> [PeerAddress] {
         if let list = environment["BATON_PEERS"] {
-            text = list.replacingOccurrences(of: ",", with: "\n")
-        } else if let file = try? String(contentsOf: directory.url.appendingPathComponent("peers"), encoding: .utf8) {
-            text = file
-        } else {
-            return []
+            var peers: [PeerAddress] = []
+            for (index, entry) in list.split(separator: ",", omittingEmptySubsequences: false).enumerated()
+            where !entry.trimmingCharacters(in: .whitespaces).isEmpty {
+                peers.append(try PeerAddress(parsing: String(entry), from: .environment(entry: index + 1)))
+            }
+            return peers
         }
-        return text.split(separator: "\n").compactMap { line in
-            let entry = line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
-            return PeerAddress(entry)
+        let file = directory.url.appendingPathComponent("peers")
+        let data: Data
+        do { data = try SecureFiles.read(file) } catch {
+            switch error {
+            case .missingFile: return []
+            case .unreadable(_, let reason): throw .unreadableFile(path: file.path, reason: reason)
+            default: throw .unreadableFile(path: file.path, reason: "\(error)")
+            }
         }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw .unreadableFile(path: file.path, reason: "it is not UTF-8 text")
+        }
+        var peers: [PeerAddress] = []
+        for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
+            let entry = String(line.split(separator: "#", maxSplits: 1, omittingEmptySubsequences: false).first ?? "")
+            guard !entry.trimmingCharacters(in: .whitespaces).isEmpty else { continue }
+            peers.append(try PeerAddress(parsing: entry, from: .file(path: file.path, line: index + 1)))
+        }
+        return peers
     }
 }

@@ -28,42 +28,91 @@ public struct DeviceIdentity: Sendable {
         revocations = try RevocationList.verified(revocationData, authority: groupCertificate, path: "revocations")
     }
 
-    /// Writes the identity's files to `directory` (the keys with mode 0600).
-    public func write(to directory: URL) throws {
-        try SecureFiles.write(Data(try certificate.serializeAsPEM().pemString.utf8),
-                              to: directory.appendingPathComponent("certificate.pem"), mode: 0o644)
-        try SecureFiles.write(Data(privateKeyPEM.utf8), to: directory.appendingPathComponent("key.pem"), mode: 0o600)
-        try SecureFiles.write(Data(try groupCertificate.serializeAsPEM().pemString.utf8),
-                              to: directory.appendingPathComponent("group.pem"), mode: 0o644)
-        try SecureFiles.write(revocationData, to: directory.appendingPathComponent("revocations"), mode: 0o644)
-        if let discoveryKey {
-            try SecureFiles.write(discoveryKey.bytes, to: directory.appendingPathComponent("discovery.key"), mode: 0o600)
+    /// The files of an identity, in its folder.
+    static let files = ["key.pem", "certificate.pem", "group.pem", "revocations", "discovery.key"]
+
+    /// Writes the identity's files to `directory` (the keys with mode 0600), all together or
+    /// none. A folder that already holds an identity (any of its files) is refused with
+    /// `TrustError.identityExists`, unless `replacingExisting`: then the old files are first
+    /// moved to a new folder `replaced-TIMESTAMP` inside `directory` (mode 0700), never
+    /// deleted. Returns that folder, if files were moved there.
+    @discardableResult
+    public func write(to directory: URL, replacingExisting: Bool = false) throws -> URL? {
+        let files = FileTransaction()
+        let movedAside = try stage(in: directory, replacingExisting: replacingExisting, files)
+        try files.commit()
+        return movedAside
+    }
+
+    /// Adds the identity's files to `transaction`; see `write(to:replacingExisting:)`.
+    func stage(in directory: URL, replacingExisting: Bool, _ transaction: FileTransaction) throws -> URL? {
+        var existing: [URL] = []
+        for file in Self.files.map({ directory.appendingPathComponent($0) }) {
+            if try SecureFiles.exists(file) { existing.append(file) }
         }
+        var movedAside: URL?
+        if let first = existing.first {
+            guard replacingExisting else { throw TrustError.identityExists(path: first.path) }
+            let folder = try Self.asideFolder(in: directory)
+            transaction.keepAside(existing, in: folder)
+            movedAside = folder
+        }
+        try transaction.write(Data(try certificate.serializeAsPEM().pemString.utf8),
+                              to: directory.appendingPathComponent("certificate.pem"), mode: 0o644)
+        try transaction.write(Data(privateKeyPEM.utf8), to: directory.appendingPathComponent("key.pem"), mode: 0o600)
+        try transaction.write(Data(try groupCertificate.serializeAsPEM().pemString.utf8),
+                              to: directory.appendingPathComponent("group.pem"), mode: 0o644)
+        try transaction.write(revocationData, to: directory.appendingPathComponent("revocations"), mode: 0o644)
+        if let discoveryKey {
+            try transaction.write(discoveryKey.bytes, to: directory.appendingPathComponent("discovery.key"), mode: 0o600)
+        }
+        return movedAside
+    }
+
+    /// A name for a folder, not yet taken, to move a replaced identity into: `replaced-` and
+    /// the time in UTC (`replaced-20261122T214800Z`), with `-2`, `-3`… if it is taken.
+    private static func asideFolder(in directory: URL) throws(TrustError) -> URL {
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "UTC")
+        formatter.dateFormat = "yyyyMMdd'T'HHmmss'Z'"
+        let base = "replaced-\(formatter.string(from: Date()))"
+        for suffix in 1...100 {
+            let folder = directory.appendingPathComponent(suffix == 1 ? base : "\(base)-\(suffix)")
+            if try !SecureFiles.exists(folder) { return folder }
+        }
+        throw TrustError.cannotWrite(path: directory.appendingPathComponent(base).path, reason: "a hundred folders of that name exist")
     }
 
     /// Reads an identity, refusing a key file others can read, a certificate the group did
-    /// not sign, or a revocation list it did not sign.
+    /// not sign, or a revocation list it did not sign. Every error names the file.
     public static func load(from directory: URL) throws -> DeviceIdentity {
-        guard FileManager.default.fileExists(atPath: directory.appendingPathComponent("certificate.pem").path) else {
+        guard try SecureFiles.exists(directory.appendingPathComponent("certificate.pem")) else {
             throw TrustError.noIdentity(directory: directory.path)
         }
-        let certificate = try Certificate(pemEncoded: String(decoding: try SecureFiles.read(directory.appendingPathComponent("certificate.pem")), as: UTF8.self))
-        let key = String(decoding: try SecureFiles.readPrivate(directory.appendingPathComponent("key.pem")), as: UTF8.self)
-        let group = try Certificate(pemEncoded: String(decoding: try SecureFiles.read(directory.appendingPathComponent("group.pem")), as: UTF8.self))
-        let key256 = try P256.Signing.PrivateKey(pemRepresentation: key)
-        guard Certificate.PublicKey(key256.publicKey) == certificate.publicKey else {
-            throw TrustError.unreadable(path: directory.appendingPathComponent("key.pem").path, reason: "the key does not match certificate.pem")
+        let certificate = try SecureFiles.certificate(at: directory.appendingPathComponent("certificate.pem"))
+        let keyFile = directory.appendingPathComponent("key.pem")
+        let key = try SecureFiles.privateKey(at: keyFile)
+        let group = try SecureFiles.certificate(at: directory.appendingPathComponent("group.pem"))
+        guard Certificate.PublicKey(key.publicKey) == certificate.publicKey else {
+            throw TrustError.malformedFile(path: keyFile.path, problem: "it is not the key of certificate.pem beside it")
         }
         guard group.publicKey.isValidSignature(certificate.signature, for: certificate) else {
-            throw TrustError.peerNotInGroup(reason: "certificate.pem is not signed by group.pem")
+            throw TrustError.malformedFile(path: directory.appendingPathComponent("certificate.pem").path,
+                                           problem: "it is not signed by group.pem beside it: the two come from different groups")
         }
         let discoveryFile = directory.appendingPathComponent("discovery.key")
-        let discoveryKey = FileManager.default.fileExists(atPath: discoveryFile.path)
-            ? try DiscoveryKey(bytes: try SecureFiles.readPrivate(discoveryFile)) : nil
-        return try DeviceIdentity(name: certificate.commonName ?? "?", certificate: certificate, privateKeyPEM: key,
-                                  groupCertificate: group,
-                                  revocationData: try SecureFiles.read(directory.appendingPathComponent("revocations")),
-                                  discoveryKey: discoveryKey)
+        var discoveryKey: DiscoveryKey?
+        if try SecureFiles.exists(discoveryFile) {
+            let bytes = try SecureFiles.readPrivate(discoveryFile)
+            guard bytes.count == 32 else {
+                throw TrustError.malformedFile(path: discoveryFile.path, problem: "it holds \(bytes.count) bytes, not the 32 of a discovery key")
+            }
+            discoveryKey = try DiscoveryKey(bytes: bytes)
+        }
+        let revocations = try SecureFiles.revocationList(at: directory.appendingPathComponent("revocations"), authority: group)
+        return try DeviceIdentity(name: certificate.commonName ?? "?", certificate: certificate, privateKeyPEM: key.pemRepresentation,
+                                  groupCertificate: group, revocationData: revocations.data, discoveryKey: discoveryKey)
     }
 
     /// Takes a newer signed revocation list (from the authority, or passed on by a peer).

@@ -16,11 +16,25 @@ public struct GroupAuthority: Sendable {
 
     public var name: String { certificate.commonName ?? "?" }
 
+    /// The files of a group, in `directory/group`.
+    static let groupFiles = ["authority.pem", "authority-key.pem", "roster", "revocations"]
+
+    /// True if `name` may name a device or a group: 1–64 characters that all show as
+    /// themselves (`PrintableText`: no control, format or bidirectional characters), no `/`,
+    /// no leading or trailing space. Every name issued passes this one rule.
+    public static func isAcceptableName(_ name: String) -> Bool {
+        !name.isEmpty && name.count <= 64 && !name.contains("/") && PrintableText.isPrintable(name)
+            && name.first?.isWhitespace == false && name.last?.isWhitespace == false
+    }
+
     /// Creates a group: a P-256 CA certificate valid for 20 years, its key (0600), an empty
-    /// roster and revocation list, in `directory/group`.
+    /// roster and revocation list, in `directory/group`, written together or not at all. A
+    /// folder that holds any file of a group is left alone.
     public static func create(name: String, in directory: ConfigDirectory) throws -> GroupAuthority {
-        guard !FileManager.default.fileExists(atPath: directory.groupDirectory.appendingPathComponent("authority.pem").path) else {
-            throw TrustError.groupExists(directory: directory.groupDirectory.path)
+        guard isAcceptableName(name) else { throw TrustError.invalidGroupName(name) }
+        let group = directory.groupDirectory
+        for file in groupFiles {
+            if try SecureFiles.exists(group.appendingPathComponent(file)) { throw TrustError.groupExists(directory: group.path) }
         }
         let key = P256.Signing.PrivateKey()
         let subject = try DistinguishedName {
@@ -39,35 +53,64 @@ public struct GroupAuthority: Sendable {
             },
             issuerPrivateKey: .init(key))
         let authority = GroupAuthority(certificate: certificate, privateKey: key, directory: directory)
-        let group = directory.groupDirectory
-        try SecureFiles.write(Data(try certificate.serializeAsPEM().pemString.utf8), to: group.appendingPathComponent("authority.pem"), mode: 0o644)
-        try SecureFiles.write(Data(key.pemRepresentation.utf8), to: group.appendingPathComponent("authority-key.pem"), mode: 0o600)
-        try authority.save(Roster())
-        try authority.publish(RevocationList())
+        let files = FileTransaction()
+        try files.write(Data(try certificate.serializeAsPEM().pemString.utf8), to: group.appendingPathComponent("authority.pem"), mode: 0o644)
+        try files.write(Data(key.pemRepresentation.utf8), to: group.appendingPathComponent("authority-key.pem"), mode: 0o600)
+        try authority.stage(Roster(), in: files)
+        try authority.stage(RevocationList(), in: files)
+        try files.commit()
         return authority
     }
 
     /// The group administered from `directory`.
     public static func load(from directory: ConfigDirectory) throws -> GroupAuthority {
         let group = directory.groupDirectory
-        guard FileManager.default.fileExists(atPath: group.appendingPathComponent("authority.pem").path) else {
+        guard try SecureFiles.exists(group.appendingPathComponent("authority.pem")) else {
             throw TrustError.noGroup(directory: group.path)
         }
-        let certificate = try Certificate(pemEncoded: String(decoding: try SecureFiles.read(group.appendingPathComponent("authority.pem")), as: UTF8.self))
-        let key = try P256.Signing.PrivateKey(
-            pemRepresentation: String(decoding: try SecureFiles.readPrivate(group.appendingPathComponent("authority-key.pem")), as: UTF8.self))
+        let certificate = try SecureFiles.certificate(at: group.appendingPathComponent("authority.pem"))
+        let keyFile = group.appendingPathComponent("authority-key.pem")
+        let key = try SecureFiles.privateKey(at: keyFile)
+        guard Certificate.PublicKey(key.publicKey) == certificate.publicKey else {
+            throw TrustError.malformedFile(path: keyFile.path, problem: "it is not the key of authority.pem beside it")
+        }
         return GroupAuthority(certificate: certificate, privateKey: key, directory: directory)
     }
 
     /// Issues a device: its own P-256 key and a certificate for client and server TLS, valid
     /// for 5 years, recorded in the roster, with the group's discovery key. Returns the identity
-    /// to copy to that device.
+    /// to copy to that device. Nothing is recorded if it fails.
     public func issueDevice(named name: String) throws -> DeviceIdentity {
-        guard !name.isEmpty, name.count <= 64, !name.contains("/"), name.allSatisfy({ !$0.isNewline && $0 != "\0" }) else {
-            throw TrustError.invalidDeviceName(name)
-        }
+        let (identity, roster) = try prepareDevice(named: name)
+        let files = FileTransaction()
+        try stage(roster, in: files)
+        try files.commit()
+        return identity
+    }
+
+    /// Issues a device and writes its identity to `folder` (as `DeviceIdentity.write(to:)`),
+    /// in one step: the roster records the device only if its files are written, and a
+    /// failure leaves the group and `folder` as they were. A folder that already holds an
+    /// identity is refused, unless `replacingExisting`: then its files are first moved to a
+    /// new folder `replaced-TIMESTAMP` inside it (mode 0700), never deleted. Returns the
+    /// identity and that folder, if files were moved there.
+    public func issueDevice(named name: String, writingTo folder: URL,
+                            replacingExisting: Bool = false) throws -> (identity: DeviceIdentity, movedAside: URL?) {
+        let (identity, roster) = try prepareDevice(named: name)
+        let files = FileTransaction()
+        let movedAside = try identity.stage(in: folder, replacingExisting: replacingExisting, files)
+        try stage(roster, in: files)
+        try files.commit()
+        return (identity, movedAside)
+    }
+
+    /// The identity of a new device and the roster that records it, neither written yet.
+    private func prepareDevice(named name: String) throws -> (DeviceIdentity, Roster) {
+        guard GroupAuthority.isAcceptableName(name) else { throw TrustError.invalidDeviceName(name) }
         var roster = try loadRoster()
         guard !roster.devices.contains(where: { $0.name == name }) else { throw TrustError.deviceExists(name) }
+        let revocations = try SecureFiles.revocationList(at: directory.groupDirectory.appendingPathComponent("revocations"),
+                                                         authority: certificate).data
         let key = P256.Signing.PrivateKey()
         let now = Date()
         let certificate = try Certificate(
@@ -87,45 +130,56 @@ public struct GroupAuthority: Sendable {
             },
             issuerPrivateKey: .init(privateKey))
         roster.devices.append(.init(name: name, serial: certificate.serialHex, issued: now, revoked: false))
-        try save(roster)
-        let revocations = try SecureFiles.read(directory.groupDirectory.appendingPathComponent("revocations"))
-        return try DeviceIdentity(name: name, certificate: certificate, privateKeyPEM: key.pemRepresentation,
-                                  groupCertificate: self.certificate, revocationData: revocations,
-                                  discoveryKey: DiscoveryKey(derivedFrom: privateKey))
+        let identity = try DeviceIdentity(name: name, certificate: certificate, privateKeyPEM: key.pemRepresentation,
+                                          groupCertificate: self.certificate, revocationData: revocations,
+                                          discoveryKey: DiscoveryKey(derivedFrom: privateKey))
+        return (identity, roster)
     }
 
     /// Revokes a device: it is marked in the roster and a new signed revocation list, with the
-    /// next sequence number, is written. Returns the list's bytes, to copy to the devices.
+    /// next sequence number, is written; so is the list of each of `deviceDirectories` that
+    /// holds one and belongs to this group (this machine's own device). All of it is written
+    /// together or not at all.
+    /// Returns the list's bytes, to copy to the devices.
     @discardableResult
-    public func revokeDevice(named name: String) throws -> Data {
+    public func revokeDevice(named name: String, updating deviceDirectories: [URL] = []) throws -> Data {
         var roster = try loadRoster()
         guard let index = roster.devices.firstIndex(where: { $0.name == name }) else { throw TrustError.noSuchDevice(name) }
         roster.devices[index].revoked = true
-        try save(roster)
         let current = try revocationList()
-        return try publish(RevocationList(sequence: current.sequence + 1,
-                                          revokedSerials: Set(roster.devices.filter(\.revoked).map(\.serial))))
+        let list = RevocationList(sequence: current.sequence + 1, revokedSerials: Set(roster.devices.filter(\.revoked).map(\.serial)))
+        let files = FileTransaction()
+        try stage(roster, in: files)
+        let data = try stage(list, in: files)
+        for device in deviceDirectories {
+            let list = device.appendingPathComponent("revocations")
+            guard try SecureFiles.exists(list),
+                  (try? SecureFiles.certificate(at: device.appendingPathComponent("group.pem"))) == certificate else { continue }
+            try files.write(data, to: list, mode: 0o644)
+        }
+        try files.commit()
+        return data
     }
 
     /// The devices issued so far.
     public func loadRoster() throws -> Roster {
-        try Roster(data: try SecureFiles.read(directory.groupDirectory.appendingPathComponent("roster")))
+        let path = directory.groupDirectory.appendingPathComponent("roster")
+        return try Roster(data: try SecureFiles.read(path), path: path.path)
     }
 
     /// The group's current revocation list.
     public func revocationList() throws -> RevocationList {
-        let path = directory.groupDirectory.appendingPathComponent("revocations")
-        return try RevocationList.verified(try SecureFiles.read(path), authority: certificate, path: path.path)
+        try SecureFiles.revocationList(at: directory.groupDirectory.appendingPathComponent("revocations"), authority: certificate).list
     }
 
-    private func save(_ roster: Roster) throws {
-        try SecureFiles.write(try roster.data(), to: directory.groupDirectory.appendingPathComponent("roster"), mode: 0o600)
+    private func stage(_ roster: Roster, in files: FileTransaction) throws {
+        try files.write(try roster.data(), to: directory.groupDirectory.appendingPathComponent("roster"), mode: 0o600)
     }
 
     @discardableResult
-    private func publish(_ list: RevocationList) throws -> Data {
+    private func stage(_ list: RevocationList, in files: FileTransaction) throws -> Data {
         let data = try list.signed(with: privateKey)
-        try SecureFiles.write(data, to: directory.groupDirectory.appendingPathComponent("revocations"), mode: 0o644)
+        try files.write(data, to: directory.groupDirectory.appendingPathComponent("revocations"), mode: 0o644)
         return data
     }
 }
@@ -143,8 +197,12 @@ public struct Roster: Sendable, Equatable {
 
     init() {}
 
-    init(data: Data) throws {
-        guard case .array(_, let items) = try Variant(serialized: data, type: "a(ssxb)") else { return }
+    init(data: Data, path: String) throws {
+        let variant: Variant
+        do { variant = try Variant(serialized: data, type: "a(ssxb)") } catch {
+            throw TrustError.malformedFile(path: path, problem: "it is not a roster (a GVariant a(ssxb))")
+        }
+        guard case .array(_, let items) = variant else { return }
         devices = items.compactMap {
             guard case .tuple(let f) = $0, case .string(let name) = f[0], case .string(let serial) = f[1],
                   case .int64(let issued) = f[2], case .bool(let revoked) = f[3] else { return nil }

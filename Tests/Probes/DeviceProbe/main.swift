@@ -2,7 +2,7 @@
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
 //                 [--listen HOST] [--rotate SECONDS] [--streams | --stream-die | --stream-close]
-//                 [--webpage URL] [--browsing] [--discover]
+//                 [--webpage URL] [--browsing] [--discover] [--title TITLE]
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
@@ -145,7 +145,7 @@ MainActor.assumeIsolated {
     let browsing = arguments.contains("--browsing")
     let activity = UserActivity(activityType: browsing ? UserActivity.browsingWebType : "com.example.probe.editing")
     if browsing { activity.userInfo = ["browser-tab": 3] }
-    activity.title = "Probe"
+    activity.title = value(after: "--title") ?? "Probe"
     activity.delegate = misbehaviour
     activity.supportsContinuationStreams = streamMode != nil
     activity.webpageURL = value(after: "--webpage").flatMap(URL.init(string:))

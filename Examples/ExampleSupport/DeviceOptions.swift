@@ -1,0 +1,38 @@
+import BatonContinuity
+import Foundation
+
+/// What makes an example app a device of the user's group:
+/// `--device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…`, and the peers configured for
+/// every app of this user (`$BATON_PEERS`, else `$XDG_CONFIG_HOME/baton/peers`), read the way
+/// `baton nearby` reads them (`PeerConfiguration`). Listening beyond loopback
+/// (`--listen 0.0.0.0:0`), the device also finds the others through avahi-daemon.
+public struct DeviceOptions: Sendable {
+    public var directory: URL
+    public var listen: PeerAddress
+    public var peers: [PeerAddress]
+
+    /// The options in `arguments`; nil without `--device`. A bad value (a port out of range,
+    /// a missing host or value, a malformed configured peer) throws an error naming it.
+    public init?(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        guard arguments.contains("--device") else { return nil }
+        directory = URL(fileURLWithPath: try ExampleArguments.required(after: "--device", in: arguments))
+        let listen = arguments.contains("--listen") ? try ExampleArguments.required(after: "--listen", in: arguments) : nil
+        let peerArguments = try arguments.indices.filter { arguments[$0] == "--peer" }.map { index in
+            guard index + 1 < arguments.count else { throw PeerAddressError.missingValue(option: "--peer") }
+            return arguments[index + 1]
+        }
+        let configuration = try PeerConfiguration.read(environment: environment, peerArguments: peerArguments, listenArgument: listen)
+        self.listen = configuration.listen
+        peers = configuration.peers
+    }
+
+    /// The options on this process's command line; nil without `--device`. A bad value ends
+    /// the process at once, with status 2 and a message that names it.
+    public static func fromCommandLine() -> DeviceOptions? {
+        do { return try DeviceOptions(arguments: Array(CommandLine.arguments.dropFirst())) } catch {
+            ExampleArguments.refuse("\(error)")
+        }
+    }
+
+    public static let usage = "--device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…"
+}
