@@ -91,7 +91,7 @@ public struct GroupAuthority: Sendable {
         let revocations = try SecureFiles.read(directory.groupDirectory.appendingPathComponent("revocations"))
         return try DeviceIdentity(name: name, certificate: certificate, privateKeyPEM: key.pemRepresentation,
                                   groupCertificate: self.certificate, revocationData: revocations,
-                                  discoveryKey: DiscoveryKey(derivedFrom: privateKey))
+                                  discoveryKey: try discoveryKey())
     }
 
     /// Revokes a device: it is marked in the roster and a new signed revocation list, with the
@@ -103,8 +103,18 @@ public struct GroupAuthority: Sendable {
         roster.devices[index].revoked = true
         try save(roster)
         let current = try revocationList()
-        return try publish(RevocationList(sequence: current.sequence + 1,
-                                          revokedSerials: Set(roster.devices.filter(\.revoked).map(\.serial))))
+        let next = current.sequence + 1  // the new list rotates the discovery key: epoch `next`
+        return try publish(RevocationList(sequence: next,
+                                          revokedSerials: Set(roster.devices.filter(\.revoked).map(\.serial)),
+                                          discoveryKeyCommitment: DiscoveryKey(derivedFrom: privateKey, epoch: next).commitment))
+    }
+
+    /// The group's discovery key now: that of the latest revocation list that rotated it (epoch
+    /// 0 if none has). Devices issued now get it; after a revocation, write it beside one device's
+    /// identity as `discovery.key` (with the new `revocations`) and the others get it over their links.
+    public func discoveryKey() throws -> DiscoveryKey {
+        let list = try revocationList()
+        return DiscoveryKey(derivedFrom: privateKey, epoch: list.discoveryKeyCommitment == nil ? 0 : list.sequence)
     }
 
     /// The devices issued so far.
