@@ -414,10 +414,10 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                     let reply = try await link.bus.call("GetDiscoveryKey", .tuple([]), replyType: "(ay)")
                     guard case .tuple(let items) = reply, case .bytes(let bytes)? = items.first else { continue }
                     try self.identity.adopt(discoveryKey: bytes)
-                    self.log.info("discovery key of revocation list \(self.identity.revocations.sequence) received from \(link.name)")
                     if let directory = self.identityDirectory {
                         try SecureFiles.write(bytes, to: directory.appendingPathComponent("discovery.key"), mode: 0o600)
                     }
+                    self.log.info("discovery key of revocation list \(self.identity.revocations.sequence) received from \(link.name)")
                     self.restartDiscovery()
                 } catch {
                     self.log.info("\(link.name) has no discovery key for revocation list \(self.identity.revocations.sequence): \(error)")
