@@ -112,26 +112,38 @@ final class RevocationTests: TrustTestCase {
         }
     }
 
-    /// Three devices: B, which never fetched A's activity, says it continued it — refused, and
-    /// A's app keeps its activity; C fetches and continues it — honoured.
+    /// Three devices: B (in this process), which never fetched A's activity, says it continued
+    /// it — refused, and A's app keeps its activity; C fetches and continues it — honoured; B
+    /// saying so again is still refused.
     func testContinuedIsHonouredOnlyFromTheDeviceThatFetched() throws {
         let (_, folders) = try group(["A", "B", "C"])
         let (a, address) = try probe(folders["A"]!)
-        let (b, _) = try probe(folders["B"]!, ["--peer", address])
         let (c, _) = try probe(folders["C"]!, ["--peer", address])
-        XCTAssertNotNil(b.waitForLine(containing: "nearby A"), b.output)
         XCTAssertNotNil(c.waitForLine(containing: "nearby A"), c.output)
+        let aAddress = try XCTUnwrap(PeerAddress(address))
+        let bFolder = folders["B"]!
+        try MainActor.assumeIsolated {
+            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: bFolder), identityDirectory: bFolder,
+                                          staticPeers: [aAddress])
+            try node.start()
+            defer { node.stop() }
+            spin(until: { node.links["A"]?.remote != nil })
+            let sequence = try XCTUnwrap(node.links["A"]?.remote?.sequence)
+            let claim: @MainActor () -> Error? = {
+                let call = Outcome { try await node.callDevice("A", "Continued", .tuple([.uint64(sequence)]), replyType: "()") }
+                spin(until: { call.done })
+                return call.error
+            }
+            XCTAssertEqual((claim() as? CocoaError)?.code, .userActivityHandoffFailed)
+            XCTAssertNotNil(a.waitForLine(containing: "ignoring Continued(\(sequence)) from B: it did not fetch that activity"), a.output)
+            XCTAssertNil(a.output.range(of: "was continued"), a.output)
 
-        b.send("claim-continued")
-        XCTAssertNotNil(a.waitForLine(containing: "ignoring Continued(1) from B: it did not fetch that activity"), a.output)
-        XCTAssertNotNil(b.waitForLine(containing: "could not tell A its activity was continued"), b.output)
-        XCTAssertNil(a.output.range(of: "was continued"), a.output)
-
-        c.send("continue 10")
-        XCTAssertNotNil(c.waitForLine(containing: "continued Probe"), c.output)
-        XCTAssertNotNil(a.waitForLine(containing: "was continued"), a.output)
-        b.send("claim-continued")
-        XCTAssertNotNil(a.waitForLine(containing: "ignoring Continued(1) from B", occurrence: 2), a.output)
-        XCTAssertEqual(a.output.components(separatedBy: "was continued").count - 1, 1, a.output)
+            c.send("continue 10")
+            XCTAssertNotNil(c.waitForLine(containing: "continued Probe"), c.output)
+            XCTAssertNotNil(a.waitForLine(containing: "was continued"), a.output)
+            XCTAssertEqual((claim() as? CocoaError)?.code, .userActivityHandoffFailed)
+            XCTAssertNotNil(a.waitForLine(containing: "ignoring Continued(\(sequence)) from B", occurrence: 2), a.output)
+            XCTAssertEqual(a.output.components(separatedBy: "was continued").count - 1, 1, a.output)
+        }
     }
 }

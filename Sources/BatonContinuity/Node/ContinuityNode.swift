@@ -51,6 +51,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private var discoveryStart: (port: UInt16, publishes: Bool)?
     /// True while the node asks its peers for the discovery key the list it holds names.
     private var askingForDiscoveryKey = false
+    /// The sequence of the activity last fetched from each device (one entry per device).
+    private var fetched: [String: UInt64] = [:]
     weak var advertisedActivity: UserActivity?
     var advertised: NearbyActivity?
     let log = Logger(label: "baton.continuity")
@@ -572,12 +574,17 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         guard case .tuple(let items) = reply, case .bytes(let payload)? = items.first else {
             throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: "malformed FetchPayload reply"])
         }
+        fetched[activity.device] = activity.sequence
         return payload
     }
 
+    /// Tells `activity`'s device it was continued. A device honours that only from a device
+    /// that fetched the activity, so one continued without its payload (in the web browser) is
+    /// fetched first, and the payload dropped.
     public func confirmContinued(_ activity: NearbyActivity) {
         Task { @MainActor in
             do {
+                if fetched[activity.device] != activity.sequence { _ = try await fetchPayload(of: activity) }
                 _ = try await callDevice(activity.device, "Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
             } catch {
                 log.notice("could not tell \(activity.device) its activity was continued: \(error)")

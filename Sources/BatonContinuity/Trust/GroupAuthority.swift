@@ -95,7 +95,9 @@ public struct GroupAuthority: Sendable {
     }
 
     /// Revokes a device: it is marked in the roster and a new signed revocation list, with the
-    /// next sequence number, is written. Returns the list's bytes, to copy to the devices.
+    /// next sequence number, is written. The list rotates the discovery key: the new key is
+    /// written as `group/discovery.key` (0600), to copy with the list to one device, which
+    /// hands it to the others. Returns the list's bytes, to copy to the devices.
     @discardableResult
     public func revokeDevice(named name: String) throws -> Data {
         var roster = try loadRoster()
@@ -104,9 +106,11 @@ public struct GroupAuthority: Sendable {
         try save(roster)
         let current = try revocationList()
         let next = current.sequence + 1  // the new list rotates the discovery key: epoch `next`
+        let key = DiscoveryKey(derivedFrom: privateKey, epoch: next)
+        try SecureFiles.write(key.bytes, to: directory.groupDirectory.appendingPathComponent("discovery.key"), mode: 0o600)
         return try publish(RevocationList(sequence: next,
                                           revokedSerials: Set(roster.devices.filter(\.revoked).map(\.serial)),
-                                          discoveryKeyCommitment: DiscoveryKey(derivedFrom: privateKey, epoch: next).commitment))
+                                          discoveryKeyCommitment: key.commitment))
     }
 
     /// The group's discovery key now: that of the latest revocation list that rotated it (epoch

@@ -8,8 +8,7 @@
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
 // `continued TITLE` or `failed CODE`; `streams N` asks the continued activity for N bytes over
 // continuation streams and prints `stream received N` or `stream failed: …`; `ping` prints
-// `pong` (the app still runs); `claim-continued` tells the first nearby activity's device it was
-// continued without fetching it (a device that should be refused). With
+// `pong` (the app still runs). With
 // `--listen HOST` beyond loopback the node discovers its peers through avahi-daemon; `nearby
 // DEVICE` is printed each time the nearby list changes.
 //
@@ -180,10 +179,6 @@ MainActor.assumeIsolated {
                 reporter.stream(command.count > 1 ? Int(command[1]) ?? 0 : 0)
             case "ping":
                 say("pong")
-            case "claim-continued":
-                guard let entry = Application.shared.nearbyActivities.first else { say("failed nothing nearby"); break }
-                node.confirmContinued(entry)
-                say("claimed")
             default:
                 current.invalidate()
                 current = UserActivity(activityType: "com.example.probe.editing")
