@@ -579,12 +579,21 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     /// Tells `activity`'s device it was continued. A device honours that only from a device
-    /// that fetched the activity, so one continued without its payload (in the web browser) is
-    /// fetched first, and the payload dropped.
+    /// that fetched the activity, so for one continued without its payload (in the web
+    /// browser) `FetchPayload` is sent first without asking for a reply: the device saves the
+    /// activity and records the fetch, sends no payload, and — GDBus keeps a connection's
+    /// messages in order — sees it before `Continued`.
     public func confirmContinued(_ activity: NearbyActivity) {
+        if fetched[activity.device] != activity.sequence, let link = links[activity.device] {
+            do {
+                try link.bus.callWithoutReply("FetchPayload", .tuple([.uint64(activity.sequence)]))
+                fetched[activity.device] = activity.sequence
+            } catch {
+                log.notice("could not ask \(activity.device) for its activity before saying it was continued: \(error)")
+            }
+        }
         Task { @MainActor in
             do {
-                if fetched[activity.device] != activity.sequence { _ = try await fetchPayload(of: activity) }
                 _ = try await callDevice(activity.device, "Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
             } catch {
                 log.notice("could not tell \(activity.device) its activity was continued: \(error)")

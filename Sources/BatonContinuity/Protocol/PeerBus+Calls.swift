@@ -29,6 +29,20 @@ extension PeerBus {
         return try reply.get()
     }
 
+    /// Calls `method` with `parameters` without asking for a reply
+    /// (`G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED`: the peer runs it and sends nothing back). The
+    /// message is queued now, so it reaches the peer before any call made after this returns.
+    func callWithoutReply(_ method: String, _ parameters: Variant) throws {
+        let message = g_dbus_message_new_method_call(nil, DeviceInterface.path, DeviceInterface.name, method)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        g_dbus_message_set_body(message, try parameters.makeGVariant())
+        g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
+        var error: UnsafeMutablePointer<GError>?
+        guard g_dbus_connection_send_message(connection, message, G_DBUS_SEND_MESSAGE_FLAGS_NONE, nil, &error) != 0 else {
+            throw GLibError(consuming: error!)
+        }
+    }
+
     /// Emits `CurrentChanged(metadata)` to the peer.
     func emitCurrentChanged(_ metadata: Variant) {
         guard let arguments = try? Variant.tuple([metadata]).makeGVariant() else { return }
