@@ -3,11 +3,12 @@ import BatonTestSupport
 import Foundation
 import XCTest
 
-/// Issue 9, "Privacy": a DNS-SD token captured from one device and replayed from another host
-/// made the group's devices dial the replaying host. Between real hosts (TestHost: each its
-/// own avahi-daemon), a token replayed from another address is ignored, while the same record
-/// with a token made for the address it comes from is found. Needs root.
-final class DiscoveryReplayBetweenHostsTests: TrustTestCase {
+/// Issue 9, "Privacy" and "Trust", between real hosts (TestHost: each its own avahi-daemon;
+/// needs root): a DNS-SD token captured from one device and replayed from another host made
+/// the group's devices dial the replaying host — now it is ignored, while the same record with
+/// a token made for the address it comes from is found. And a revoked device, which keeps the
+/// old discovery key, no longer recognises the group's devices on the network.
+final class DiscoveryAttacksBetweenHostsTests: TrustTestCase {
     private var hosts: [TestHost] = []
     private var publishers: [RunningProcess] = []
 
@@ -54,5 +55,38 @@ final class DiscoveryReplayBetweenHostsTests: TrustTestCase {
         XCTAssertNotNil(victim.process.waitForLine(containing: "pong"), victim.process.output)
         XCTAssertEqual(victim.process.output.components(separatedBy: "found a device of the group at 10.77.0.1:4444").count - 1, 1,
                        "only the honest record: \(victim.process.output)")
+    }
+
+    /// After C's revocation, A (host A) and B (host B) hold the new list and key; C (host B,
+    /// revoked, old key) browses the same network. B finds A through Avahi and links; C never
+    /// recognises A's tokens.
+    func testARevokedDeviceNoLongerRecognisesTheGroupsTokens() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        var folders: [String: URL] = [:]
+        for name in ["A", "B", "C"] {
+            folders[name] = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: folders[name]!)
+        }
+        let list = try authority.revokeDevice(named: "C")
+        let key = try authority.discoveryKey()
+        for name in ["A", "B"] {
+            try list.write(to: folders[name]!.appendingPathComponent("revocations"), options: .atomic)
+            try key.bytes.write(to: folders[name]!.appendingPathComponent("discovery.key"), options: .atomic)
+            chmod(folders[name]!.appendingPathComponent("discovery.key").path, 0o600)
+        }
+        let probe = productURL("DeviceProbe").path
+        let (a, c) = try TestHost.pair([probe, folders["A"]!.path, "--ok", "--listen", "0.0.0.0"],
+                                       [probe, folders["C"]!.path, "--ok", "--listen", "0.0.0.0"])
+        hosts = [a, c]
+        XCTAssertNotNil(c.process.waitForLine(containing: "avahi-daemon answers"), c.process.output)
+        let b = try c.start([probe, folders["B"]!.path, "--ok", "--listen", "0.0.0.0"])
+        publishers.append(b)
+        XCTAssertNotNil(b.waitForLine(containing: "found a device of the group at 10.77.0.1"), b.output)
+        XCTAssertNotNil(b.waitForLine(containing: "nearby A"), b.output)
+        XCTAssertNotNil(a.process.waitForLine(containing: "nearby B"), a.process.output)
+        c.process.send("ping")
+        XCTAssertNotNil(c.process.waitForLine(containing: "pong"), c.process.output)
+        XCTAssertNil(c.process.output.range(of: "found a device of the group"), c.process.output)
+        XCTAssertNil(c.process.output.range(of: "nearby A"), c.process.output)
     }
 }
