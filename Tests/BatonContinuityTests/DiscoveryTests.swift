@@ -29,34 +29,37 @@ final class DiscoveryTests: TrustTestCase {
     func testTokensAreRecognisedOnlyByTheGroupAndNeverRepeat() throws {
         let key = try XCTUnwrap(try GroupAuthority.create(name: "Ada", in: config("ada")).issueDevice(named: "a").discoveryKey)
         let other = try XCTUnwrap(try GroupAuthority.create(name: "Bob", in: config("bob")).issueDevice(named: "a").discoveryKey)
-        let tokens = (0..<50).map { _ in key.freshToken() }
+        let tokens = (0..<50).map { _ in key.freshToken(port: 4242, addresses: ["192.0.2.7"]) }
         XCTAssertEqual(Set(tokens).count, tokens.count, "a fresh salt each time: tokens cannot be linked")
         for token in tokens {
             XCTAssertEqual(token.count, 32)
-            XCTAssertTrue(key.recognises(token))
-            XCTAssertFalse(other.recognises(token))
+            XCTAssertTrue(key.recognises(token, port: 4242, address: "192.0.2.7"))
+            XCTAssertFalse(other.recognises(token, port: 4242, address: "192.0.2.7"))
         }
         var forged = Array(tokens[0])
         forged[31] = forged[31] == "0" ? "1" : "0"
         for bad in [String(forged), "", "zz", String(tokens[0].dropLast(2)), tokens[0] + "00", tokens[0].uppercased()] {
-            XCTAssertFalse(key.recognises(bad), bad)
+            XCTAssertFalse(key.recognises(bad, port: 4242, address: "192.0.2.7"), bad)
         }
     }
 
     func testAServiceRecordCarriesOnlyTheVersionAndTheToken() throws {
         let key = try XCTUnwrap(try GroupAuthority.create(name: "Ada", in: config("ada")).issueDevice(named: "laptop").discoveryKey)
         let other = try XCTUnwrap(try GroupAuthority.create(name: "Bob", in: config("bob")).issueDevice(named: "x").discoveryKey)
-        let record = ServiceRecord.fresh(key: key)
+        let record = ServiceRecord.fresh(key: key, port: 4242, addresses: ["192.0.2.7"])
         XCTAssertEqual(record.txt.count, 2)
         XCTAssertEqual(record.txt[0], "v=1")
         XCTAssertTrue(record.instanceName.hasPrefix("baton-"))
         XCTAssertFalse(record.instanceName.contains("laptop"))
-        XCTAssertNotEqual(ServiceRecord.fresh(key: key).instanceName, record.instanceName)
-        XCTAssertNil(ServiceRecord.refusal(of: record.txt, key: key))
-        XCTAssertEqual(ServiceRecord.refusal(of: record.txt, key: other), "another group's token")
-        XCTAssertEqual(ServiceRecord.refusal(of: ["g=\(key.freshToken())"], key: key), "no protocol version")
-        XCTAssertEqual(ServiceRecord.refusal(of: ["v=2", "g=\(key.freshToken())"], key: key), "protocol version 2")
-        XCTAssertEqual(ServiceRecord.refusal(of: ["v=1", "garbage", "g"], key: key), "another group's token")
+        XCTAssertNotEqual(ServiceRecord.fresh(key: key, port: 4242, addresses: ["192.0.2.7"]).instanceName, record.instanceName)
+        XCTAssertNil(ServiceRecord.refusal(of: record.txt, key: key, port: 4242, address: "192.0.2.7"))
+        XCTAssertEqual(ServiceRecord.refusal(of: record.txt, key: other, port: 4242, address: "192.0.2.7"),
+                       "not this group's token for 192.0.2.7:4242")
+        let token = key.freshToken(port: 4242, addresses: ["192.0.2.7"])
+        XCTAssertEqual(ServiceRecord.refusal(of: ["g=\(token)"], key: key, port: 4242, address: "192.0.2.7"), "no protocol version")
+        XCTAssertEqual(ServiceRecord.refusal(of: ["v=2", "g=\(token)"], key: key, port: 4242, address: "192.0.2.7"), "protocol version 2")
+        XCTAssertEqual(ServiceRecord.refusal(of: ["v=1", "garbage", "g"], key: key, port: 4242, address: "192.0.2.7"),
+                       "not this group's token for 192.0.2.7:4242")
     }
 
     /// Without a system bus (a headless host): the node says once that no avahi-daemon is

@@ -42,7 +42,7 @@ final class MisbehavingDevice: DeviceServiceHandler {
         Task { @MainActor in
             while let channel = try? await listener.accept() {
                 guard let bus = try? await PeerBus.open(over: channel) else { continue }
-                let service = DeviceService(handler: self, peer: channel.peerName)
+                let service = DeviceService(handler: self, peer: DevicePeer(name: channel.peerName, serial: channel.peerSerial))
                 try? service.register(on: bus)
                 bus.startMessageProcessing()
                 buses.append(bus)
@@ -63,9 +63,11 @@ final class MisbehavingDevice: DeviceServiceHandler {
         NearbyActivity(device: identity.name, sequence: 1, activityType: "com.example.probe.editing", title: "Faulty",
                        appID: "com.example.probe", teamIdentifier: "PROBETEAM", webpageURL: nil)
     }
-    func payload(sequence: UInt64) throws(DeviceServiceError) -> Data { answer() }
-    func continued(sequence: UInt64, by peer: String) {}
+    func refusal(of peer: DevicePeer) -> String? { nil }
+    func payload(sequence: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data { answer() }
+    func continued(sequence: UInt64, by peer: DevicePeer) throws(DeviceServiceError) {}
     func revocationList() -> Data { identity.revocationData }
+    func discoveryKey() throws(DeviceServiceError) -> Data { throw .failed("no key here") }
     func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
         throw .noStreams("no streams here")
     }

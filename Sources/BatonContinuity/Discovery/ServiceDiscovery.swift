@@ -187,24 +187,70 @@ public final class ServiceDiscovery {
         } else {
             avahi_entry_group_reset(group)
         }
-        let record = ServiceRecord.fresh(key: key)
-        self.record = record
-        var txt: UnsafeMutablePointer<AvahiStringList>?
-        for entry in record.txt { txt = avahi_string_list_add(txt, entry) }
-        defer { avahi_string_list_free(txt) }
-        let added = avahi_entry_group_add_service_strlst(group, AvahiIfIndex(AVAHI_IF_UNSPEC), AvahiProtocol(AVAHI_PROTO_UNSPEC),
-                                                         AvahiPublishFlags(0), record.instanceName, ServiceRecord.serviceType,
-                                                         nil, nil, port, txt)
-        if added == Int32(AVAHI_ERR_COLLISION) { return publish(on: client) }  // a fresh random name
-        guard added == 0, avahi_entry_group_commit(group) == 0 else {
+        // One entry per interface, each with a token bound to the port and that interface's
+        // addresses: a browser checks the token against the address it resolved, so the TXT
+        // replayed from another host does not verify.
+        let instanceName = ServiceRecord.freshName()
+        let interfaces = Self.interfaceAddresses()
+        guard !interfaces.isEmpty else {
+            record = nil
+            log.notice("no network interface with an IPv4 address: nothing to publish until the next rotation")
+            return scheduleRotation()
+        }
+        for (index, addresses) in interfaces {
+            let record = ServiceRecord(instanceName: instanceName, token: key.freshToken(port: port, addresses: addresses))
+            self.record = record
+            var txt: UnsafeMutablePointer<AvahiStringList>?
+            for entry in record.txt { txt = avahi_string_list_add(txt, entry) }
+            defer { avahi_string_list_free(txt) }
+            let added = avahi_entry_group_add_service_strlst(group, AvahiIfIndex(index), AvahiProtocol(AVAHI_PROTO_INET),
+                                                             AvahiPublishFlags(0), record.instanceName, ServiceRecord.serviceType,
+                                                             nil, nil, port, txt)
+            if added == Int32(AVAHI_ERR_COLLISION) { return publish(on: client) }  // a fresh random name
+            guard added == 0 else {
+                return fail("cannot publish: \(String(cString: avahi_strerror(added)))")
+            }
+        }
+        guard avahi_entry_group_commit(group) == 0 else {
             return fail("cannot publish: \(String(cString: avahi_strerror(avahi_client_errno(client))))")
         }
+        scheduleRotation()
+    }
+
+    /// Publishes again with a fresh name and token after `rotation` (which also picks up
+    /// changed interface addresses).
+    private func scheduleRotation() {
         rotationTimer?.cancel()
         rotationTimer = MainLoop.after(rotation) { [weak self] in
             guard let self, let client = self.client else { return }
             self.rotationTimer = nil
             self.publish(on: client)
         }
+    }
+
+    /// The IPv4 addresses (text) of each interface that is up and not loopback, by interface
+    /// index, at most `DiscoveryKey.maxAddresses` each, in a stable order.
+    nonisolated static func interfaceAddresses() -> [(Int32, [String])] {
+        var list: UnsafeMutablePointer<ifaddrs>?
+        guard getifaddrs(&list) == 0 else { return [] }
+        defer { freeifaddrs(list) }
+        var byIndex: [Int32: [String]] = [:]
+        var entry = list
+        while let item = entry?.pointee {
+            entry = item.ifa_next
+            guard let address = item.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
+                  item.ifa_flags & UInt32(IFF_UP) != 0, item.ifa_flags & UInt32(IFF_LOOPBACK) == 0 else { continue }
+            let index = Int32(if_nametoindex(item.ifa_name))
+            guard index > 0 else { continue }
+            var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))
+            let ok = address.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { inet -> Bool in
+                var raw = inet.pointee.sin_addr
+                return inet_ntop(AF_INET, &raw, &text, socklen_t(text.count)) != nil
+            }
+            guard ok else { continue }
+            byIndex[index, default: []].append(text.withUnsafeBufferPointer { String(cString: $0.baseAddress!) })
+        }
+        return byIndex.keys.sorted().map { ($0, Array(byIndex[$0]!.sorted().prefix(DiscoveryKey.maxAddresses))) }
     }
 
     private func groupChanged(_ groupState: AvahiEntryGroupState) {
@@ -273,12 +319,13 @@ public final class ServiceDiscovery {
         }
         guard event == AVAHI_RESOLVER_FOUND, let name, let address else { return }
         let instance = String(cString: name)
-        if let refusal = ServiceRecord.refusal(of: Self.strings(txt), key: key) {
-            return log.debug("ignoring \(instance): \(refusal)")
-        }
         var text = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
         let host = text.withUnsafeMutableBufferPointer { buffer in
             String(cString: avahi_address_snprint(buffer.baseAddress, buffer.count, address))
+        }
+        // The token must have been made for this very address and port (not replayed).
+        if let refusal = ServiceRecord.refusal(of: Self.strings(txt), key: key, port: port, address: host) {
+            return log.debug("ignoring \(instance): \(refusal)")
         }
         let peer = PeerAddress(host: host, port: port)
         peers["\(interface)/\(instance)"] = peer

@@ -40,6 +40,19 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private var backoff: [PeerAddress: Duration] = [:]
     private var observers: [NSObjectProtocol] = []
     private var sequence: UInt64 = 0
+    /// The devices (certificate serials) that fetched the payload of the advertised sequence:
+    /// only they may say they continued it. At most `maxFetchers`, reset with each new sequence.
+    private var fetchers: (sequence: UInt64, serials: Set<String>) = (0, [])
+    static let maxFetchers = 64
+    /// Watches the identity's `revocations` and `discovery.key`, so a list copied in takes
+    /// effect at once.
+    private var identityWatches: [FileWatch] = []
+    /// How discovery was started, to start it again with a new key.
+    private var discoveryStart: (port: UInt16, publishes: Bool)?
+    /// True while the node asks its peers for the discovery key the list it holds names.
+    private var askingForDiscoveryKey = false
+    /// The sequence of the activity last fetched from each device (one entry per device).
+    private var fetched: [String: UInt64] = [:]
     weak var advertisedActivity: UserActivity?
     var advertised: NearbyActivity?
     let log = Logger(label: "baton.continuity")
@@ -69,8 +82,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// The devices linked now.
     public var connectedPeers: [String] { links.keys.sorted() }
 
-    /// A node for `identity`. With `identityDirectory`, the revocation list there is read again
-    /// before every new connection, so a revocation copied in takes effect on the next one.
+    /// A node for `identity`. With `identityDirectory`, the node watches the revocation list
+    /// and discovery key there (and reads the list again before every new connection and every
+    /// call it answers): a revocation copied in cuts the revoked devices' links at once.
     public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
         self.identity = identity
         self.identityDirectory = identityDirectory
@@ -104,6 +118,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             })
         }
         readvertise()
+        watchIdentityFiles()
         Task { @MainActor [weak self] in await self?.acceptLoop(listener) }
         firstDialsPending = Set(staticPeers)
         for peer in staticPeers { dial(peer) }
@@ -128,8 +143,13 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     private func startDiscovery(port: UInt16, publishes: Bool) {
+        discoveryStart = (port, publishes)
         guard let key = identity.discoveryKey else {
             return log.error("no discovery key beside this device's identity (issued before discovery existed?): using the static peers only")
+        }
+        guard identity.discoveryKeyIsCurrent else {
+            // Fail closed: the key held is one a revoked device knows too.
+            return log.notice("discovery waits for the group's new discovery key (revocation list \(identity.revocations.sequence))")
         }
         let discovery = ServiceDiscovery(key: key, port: port, publishes: publishes, rotation: discoveryRotation, found: { [weak self] peer in
             self?.found(peer)
@@ -181,6 +201,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         listener = nil
         discovery?.stop()
         discovery = nil
+        discoveryStart = nil
+        for watch in identityWatches { watch.cancel() }
+        identityWatches = []
         discovered = []
         for timer in fallbackDials.values { timer.cancel() }
         fallbackDials = [:]
@@ -264,7 +287,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             log.info("replacing the link with \(older.name): both dialed, the one \(min(identity.name, older.name)) dialed stays")
             retire(older)
         }
-        let service = DeviceService(handler: self, peer: channel.peerName)
+        let service = DeviceService(handler: self, peer: DevicePeer(name: channel.peerName, serial: channel.peerSerial))
         do { try service.register(on: bus) } catch {
             log.error("cannot serve \(channel.peerName): \(error)")
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
@@ -280,6 +303,13 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             guard let link else { return }
             self?.drop(link, because: "a CurrentChanged signal of the wrong type")
         })
+        bus.onRevocationsChanged({ [weak self, weak link] list in
+            guard let self, let link, self.links[link.name] === link else { return }
+            self.consider(revocationData: list, from: link.name)
+        }, malformed: { [weak self, weak link] in
+            guard let link else { return }
+            self?.drop(link, because: "a RevocationsChanged signal of the wrong type")
+        })
         bus.onClosed { [weak self, weak link] in
             guard let self, let link else { return }
             self.drop(link, because: "the link closed")
@@ -291,15 +321,16 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             remoteChanged(link, metadata)
             let list = try await bus.call("GetRevocations", .tuple([]), replyType: "(ay)")
             if case .tuple(let parts) = list, case .bytes(let data)? = parts.first { consider(revocationData: data, from: link.name) }
+            if !identity.discoveryKeyIsCurrent { askForDiscoveryKey() }
         } catch {
             drop(link, because: "asking \(link.name) failed: \(error)")
         }
     }
 
     /// Takes a peer's revocation list if the group signed it and it is newer than the one
-    /// held: it is saved beside the identity, and links to devices it revokes are dropped. So
-    /// a revocation spreads through the group as devices meet.
-    private func consider(revocationData data: Data, from peer: String) {
+    /// held (see `took(_:from:)`). So a revocation spreads through the group as devices meet,
+    /// and at once between devices already linked.
+    func consider(revocationData data: Data, from peer: String) {
         guard data != identity.revocationData else { return }
         var updated = identity
         do { try updated.adopt(revocationData: data) } catch TrustError.revocationListOlder {
@@ -315,9 +346,94 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                 log.error("cannot save the revocation list: \(error)")
             }
         }
-        for link in links.values where updated.revocations.revokedSerials.contains(link.serial) {
+        tookRevocations()
+    }
+
+    /// After a newer list is held: cuts the links (and stream grants) of the devices it
+    /// revokes, passes it on to every other linked device, and gets the discovery key it names.
+    private func tookRevocations() {
+        let revoked = identity.revocations.revokedSerials
+        for link in links.values where revoked.contains(link.serial) {
+            for (token, grant) in streamGrants where grant.peer == link.name {
+                grant.expiry.cancel()
+                streamGrants[token] = nil
+            }
             drop(link, because: "it has been revoked")
         }
+        for link in links.values { link.bus.emitRevocationsChanged(identity.revocationData) }
+        if !identity.discoveryKeyIsCurrent {
+            takeDiscoveryKeyFromDisk()
+            if !identity.discoveryKeyIsCurrent {
+                discovery?.stop()  // fail closed until the new key arrives
+                discovery = nil
+                if discoveryUnsettled {
+                    discoveryUnsettled = false
+                    MainLoop.idle { [weak self] in self?.checkFirstDials() }
+                }
+                askForDiscoveryKey()
+            }
+        }
+    }
+
+    /// Watches `revocations` and `discovery.key` beside the identity.
+    private func watchIdentityFiles() {
+        guard let directory = identityDirectory, identityWatches.isEmpty else { return }
+        for file in ["revocations", "discovery.key"] {
+            do {
+                identityWatches.append(try FileWatch(directory.appendingPathComponent(file)) { [weak self] in
+                    self?.reloadIdentityFiles()
+                })
+            } catch {
+                log.error("cannot watch \(directory.path)/\(file); it is read again at each connection and call: \(error)")
+            }
+        }
+    }
+
+    private func reloadIdentityFiles() {
+        _ = currentIdentity()
+        if !identity.discoveryKeyIsCurrent { takeDiscoveryKeyFromDisk() }
+    }
+
+    /// Takes `discovery.key` from the identity's folder if the list held names it.
+    private func takeDiscoveryKeyFromDisk() {
+        guard let directory = identityDirectory,
+              let bytes = try? SecureFiles.readPrivate(directory.appendingPathComponent("discovery.key")),
+              (try? identity.adopt(discoveryKey: bytes)) != nil else { return }
+        log.info("discovery key of revocation list \(identity.revocations.sequence) read from \(directory.path)")
+        restartDiscovery()
+    }
+
+    /// Asks the linked devices, one after another, for the discovery key the list held names,
+    /// and takes the first that matches the list's commitment: a peer cannot hand over another.
+    private func askForDiscoveryKey() {
+        guard !askingForDiscoveryKey, !identity.discoveryKeyIsCurrent else { return }
+        askingForDiscoveryKey = true
+        Task { @MainActor [weak self] in
+            defer { self?.askingForDiscoveryKey = false }
+            guard let self else { return }
+            for link in self.links.values.sorted(by: { $0.name < $1.name }) where !self.identity.discoveryKeyIsCurrent {
+                do {
+                    let reply = try await link.bus.call("GetDiscoveryKey", .tuple([]), replyType: "(ay)")
+                    guard case .tuple(let items) = reply, case .bytes(let bytes)? = items.first else { continue }
+                    try self.identity.adopt(discoveryKey: bytes)
+                    if let directory = self.identityDirectory {
+                        try SecureFiles.write(bytes, to: directory.appendingPathComponent("discovery.key"), mode: 0o600)
+                    }
+                    self.log.info("discovery key of revocation list \(self.identity.revocations.sequence) received from \(link.name)")
+                    self.restartDiscovery()
+                } catch {
+                    self.log.info("\(link.name) has no discovery key for revocation list \(self.identity.revocations.sequence): \(error)")
+                }
+            }
+        }
+    }
+
+    /// Starts discovery again with the key held now (a new name, a new token).
+    private func restartDiscovery() {
+        guard let start = discoveryStart else { return }
+        discovery?.stop()
+        discovery = nil
+        startDiscovery(port: start.port, publishes: start.publishes)
     }
 
     private func remoteChanged(_ link: PeerLink, _ metadata: Variant) {
@@ -362,12 +478,22 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         Application.shared.updateNearbyActivities(links.values.compactMap(\.remote).sorted { $0.device < $1.device })
     }
 
-    /// The identity with the newest revocation list on disk, if it changed.
+    /// The identity with the newest revocation list on disk, if it changed (and then the
+    /// links of the devices it revokes are cut at once).
     func currentIdentity() -> DeviceIdentity {
         if let directory = identityDirectory,
            let data = try? Data(contentsOf: directory.appendingPathComponent("revocations")),
            data != identity.revocationData {
-            do { try identity.adopt(revocationData: data) } catch { log.error("ignoring \(directory.path)/revocations: \(error)") }
+            let before = identity.revocations.sequence
+            do { try identity.adopt(revocationData: data) } catch TrustError.revocationListOlder {
+                // an older copy written back: the newer list held stays
+            } catch {
+                log.error("ignoring \(directory.path)/revocations: \(error)")
+            }
+            if identity.revocations.sequence > before {
+                log.info("revocation list \(identity.revocations.sequence) read from \(directory.path)")
+                tookRevocations()
+            }
         }
         return identity
     }
@@ -397,10 +523,20 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     func currentActivity() -> NearbyActivity? { advertised }
 
-    func payload(sequence requested: UInt64) throws(DeviceServiceError) -> Data {
+    func refusal(of peer: DevicePeer) -> String? {
+        guard currentIdentity().revocations.revokedSerials.contains(peer.serial) else { return nil }
+        if let link = links[peer.name], link.serial == peer.serial {
+            MainLoop.idle { [weak self] in self?.drop(link, because: "it has been revoked") }  // after the refusal is sent
+        }
+        return "\(peer.name) has been revoked"
+    }
+
+    func payload(sequence requested: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data {
         guard let advertised, advertised.sequence == requested, let activity = advertisedActivity, activity.isValid else {
             throw .notCurrent
         }
+        if fetchers.sequence != requested { fetchers = (requested, []) }
+        if fetchers.serials.count < Self.maxFetchers { fetchers.serials.insert(peer.serial) }
         do {
             return try activity.payload()
         } catch let error as CocoaError where error.code == .userActivityHandoffUserInfoTooLarge {
@@ -412,9 +548,22 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     func revocationList() -> Data { identity.revocationData }
 
-    func continued(sequence: UInt64, by peer: String) {
+    func discoveryKey() throws(DeviceServiceError) -> Data {
+        guard identity.discoveryKeyIsCurrent, let key = identity.discoveryKey else {
+            throw .failed("no discovery key for revocation list \(identity.revocations.sequence)")
+        }
+        return key.bytes
+    }
+
+    /// Honoured only from a device that fetched that sequence's payload: another group device
+    /// cannot make this app drop its activity.
+    func continued(sequence: UInt64, by peer: DevicePeer) throws(DeviceServiceError) {
+        guard fetchers.sequence == sequence, fetchers.serials.contains(peer.serial) else {
+            log.notice("ignoring Continued(\(sequence)) from \(peer.name): it did not fetch that activity")
+            throw .refused("\(peer.name) did not fetch activity \(sequence)")
+        }
         guard advertised?.sequence == sequence, let activity = advertisedActivity else { return }
-        log.debug("\(peer) continued \(activity.activityType)")
+        log.debug("\(peer.name) continued \(activity.activityType)")
         activity.delegate?.userActivityWasContinued(activity)
     }
 
@@ -425,12 +574,25 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         guard case .tuple(let items) = reply, case .bytes(let payload)? = items.first else {
             throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: "malformed FetchPayload reply"])
         }
+        fetched[activity.device] = activity.sequence
         return payload
     }
 
-    /// Calls `Continued` on `activity`'s device and returns with its reply: the device answers
-    /// once its activity's delegate has been told.
+    /// Tells `activity`'s device it was continued and returns with its reply: the device
+    /// answers once its activity's delegate has been told. A device honours that only from a
+    /// device that fetched the activity, so for one continued without its payload (in the web
+    /// browser) `FetchPayload` is sent first without asking for a reply: the device saves the
+    /// activity and records the fetch, sends no payload, and — GDBus keeps a connection's
+    /// messages in order — sees it before `Continued`.
     public func confirmContinued(_ activity: NearbyActivity) async throws {
+        if fetched[activity.device] != activity.sequence, let link = links[activity.device] {
+            do {
+                try link.bus.callWithoutReply("FetchPayload", .tuple([.uint64(activity.sequence)]))
+                fetched[activity.device] = activity.sequence
+            } catch {
+                log.notice("could not ask \(activity.device) for its activity before saying it was continued: \(error)")
+            }
+        }
         _ = try await callDevice(activity.device, "Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
     }
 
@@ -458,19 +620,42 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private static func call(_ method: String, _ parameters: Variant, replyType: String, over link: PeerLink) async throws -> Variant {
         do {
             return try await link.bus.call(method, parameters, replyType: replyType)
-        } catch let error as GLibError {
-            let code: CocoaError.Code = if error.message.contains(DeviceInterface.ErrorName.noStreams) {
-                .featureUnsupported
-            } else if error.message.contains(DeviceInterface.ErrorName.tooLarge) {
-                .userActivityHandoffUserInfoTooLarge
-            } else if error.message.contains(DeviceInterface.ErrorName.notCurrent) || error.message.contains(DeviceInterface.ErrorName.failed) {
-                .userActivityHandoffFailed
-            } else if error.domain == "g-io-error-quark" && error.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue) {
-                .userActivityRemoteApplicationTimedOut
-            } else {
-                .userActivityConnectionUnavailable
+        } catch let error as CancellationError {
+            throw error
+        } catch {
+            throw handoffError(for: error)
+        }
+    }
+
+    /// The Handoff code for a failed call to a peer (see `callDevice`), decided from the
+    /// error's type: the D-Bus error name the peer answered with, GIO's error code, or a
+    /// reply that broke the protocol. Never from the message's text.
+    nonisolated static func handoffError(for error: any Error) -> CocoaError {
+        let code: CocoaError.Code
+        switch error {
+        case let error as GLibError:
+            switch error.remoteDBusErrorName {
+            case DeviceInterface.ErrorName.noStreams?: code = .featureUnsupported
+            case DeviceInterface.ErrorName.tooLarge?: code = .userActivityHandoffUserInfoTooLarge
+            case DeviceInterface.ErrorName.notCurrent?, DeviceInterface.ErrorName.failed?, DeviceInterface.ErrorName.refused?:
+                code = .userActivityHandoffFailed
+            case .some: code = .userActivityHandoffFailed  // another D-Bus error: the peer answered, but not with this
+            case nil:
+                if error.isIOError(G_IO_ERROR_TIMED_OUT) {
+                    code = .userActivityRemoteApplicationTimedOut
+                } else if error.isIOError(G_IO_ERROR_INVALID_ARGUMENT) {
+                    code = .userActivityHandoffFailed  // GDBus: the reply is not of the type asked for
+                } else {
+                    code = .userActivityConnectionUnavailable
+                }
             }
-            throw CocoaError(code, userInfo: [NSLocalizedDescriptionKey: error.message])
+            return CocoaError(code, userInfo: [NSLocalizedDescriptionKey: error.description])
+        case let error as PeerProtocolError:
+            return CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: error.description])
+        case let error as CocoaError:
+            return error
+        default:
+            return CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
         }
     }
 }

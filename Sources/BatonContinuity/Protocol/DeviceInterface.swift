@@ -22,7 +22,9 @@ enum DeviceInterface {
               <arg name="sequence" type="t" direction="in"/>
               <arg name="token" type="ay" direction="out"/><arg name="port" type="u" direction="out"/>
             </method>
+            <method name="GetDiscoveryKey"><arg name="key" type="ay" direction="out"/></method>
             <signal name="CurrentChanged"><arg name="activity" type="a{sv}"/></signal>
+            <signal name="RevocationsChanged"><arg name="list" type="ay"/></signal>
           </interface>
         </node>
         """
@@ -33,6 +35,9 @@ enum DeviceInterface {
         static let tooLarge = "org.baton.Error.TooLarge"
         static let failed = "org.baton.Error.Failed"
         static let noStreams = "org.baton.Error.NoStreams"
+        /// The caller may not have this: its certificate is revoked, or it never fetched the
+        /// sequence it says it continued.
+        static let refused = "org.baton.Error.Refused"
     }
 
     /// The parsed interface, made once and kept for the process.

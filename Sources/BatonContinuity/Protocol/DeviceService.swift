@@ -3,20 +3,33 @@ import BatonLoop
 import CGLib
 import Foundation
 
-/// What a device does when a peer calls it; the continuity node implements it.
+/// What a device does when a peer calls it; the continuity node implements it. `peer` is the
+/// calling device: its name and its certificate's serial number (hex).
 @MainActor
 protocol DeviceServiceHandler: AnyObject {
+    /// Why `peer` may not be answered at all (its certificate is revoked by the list this
+    /// device holds now), or nil. Asked before every call is answered.
+    func refusal(of peer: DevicePeer) -> String?
     /// The activity advertised now, if any.
     func currentActivity() -> NearbyActivity?
-    /// The payload of the activity advertised with `sequence`, saved first.
-    func payload(sequence: UInt64) throws(DeviceServiceError) -> Data
-    /// The peer continued the activity advertised with `sequence`.
-    func continued(sequence: UInt64, by peer: String)
+    /// The payload of the activity advertised with `sequence`, saved first, for `peer`.
+    func payload(sequence: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data
+    /// The peer continued the activity advertised with `sequence`; refused unless that peer
+    /// fetched it.
+    func continued(sequence: UInt64, by peer: DevicePeer) throws(DeviceServiceError)
     /// The signed revocation list this device holds.
     func revocationList() -> Data
+    /// The group's discovery key for the revocation list this device holds.
+    func discoveryKey() throws(DeviceServiceError) -> Data
     /// A one-time token for a continuation stream connection from `peer` to the activity
     /// advertised with `sequence`, and the port to make it to.
     func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16)
+}
+
+/// The device at the other end of a link, as its certificate proved it.
+struct DevicePeer: Sendable, Hashable {
+    var name: String
+    var serial: String
 }
 
 enum DeviceServiceError: Error {
@@ -24,15 +37,16 @@ enum DeviceServiceError: Error {
     case tooLarge(String)
     case failed(String)
     case noStreams(String)
+    case refused(String)
 }
 
 /// `org.baton.Device1` served on one peer bus. Registered when the link opens, unregistered
 /// (and its box released by GDBus) when the bus closes.
 final class DeviceService: CallbackBox, @unchecked Sendable {
     weak var handler: (any DeviceServiceHandler)?
-    let peer: String
+    let peer: DevicePeer
 
-    init(handler: any DeviceServiceHandler, peer: String) {
+    init(handler: any DeviceServiceHandler, peer: DevicePeer) {
         self.handler = handler
         self.peer = peer
     }
@@ -50,29 +64,38 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
     @MainActor
     func answer(_ method: String, _ parameters: Variant, _ invocation: OpaquePointer) {
         guard let handler else { return fail(invocation, DeviceInterface.ErrorName.failed, "the device is shutting down") }
+        // The list held now decides, not the one held when the link was made.
+        if let refusal = handler.refusal(of: peer) { return fail(invocation, DeviceInterface.ErrorName.refused, refusal) }
         switch (method, parameters) {
         case ("GetCurrent", _):
             reply(invocation, .tuple([DeviceInterface.metadata(handler.currentActivity())]))
         case ("FetchPayload", .tuple(let args)):
             guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
             do {
-                reply(invocation, .tuple([.bytes(try handler.payload(sequence: sequence))]))
+                reply(invocation, .tuple([.bytes(try handler.payload(sequence: sequence, for: peer))]))
             } catch {
                 fail(invocation, error)
             }
         case ("OpenStreams", .tuple(let args)):
             guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
             do {
-                let grant = try handler.streamGrant(sequence: sequence, for: peer)
+                let grant = try handler.streamGrant(sequence: sequence, for: peer.name)
                 reply(invocation, .tuple([.bytes(grant.token), .uint32(UInt32(grant.port))]))
             } catch {
                 fail(invocation, error)
             }
         case ("GetRevocations", _):
             reply(invocation, .tuple([.bytes(handler.revocationList())]))
+        case ("GetDiscoveryKey", _):
+            do { reply(invocation, .tuple([.bytes(try handler.discoveryKey())])) } catch { fail(invocation, error) }
         case ("Continued", .tuple(let args)):
-            if case .uint64(let sequence)? = args.first { handler.continued(sequence: sequence, by: peer) }
-            reply(invocation, .tuple([]))
+            guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
+            do {
+                try handler.continued(sequence: sequence, by: peer)
+                reply(invocation, .tuple([]))
+            } catch {
+                fail(invocation, error)
+            }
         default:
             fail(invocation, "org.freedesktop.DBus.Error.UnknownMethod", "no method \(method)")
         }
@@ -91,6 +114,7 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
         case .tooLarge(let reason): fail(invocation, DeviceInterface.ErrorName.tooLarge, reason)
         case .failed(let reason): fail(invocation, DeviceInterface.ErrorName.failed, reason)
         case .noStreams(let reason): fail(invocation, DeviceInterface.ErrorName.noStreams, reason)
+        case .refused(let reason): fail(invocation, DeviceInterface.ErrorName.refused, reason)
         }
     }
 
@@ -104,7 +128,10 @@ private let deviceMethodCall: GDBusInterfaceMethodCallFunc = { _, _, _, _, metho
     guard let method, let parameters, let invocation, let userData else { return }
     let service = DeviceService.borrow(userData)
     let name = String(cString: method)
-    let arguments = (try? Variant(reading: parameters)) ?? .tuple([])
     let call = SendableOpaque(invocation)
+    guard let arguments = try? Variant(reading: parameters) else {
+        // GDBus checked the type, so this is a value Variant cannot hold: say so, typed.
+        return g_dbus_method_invocation_return_dbus_error(call.pointer, DeviceInterface.ErrorName.failed, "the arguments cannot be read")
+    }
     MainActor.assumeIsolated { service.answer(name, arguments, call.pointer) }
 }

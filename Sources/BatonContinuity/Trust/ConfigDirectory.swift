@@ -6,6 +6,7 @@ import Foundation
 ///     group/authority-key.pem    its private key, mode 0600
 ///     group/roster               the devices issued, and which are revoked
 ///     group/revocations          the CA-signed revocation list
+///     group/discovery.key        the discovery key of the latest revocation, 0600
 ///     device/certificate.pem     this device's certificate, signed by the group
 ///     device/key.pem             its private key, mode 0600
 ///     device/group.pem           the group's CA certificate: the trust anchor

@@ -15,7 +15,7 @@ public struct DeviceIdentity: Sendable {
     public private(set) var revocations: RevocationList
     /// The group's discovery secret; nil for an identity issued before discovery existed,
     /// which then links through static peers only.
-    public let discoveryKey: DiscoveryKey?
+    public private(set) var discoveryKey: DiscoveryKey?
 
     init(name: String, certificate: Certificate, privateKeyPEM: String, groupCertificate: Certificate,
          revocationData: Data, discoveryKey: DiscoveryKey?) throws {
@@ -125,6 +125,22 @@ public struct DeviceIdentity: Sendable {
         revocationData = data
     }
 
+    /// False when the revocation list held rotated the discovery key and the key held is not
+    /// that list's (it commits to another): the device then has to get the new key.
+    public var discoveryKeyIsCurrent: Bool {
+        guard let commitment = revocations.discoveryKeyCommitment else { return true }
+        return discoveryKey?.commitment == commitment
+    }
+
+    /// Takes `bytes` as the group's discovery key if the revocation list held commits to it.
+    public mutating func adopt(discoveryKey bytes: Data) throws {
+        let key = try DiscoveryKey(bytes: bytes)
+        guard let commitment = revocations.discoveryKeyCommitment, key.commitment == commitment else {
+            throw TrustError.discoveryKeyNotCommitted(sequence: revocations.sequence)
+        }
+        discoveryKey = key
+    }
+
     /// The name of the device `peer` belongs to, if it is a current device of this group: signed
     /// by the group, within its validity, for TLS clients and servers, and not revoked.
     public func verifyPeer(_ peer: Certificate, at time: Date = Date()) throws(TrustError) -> String {
@@ -134,12 +150,37 @@ public struct DeviceIdentity: Sendable {
         guard peer.notValidBefore <= time, time <= peer.notValidAfter else {
             throw .peerNotInGroup(reason: "its certificate is not valid at \(time)")
         }
-        if let usage = try? peer.extensions.extendedKeyUsage, !(usage.contains(.clientAuth) && usage.contains(.serverAuth)) {
-            throw .peerNotInGroup(reason: "its certificate is not for device TLS")
+        if let defect = Self.deviceProfileDefect(of: peer) {
+            throw .peerNotInGroup(reason: "its certificate is not a device certificate: \(defect)")
         }
         let name = peer.commonName ?? "?"
         guard !revocations.revokedSerials.contains(peer.serialHex) else { throw .peerRevoked(device: name) }
         return name
+    }
+
+    /// What keeps `certificate` from being a device certificate as the protocol defines one
+    /// (docs/PROTOCOL.md, "Device certificates"), or nil. Fails closed: each extension must be
+    /// present, well formed and exactly as `GroupAuthority.issueDevice` issues it —
+    /// basicConstraints CA:FALSE, keyUsage digitalSignature only, extendedKeyUsage serverAuth
+    /// and clientAuth only.
+    static func deviceProfileDefect(of certificate: Certificate) -> String? {
+        let extensions = certificate.extensions
+        do {
+            switch try extensions.basicConstraints {
+            case .notCertificateAuthority?: break
+            case .isCertificateAuthority?: return "it is a certificate authority (basicConstraints CA:TRUE)"
+            case nil: return "it has no basicConstraints"
+            }
+            guard let usage = try extensions.keyUsage else { return "it has no keyUsage" }
+            guard usage == KeyUsage(digitalSignature: true) else { return "its keyUsage is not digitalSignature alone" }
+            guard let extended = try extensions.extendedKeyUsage else { return "it has no extendedKeyUsage" }
+            guard Set(extended) == [.serverAuth, .clientAuth], extended.count == 2 else {
+                return "its extendedKeyUsage is not serverAuth and clientAuth alone"
+            }
+        } catch {
+            return "an extension is malformed (\(error))"
+        }
+        return nil
     }
 
     /// The certificate and key as one PEM, as `g_tls_certificate_new_from_pem` takes them.

@@ -132,14 +132,16 @@ public struct GroupAuthority: Sendable {
         roster.devices.append(.init(name: name, serial: certificate.serialHex, issued: now, revoked: false))
         let identity = try DeviceIdentity(name: name, certificate: certificate, privateKeyPEM: key.pemRepresentation,
                                           groupCertificate: self.certificate, revocationData: revocations,
-                                          discoveryKey: DiscoveryKey(derivedFrom: privateKey))
+                                          discoveryKey: try discoveryKey())
         return (identity, roster)
     }
 
     /// Revokes a device: it is marked in the roster and a new signed revocation list, with the
-    /// next sequence number, is written; so is the list of each of `deviceDirectories` that
-    /// holds one and belongs to this group (this machine's own device). All of it is written
-    /// together or not at all.
+    /// next sequence number, is written. The list rotates the discovery key: the new key is
+    /// written as `group/discovery.key` (0600), to copy with the list to one device, which
+    /// hands it to the others. The list and the key are also written into each of
+    /// `deviceDirectories` that holds a list and belongs to this group (this machine's own
+    /// device). All of it is written together or not at all.
     /// Returns the list's bytes, to copy to the devices.
     @discardableResult
     public func revokeDevice(named name: String, updating deviceDirectories: [URL] = []) throws -> Data {
@@ -147,18 +149,31 @@ public struct GroupAuthority: Sendable {
         guard let index = roster.devices.firstIndex(where: { $0.name == name }) else { throw TrustError.noSuchDevice(name) }
         roster.devices[index].revoked = true
         let current = try revocationList()
-        let list = RevocationList(sequence: current.sequence + 1, revokedSerials: Set(roster.devices.filter(\.revoked).map(\.serial)))
+        let next = current.sequence + 1  // the new list rotates the discovery key: epoch `next`
+        let key = DiscoveryKey(derivedFrom: privateKey, epoch: next)
+        let list = RevocationList(sequence: next, revokedSerials: Set(roster.devices.filter(\.revoked).map(\.serial)),
+                                  discoveryKeyCommitment: key.commitment)
         let files = FileTransaction()
         try stage(roster, in: files)
         let data = try stage(list, in: files)
+        try files.write(key.bytes, to: directory.groupDirectory.appendingPathComponent("discovery.key"), mode: 0o600)
         for device in deviceDirectories {
             let list = device.appendingPathComponent("revocations")
             guard try SecureFiles.exists(list),
                   (try? SecureFiles.certificate(at: device.appendingPathComponent("group.pem"))) == certificate else { continue }
             try files.write(data, to: list, mode: 0o644)
+            try files.write(key.bytes, to: device.appendingPathComponent("discovery.key"), mode: 0o600)
         }
         try files.commit()
         return data
+    }
+
+    /// The group's discovery key now: that of the latest revocation list that rotated it (epoch
+    /// 0 if none has). Devices issued now get it; after a revocation, write it beside one device's
+    /// identity as `discovery.key` (with the new `revocations`) and the others get it over their links.
+    public func discoveryKey() throws -> DiscoveryKey {
+        let list = try revocationList()
+        return DiscoveryKey(derivedFrom: privateKey, epoch: list.discoveryKeyCommitment == nil ? 0 : list.sequence)
     }
 
     /// The devices issued so far.

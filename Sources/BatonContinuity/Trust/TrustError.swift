@@ -34,6 +34,8 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A peer certificate that is not one of the group's device certificates.
     case peerNotInGroup(reason: String)
     case peerRevoked(device: String)
+    /// A discovery key that is not the one the revocation list held commits to.
+    case discoveryKeyNotCommitted(sequence: UInt64)
 
     public var description: String {
         let shown = PrintableText.escaped
@@ -63,6 +65,7 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
         case .revocationListOlder(let have, let offered): "revocation list \(offered) is older than the one held (\(have))"
         case .peerNotInGroup(let reason): "the peer is not a device of this group: \(shown(reason))"
         case .peerRevoked(let device): "the peer '\(shown(device))' has been revoked"
+        case .discoveryKeyNotCommitted(let sequence): "the discovery key offered is not the one revocation list \(sequence) names"
         }
     }
 }

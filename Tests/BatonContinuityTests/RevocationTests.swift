@@ -1,0 +1,155 @@
+@testable import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Issue 9, "Trust": a revocation cuts live links and refuses calls at once, however the list
+/// arrives — copied beside a device's identity, or relayed by another device — and rotates the
+/// group's discovery key, which the remaining devices get over their links. `Continued` is
+/// honoured only from the device that fetched that activity. Real processes (DeviceProbe) on
+/// loopback.
+final class RevocationTests: TrustTestCase {
+    private var processes: [RunningProcess] = []
+
+    override func tearDownWithError() throws {
+        for process in processes { process.terminate() }
+        for process in processes { process.waitForExit(timeout: 10) }
+        processes = []
+        try super.tearDownWithError()
+    }
+
+    /// Issues devices of one group into folders of their own.
+    private func group(_ names: [String]) throws -> (GroupAuthority, [String: URL]) {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        var folders: [String: URL] = [:]
+        for name in names {
+            let folder = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: folder)
+            folders[name] = folder
+        }
+        return (authority, folders)
+    }
+
+    /// Starts a DeviceProbe for `folder`; returns it and the address it listens on.
+    private func probe(_ folder: URL, _ arguments: [String] = []) throws -> (RunningProcess, String) {
+        let process = try RunningProcess(product: "DeviceProbe", [folder.path, "--ok"] + arguments)
+        processes.append(process)
+        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
+        return (process, String(line.split(separator: " ").last!))
+    }
+
+    /// Writes `data` to `url` as the tools do: a temporary file renamed into place.
+    private static func install(_ data: Data, at url: URL) throws {
+        try data.write(to: url, options: .atomic)
+    }
+
+    /// A and C linked; the list revoking C is copied into A's folder: A drops C's link at once
+    /// (no new connection needed), and C can no longer fetch A's activity.
+    func testAListCopiedInCutsTheRevokedDevicesLinkAtOnce() throws {
+        let (authority, folders) = try group(["A", "C"])
+        let (a, address) = try probe(folders["A"]!)
+        let (c, _) = try probe(folders["C"]!, ["--peer", address])
+        XCTAssertNotNil(c.waitForLine(containing: "nearby A"), c.output)
+        XCTAssertNotNil(a.waitForLine(containing: "nearby C"), a.output)
+
+        let written = Date()
+        try Self.install(try authority.revokeDevice(named: "C"), at: folders["A"]!.appendingPathComponent("revocations"))
+        XCTAssertNotNil(a.waitForLine(containing: "dropped C: it has been revoked"), a.output)
+        let cut = Date().timeIntervalSince(written)
+        print("revocation copied in → link cut in \(Int(cut * 1000)) ms")
+        XCTAssertLessThan(cut, 10, "at once, not at the next connection (loose bound for a loaded machine)")
+        XCTAssertNotNil(c.waitForLine(containing: "dropped A"), c.output)
+        c.send("continue 5")
+        XCTAssertNotNil(c.waitForLine(containing: "failed"), c.output)
+        XCTAssertNil(c.output.range(of: "continued Probe"), c.output)
+        XCTAssertNil(a.output.range(of: "saving for a fetch"), a.output)
+        // C dials again (a static peer) and is refused in the handshake.
+        XCTAssertNotNil(a.waitForLine(containing: "the peer 'C' has been revoked"), a.output)
+    }
+
+    /// A linked with B and with C; the list revoking C reaches B (copied into B's folder): B
+    /// relays it to A over their link, and A drops C at once. The list also rotates the
+    /// discovery key: B reads the new key beside it, A gets it from B over their link, checked
+    /// against the list's commitment, and saves it.
+    func testARelayedListCutsTheRevokedDevicesLinkAndTheNewDiscoveryKeyFollows() throws {
+        let (authority, folders) = try group(["A", "B", "C"])
+        let (a, address) = try probe(folders["A"]!)
+        let (b, _) = try probe(folders["B"]!, ["--peer", address])
+        let (c, _) = try probe(folders["C"]!, ["--peer", address])
+        XCTAssertNotNil(b.waitForLine(containing: "nearby A"), b.output)
+        XCTAssertNotNil(c.waitForLine(containing: "nearby A"), c.output)
+        XCTAssertNotNil(a.waitForLine(containing: "nearby B C"), a.output)
+
+        let list = try authority.revokeDevice(named: "C")
+        let newKey = try authority.discoveryKey()
+        XCTAssertNotEqual(try DeviceIdentity.load(from: folders["A"]!).discoveryKey, newKey)
+        try Self.install(newKey.bytes, at: folders["B"]!.appendingPathComponent("discovery.key"))
+        chmod(folders["B"]!.appendingPathComponent("discovery.key").path, 0o600)
+        let written = Date()
+        try Self.install(list, at: folders["B"]!.appendingPathComponent("revocations"))
+
+        XCTAssertNotNil(a.waitForLine(containing: "revocation list 1 received from B"), a.output)
+        print("revocation copied into B → relayed to A in \(Int(Date().timeIntervalSince(written) * 1000)) ms")
+        XCTAssertNotNil(a.waitForLine(containing: "dropped C: it has been revoked"), a.output)
+        c.send("continue 5")
+        XCTAssertNotNil(c.waitForLine(containing: "failed"), c.output)
+        XCTAssertNil(a.output.range(of: "saving for a fetch"), a.output)
+
+        XCTAssertNotNil(a.waitForLine(containing: "discovery key of revocation list 1 received from B"), a.output)
+        let onA = try DeviceIdentity.load(from: folders["A"]!)
+        XCTAssertEqual(onA.discoveryKey, newKey, "saved beside A's identity")
+        XCTAssertTrue(onA.discoveryKeyIsCurrent)
+        XCTAssertEqual(mode(folders["A"]!.appendingPathComponent("discovery.key")), 0o600)
+        // B still continues from A.
+        b.send("continue 10")
+        XCTAssertNotNil(b.waitForLine(containing: "continued Probe"), b.output)
+    }
+
+    /// The list on disk decides each call, even before the file watch has fired.
+    func testACallFromADeviceTheListOnDiskRevokesIsRefused() throws {
+        let (authority, folders) = try group(["A", "C"])
+        let c = try DeviceIdentity.load(from: folders["C"]!)
+        try MainActor.assumeIsolated {
+            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders["A"]!), identityDirectory: folders["A"]!)
+            let peer = DevicePeer(name: "C", serial: c.certificate.serialHex)
+            XCTAssertNil(node.refusal(of: peer))
+            try Self.install(try authority.revokeDevice(named: "C"), at: folders["A"]!.appendingPathComponent("revocations"))
+            XCTAssertEqual(node.refusal(of: peer), "C has been revoked")
+        }
+    }
+
+    /// Three devices: B (in this process), which never fetched A's activity, says it continued
+    /// it — refused, and A's app keeps its activity; C fetches and continues it — honoured; B
+    /// saying so again is still refused.
+    func testContinuedIsHonouredOnlyFromTheDeviceThatFetched() throws {
+        let (_, folders) = try group(["A", "B", "C"])
+        let (a, address) = try probe(folders["A"]!)
+        let (c, _) = try probe(folders["C"]!, ["--peer", address])
+        XCTAssertNotNil(c.waitForLine(containing: "nearby A"), c.output)
+        let aAddress = try XCTUnwrap(PeerAddress(address))
+        let bFolder = folders["B"]!
+        try MainActor.assumeIsolated {
+            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: bFolder), identityDirectory: bFolder,
+                                          staticPeers: [aAddress])
+            try node.start()
+            defer { node.stop() }
+            spin(until: { node.links["A"]?.remote != nil })
+            let sequence = try XCTUnwrap(node.links["A"]?.remote?.sequence)
+            let claim: @MainActor () -> Error? = {
+                let call = Outcome { try await node.callDevice("A", "Continued", .tuple([.uint64(sequence)]), replyType: "()") }
+                spin(until: { call.done })
+                return call.error
+            }
+            XCTAssertEqual((claim() as? CocoaError)?.code, .userActivityHandoffFailed)
+            XCTAssertNotNil(a.waitForLine(containing: "ignoring Continued(\(sequence)) from B: it did not fetch that activity"), a.output)
+            XCTAssertNil(a.output.range(of: "was continued"), a.output)
+
+            c.send("continue 10")
+            XCTAssertNotNil(c.waitForLine(containing: "continued Probe"), c.output)
+            XCTAssertNotNil(a.waitForLine(containing: "was continued"), a.output)
+            XCTAssertEqual((claim() as? CocoaError)?.code, .userActivityHandoffFailed)
+            XCTAssertNotNil(a.waitForLine(containing: "ignoring Continued(\(sequence)) from B", occurrence: 2), a.output)
+            XCTAssertEqual(a.output.components(separatedBy: "was continued").count - 1, 1, a.output)
+        }
+    }
+}
