@@ -45,6 +45,8 @@ public final class PeerBus: @unchecked Sendable {
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
     /// authentication. Both sides must call it. Incoming messages wait until
     /// `startMessageProcessing()`, so a device exports its object before any call reaches it.
+    /// The connection is made on the app's loop, so its `closed` signal comes through it.
+    @MainActor
     public static func open(over channel: SecureChannel) async throws(TransportError) -> PeerBus {
         channel.handToBus()
         let stream = SendablePointer(channel.stream)
@@ -80,6 +82,7 @@ public final class PeerBus: @unchecked Sendable {
 
     /// `org.freedesktop.DBus.Peer.Ping`, which GDBus answers on every peer connection: one
     /// round trip over the authenticated link.
+    @MainActor
     public func ping(timeout: Duration = .seconds(10)) async throws(TransportError) {
         let connection = SendableOpaque(self.connection)
         do {

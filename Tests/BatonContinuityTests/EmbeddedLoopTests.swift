@@ -1,0 +1,52 @@
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Baton hosted in a program's own GLib loop (`MainLoop.embed(in:)`): two devices, each a
+/// `DeviceProbe --embed` that makes a `GMainContext` of its own, embeds Baton in it and runs it
+/// with its own `g_main_loop`, never GLib's global default context nor the thread's default.
+/// Every GLib and GIO operation of the continuity layer — dialing, the TLS handshake and its
+/// certificate check, accepting, D-Bus set-up, calls, signals, exported objects, stream
+/// connections — must start on and call back through that context, or nothing links.
+final class EmbeddedLoopTests: TrustTestCase {
+    func testTwoHostedDevicesLinkContinueAndStream() throws {
+        let folders = try devices("A", "B")
+        let a = try RunningProcess(product: "DeviceProbe", [folders[0], "--ok", "--streams", "--embed"])
+        defer { a.terminate() }
+        let line = try expect(a, "listening on")
+        let address = String(line.split(separator: " ").last!)
+        let b = try RunningProcess(product: "DeviceProbe", [folders[1], "--ok", "--embed", "--peer", address])
+        defer { b.terminate() }
+
+        // The link, both ways: each sees the other's activity.
+        try expect(b, "nearby A", or: "B never linked with A")
+        try expect(a, "nearby B", or: "A never saw B's activity")
+
+        // A whole continuation: the payload fetched from A, continued on B, A told.
+        b.send("continue 20")
+        try expect(b, "continued Probe")
+        try expect(a, "saving for a fetch")
+        try expect(a, "was continued")
+
+        // Continuation streams: a second connection, request and response.
+        let size = 300_000
+        b.send("streams \(size)")
+        try expect(b, "stream received \(size)")
+        try expect(a, "streamed \(size)")
+
+        // Still answering: neither side is stuck.
+        for probe in [a, b] {
+            probe.send("ping")
+            try expect(probe, "pong")
+        }
+    }
+
+    /// The line of `probe`'s output containing `text`; fails the test, showing the output, if
+    /// none comes (so a hosting that never runs ends the test at its first step).
+    @discardableResult
+    private func expect(_ probe: RunningProcess, _ text: String, or message: String? = nil,
+                        file: StaticString = #filePath, line: UInt = #line) throws -> String {
+        try XCTUnwrap(probe.waitForLine(containing: text),
+                      "\(message ?? "no '\(text)'"):\n\(probe.output)", file: file, line: line)
+    }
+}
