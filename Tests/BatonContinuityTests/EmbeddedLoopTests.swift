@@ -9,6 +9,18 @@ import XCTest
 /// certificate check, accepting, D-Bus set-up, calls, signals, exported objects, stream
 /// connections — must start on and call back through that context, or nothing links.
 final class EmbeddedLoopTests: TrustTestCase {
+    private var hosts: [TestHost] = []
+
+    /// Shuts down the test hosts of the discovery test, even when it failed.
+    override func tearDownWithError() throws {
+        for host in hosts {
+            host.shutDown()
+            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)")
+        }
+        hosts = []
+        try super.tearDownWithError()
+    }
+
     func testTwoHostedDevicesLinkContinueAndStream() throws {
         let folders = try devices("A", "B")
         let a = try RunningProcess(product: "DeviceProbe", [folders[0], "--ok", "--streams", "--embed"])
@@ -39,6 +51,24 @@ final class EmbeddedLoopTests: TrustTestCase {
             probe.send("ping")
             try expect(probe, "pong")
         }
+    }
+
+    /// Discovery hosted the same way, between two test hosts (each its own network, system
+    /// D-Bus and avahi-daemon; needs root): Avahi's GLib poll runs on the host's context, so the
+    /// devices find each other with no static peers, and one continues the other's activity.
+    func testTwoHostedDevicesFindEachOtherThroughAvahi() throws {
+        if let reason = TestHost.unavailableReason { throw XCTSkip(reason) }
+        let folders = try devices("A", "B")
+        let probe = productURL("DeviceProbe").path
+        let (a, b) = try TestHost.pair([probe, folders[0], "--ok", "--listen", "0.0.0.0", "--embed"],
+                                       [probe, folders[1], "--ok", "--listen", "0.0.0.0", "--embed"])
+        hosts = [a, b]
+        try expect(a.process, "avahi-daemon answers")
+        try expect(b.process, "nearby A", or: "B never found A")
+        XCTAssertTrue((a.process.output + b.process.output).contains("found a device of the group at 10.77.0."))
+        b.process.send("continue 20")
+        try expect(b.process, "continued Probe")
+        try expect(a.process, "was continued")
     }
 
     /// The line of `probe`'s output containing `text`; fails the test, showing the output, if
