@@ -37,9 +37,12 @@ public final class PeerBus: @unchecked Sendable {
     public func startMessageProcessing() { g_dbus_connection_start_message_processing(connection) }
 
     /// Closes the link after sending what is queued; the peer sees it closed.
+    @MainActor
     public func close() {
         g_dbus_connection_flush_sync(connection, nil, nil)
-        g_dbus_connection_close(connection, nil, nil, nil)
+        // Even with no callback, GIO completes the close from an idle source on the
+        // thread-default context, holding the connection until then: the app's loop.
+        MainLoop.withThreadDefaultContext { g_dbus_connection_close(connection, nil, nil, nil) }
     }
 
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
