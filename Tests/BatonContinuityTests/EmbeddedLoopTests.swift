@@ -1,3 +1,4 @@
+@testable import BatonContinuity
 import BatonTestSupport
 import Foundation
 import XCTest
@@ -69,6 +70,55 @@ final class EmbeddedLoopTests: TrustTestCase {
         b.process.send("continue 20")
         try expect(b.process, "continued Probe")
         try expect(a.process, "was continued")
+    }
+
+    /// A link made and closed in this process while a host runs its own context: the link
+    /// works, both sides hear `closed`, and once dropped everything is freed — GDBus finishes
+    /// the close from a source on the thread-default context it was started on, which must be
+    /// the host's, and the connection holds its callbacks until then.
+    func testALinkClosedUnderAHostsContextIsFreed() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
+        try MainActor.assumeIsolated {
+            let host = HostLoop()
+            MainLoop.embed(in: host.context)
+            defer { MainLoop.embed(in: .default) }
+            let canary = DefaultContextCanary()
+            defer { canary.remove() }
+            let boxesBefore = LoopDiagnostics.liveCallbackBoxes
+            let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+            defer { listener.close() }
+            let phoneCredential = try TLSCredential(identity: phone)
+            var closed = 0
+            var failure: Error?
+            Task { @MainActor in
+                defer { host.quit() }
+                do {
+                    async let accepted = listener.accept()
+                    let dialed = try await SecureChannel.connect(host: "127.0.0.1", port: listener.port, identity: phone,
+                                                                 credential: phoneCredential)
+                    let served = try await accepted
+                    async let serverBus = PeerBus.open(over: served)
+                    let clientBus = try await PeerBus.open(over: dialed)
+                    for bus in [try await serverBus, clientBus] {
+                        bus.onClosed { closed += 1 }
+                        bus.startMessageProcessing()
+                    }
+                    try await clientBus.ping()
+                    try await serverBus.ping()
+                    clientBus.close()
+                    try await serverBus.close()
+                } catch {
+                    failure = error
+                }
+            }
+            XCTAssertTrue(host.run(limit: .seconds(20)), "the link never came up")
+            XCTAssertNil(failure)
+            XCTAssertTrue(host.iterate(until: { closed == 2 }, limit: .seconds(20)), "closed heard \(closed) times")
+            XCTAssertTrue(host.iterate(until: { LoopDiagnostics.liveCallbackBoxes <= boxesBefore }, limit: .seconds(20)),
+                          "\(LoopDiagnostics.liveCallbackBoxes - boxesBefore) callback boxes still held: the links were not freed")
+            XCTAssertFalse(canary.iterated, "GLib's global default context was iterated")
+        }
     }
 
     /// The line of `probe`'s output containing `text`; fails the test, showing the output, if
