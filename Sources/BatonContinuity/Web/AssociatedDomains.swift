@@ -10,10 +10,10 @@ import Foundation
 /// file's `activitycontinuation.apps` lists the app as `TEAM.appID`.
 ///
 /// The fetch uses libsoup on the app's loop: the session is made, and each request started,
-/// with `MainLoop.context` as the thread-default context. The server is verified against the system's CA
-/// store (GIO's default TLS database), or against `trustedCertificates` for a private CA.
-/// Redirects are not followed, and a file over 128 KiB is refused. Confirmed claims are
-/// remembered for an hour; refusals are asked again.
+/// with `MainLoop.context` as the thread-default context. The server is verified against the
+/// system's CA store (GIO's default TLS database), or against `trustedCertificates` for a
+/// private CA. Redirects are not followed, and a file over 128 KiB is refused. Confirmed
+/// claims are remembered for an hour; refusals are asked again.
 @MainActor
 public final class AssociatedDomains: AssociatedDomainVerifier {
     nonisolated public static let path = "/.well-known/apple-app-site-association"
@@ -57,7 +57,7 @@ public final class AssociatedDomains: AssociatedDomainVerifier {
         let sent = SendableOpaque(message)
         let stream: SendablePointer<GInputStream>
         do {
-            stream = try await GIOAsync.call { cancellable, callback, userData in  // on the session's context
+            stream = try await GIOAsync.call { cancellable, callback, userData in
                 soup_session_send_async(session.pointer, sent.pointer, G_PRIORITY_DEFAULT, cancellable, callback, userData)
             } finish: { result, error in
                 soup_session_send_finish(session.pointer, result, error).map(SendablePointer.init)
