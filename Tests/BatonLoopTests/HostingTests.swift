@@ -92,7 +92,7 @@ final class HostingTests: XCTestCase {
             thread.stop()
             thread.stop()
             XCTAssertTrue(sawOtherThread.value)
-            XCTAssertEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore)
+            XCTAssertLessThanOrEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "no box of this test is left (an earlier test's may go meanwhile)")
         }
     }
 }
