@@ -9,22 +9,18 @@ import XCTest
 final class HostingTests: XCTestCase {
     func testAHostsOwnContextRunsTheMainActorAfterEmbed() {
         MainActor.assumeIsolated {
-            let hostContext = LoopContext()
-            MainLoop.embed(in: hostContext)
+            let host = HostLoop()
+            MainLoop.embed(in: host.context)
             defer { MainLoop.embed(in: .default) }
-            nonisolated(unsafe) let hostLoop = g_main_loop_new(hostContext.gContext, 0)!
-            defer { g_main_loop_unref(hostLoop) }
             var ran = false
             Task { @MainActor in
                 ran = true
-                g_main_loop_quit(hostLoop)
+                host.quit()
             }
-            // The host's own loop, as a service would run it; a timer bounds the test.
-            let guardTimer = hostContext.after(.seconds(10)) { g_main_loop_quit(hostLoop) }
-            g_main_loop_run(hostLoop)
-            guardTimer.cancel()
+            // The host's own loop, as a service would run it, bounded in time.
+            XCTAssertTrue(host.run(limit: .seconds(10)))
             XCTAssertTrue(ran)
-            XCTAssertTrue(MainLoop.context === hostContext)
+            XCTAssertTrue(MainLoop.context === host.context)
         }
     }
 
@@ -67,13 +63,18 @@ final class HostingTests: XCTestCase {
             let sighting = CallbackSighting()
             let outcome = LockedResult<Data>()
             Task { @MainActor in
-                do { outcome.set(.success(try await loadRecordingTheCallback(path, in: sighting))) } catch { outcome.set(.failure(error)) }
+                do {
+                    outcome.set(.success(try await loadRecordingTheCallback(path, in: sighting)))
+                } catch {
+                    outcome.set(.failure(error))
+                }
                 host.quit()
             }
             XCTAssertTrue(host.run(limit: .seconds(20)), "the GIO call never called back")
             XCTAssertEqual(try outcome.value?.get(), Data("seen".utf8))
             XCTAssertEqual(sighting.onMainThread, true)
-            XCTAssertEqual(sighting.dispatchingContext, Int(bitPattern: host.context.gContext), "not dispatched by the host's context")
+            XCTAssertEqual(sighting.dispatchingContext, Int(bitPattern: host.context.gContext),
+                           "not dispatched by a source of the host's context")
             XCTAssertFalse(canary.iterated, "GLib's global default context was iterated")
         }
     }
