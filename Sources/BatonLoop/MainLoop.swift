@@ -32,16 +32,37 @@ public enum MainLoop {
     /// Call it first, before anything of Baton's schedules work (`Application.shared`, a
     /// `ContinuityNode`): a source attached earlier stays on the context it was attached to.
     /// From then on every source Baton attaches, every GIO and GDBus callback, and the main
-    /// actor itself come through `context`. The host need not make `context` the main thread's
-    /// thread-default context: Baton pushes it around each operation it starts. The host must
-    /// iterate `context` on the main thread only, and keep iterating it; GLib's global default
-    /// context is then never needed.
+    /// actor itself come through `context`.
+    ///
+    /// It also makes `context` the main thread's thread-default context
+    /// (`g_main_context_push_thread_default`), until the next `embed(in:)`: libraries that start
+    /// operations of their own from a callback (libsoup from its queue, for one) attach them to
+    /// the thread-default context current at that moment, and only GTask's callbacks push their
+    /// context themselves. The host need not do it; a host that pushes a context of its own on
+    /// the main thread pops it again before it next iterates `context`, and before calling
+    /// `embed(in:)` again. The host iterates `context` on the main thread only, and keeps
+    /// iterating it; GLib's global default context is then never needed.
     public static func embed(in context: LoopContext) {
         precondition(running.isEmpty, "Baton: MainLoop.embed(in:) while the loop is running")
         bridge?.remove()
+        if let pushed = pushedThreadDefault {
+            g_main_context_pop_thread_default(pushed.gContext)
+            pushedThreadDefault = nil
+        }
+        // GLib's default context is the thread-default when none is pushed.
+        if context.gContext != g_main_context_default() {
+            precondition(g_main_context_acquire(context.gContext) != 0,
+                         "Baton: MainLoop.embed(in:) with a context another thread is iterating")
+            g_main_context_push_thread_default(context.gContext)
+            g_main_context_release(context.gContext)  // the push holds its own acquisition
+            pushedThreadDefault = context
+        }
         current.withLock { $0 = context }
         bridge = MainQueueBridge(on: context)
     }
+
+    /// The context `embed(in:)` pushed as the main thread's thread-default context, if any.
+    private static var pushedThreadDefault: LoopContext?
 
     /// Runs `body` with `context` as the main thread's thread-default context
     /// (`g_main_context_push_thread_default`, popped when `body` returns).
@@ -49,8 +70,9 @@ public enum MainLoop {
     /// GLib attaches what a call starts to the thread-default context of the calling thread: an
     /// async call's result, a GDBus connection's `closed` signal (at construction), a signal
     /// subscription's and an exported object's callbacks (at subscription and registration), a
-    /// libsoup session (at creation). Inside `body` they attach to the loop the app runs, whatever
-    /// the host made the thread's default. `GIOAsync.call` starts every operation this way.
+    /// libsoup session (at creation). Inside `body` they attach to the loop the app runs, even
+    /// if the host has pushed another context as the thread's default since `embed(in:)`.
+    /// `GIOAsync.call` starts every operation this way.
     public static func withThreadDefaultContext<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         let gContext = context.gContext
         // Acquiring fails only if another thread iterates the context, which the loop forbids.

@@ -48,9 +48,9 @@ final class HostingTests: XCTestCase {
         }
     }
 
-    /// A GIO call started on the main actor while a host runs its own context, which the host
-    /// did not make the main thread's thread-default context: GIO calls back on the main thread,
-    /// from a source of the host's context.
+    /// A GIO call started on the main actor while a host runs its own context and has made yet
+    /// another context the main thread's thread-default one (for work of its own): GIO calls
+    /// back on the main thread, from a source of the context Baton was embedded in.
     func testAGIOCallCallsBackOnTheMainThreadFromTheHostsContext() throws {
         let path = try temporaryFile(containing: "seen")
         defer { try? FileManager.default.removeItem(atPath: path) }
@@ -58,6 +58,9 @@ final class HostingTests: XCTestCase {
             let host = HostLoop()
             MainLoop.embed(in: host.context)
             defer { MainLoop.embed(in: .default) }
+            let hostsOwn = LoopContext()
+            g_main_context_push_thread_default(hostsOwn.gContext)
+            defer { g_main_context_pop_thread_default(hostsOwn.gContext) }
             let canary = DefaultContextCanary()
             defer { canary.remove() }
             let sighting = CallbackSighting()
