@@ -5,10 +5,11 @@ import XCTest
 
 /// Baton hosted in a program's own GLib loop (`MainLoop.embed(in:)`): two devices, each a
 /// `DeviceProbe --embed` that makes a `GMainContext` of its own, embeds Baton in it and runs it
-/// with its own `g_main_loop`, never GLib's global default context nor the thread's default.
-/// Every GLib and GIO operation of the continuity layer — dialing, the TLS handshake and its
-/// certificate check, accepting, D-Bus set-up, calls, signals, exported objects, stream
-/// connections — must start on and call back through that context, or nothing links.
+/// with its own `g_main_loop`; it never runs GLib's global default context, and never makes
+/// its own the thread's default itself. Every GLib and GIO operation of the continuity layer —
+/// dialing, the TLS handshake and its certificate check, accepting, D-Bus set-up, calls,
+/// signals, exported objects, stream connections — must start on and call back through that
+/// context, or nothing links.
 final class EmbeddedLoopTests: TrustTestCase {
     private var hosts: [TestHost] = []
 
