@@ -83,8 +83,8 @@ let package = Package(
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),
         .executableTarget(name: "AsyncMainProbe", dependencies: ["Baton"], path: "Tests/Probes/AsyncMainProbe"),
-        .executableTarget(name: "DeviceProbe", dependencies: ["BatonContinuity"], path: "Tests/Probes/DeviceProbe"),
-        .target(name: "BatonTestSupport", dependencies: ["BatonLoop"], path: "Tests/BatonTestSupport"),
+        .executableTarget(name: "DeviceProbe", dependencies: ["BatonContinuity", "CGLib"], path: "Tests/Probes/DeviceProbe"),
+        .target(name: "BatonTestSupport", dependencies: ["BatonLoop", "CGLib"], path: "Tests/BatonTestSupport"),
         .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),
         .testTarget(name: "BatonTests", dependencies: ["Baton", "BatonTestSupport"]),
         .testTarget(name: "BatonContinuityTests", dependencies: ["BatonContinuity", "Baton", "CGLib", "BatonTestSupport"]),

@@ -11,8 +11,8 @@ public enum LoopDiagnostics {
     static let liveBoxes = Atomic<Int>(0)
 
     /// Callback boxes currently owned by GLib. A box released on another thread (GDBus
-    /// finalises connections on its worker thread) wakes the main thread's default context, so
-    /// a loop that waits for this count to fall sees the change when it happens.
+    /// finalises connections on its worker thread) wakes `MainLoop.context`, so a loop that
+    /// waits for this count to fall sees the change when it happens.
     public static var liveCallbackBoxes: Int { liveBoxes.load(ordering: .acquiring) }
 }
 
@@ -26,7 +26,7 @@ open class CallbackBox: @unchecked Sendable {
     public init() { LoopDiagnostics.liveBoxes.wrappingAdd(1, ordering: .relaxed) }
     deinit {
         LoopDiagnostics.liveBoxes.wrappingSubtract(1, ordering: .releasing)
-        if baton_is_initial_thread() == 0 { g_main_context_wakeup(nil) }
+        if baton_is_initial_thread() == 0 { MainLoop.context.wakeUp() }
     }
 
     /// Hands a +1 reference to C; `release(_:)` (from the destroy notify) balances it.

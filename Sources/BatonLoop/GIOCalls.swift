@@ -1,7 +1,9 @@
 import CGLib
 import Foundation
 
-/// Ready-made GIO operations as `async` functions, built on `GIOAsync.call`.
+/// Ready-made GIO operations as `async` functions, built on `GIOAsync.call`: started on the
+/// main actor, called back through `MainLoop.context`.
+@MainActor
 public enum GIOCalls {
     /// The whole contents of the file at `path` (`g_file_load_contents_async`).
     public static func contents(ofFile path: String) async throws -> Data {

@@ -1,4 +1,5 @@
 import CGLib
+import Synchronization
 
 /// The main thread's GLib loop: the app's run loop, on which Swift's main actor runs.
 ///
@@ -6,11 +7,19 @@ import CGLib
 /// `DispatchQueue.main.async` and the `@MainActor` closures scheduled here all run on the main
 /// thread between GLib events. By default it is GLib's default context; a host that iterates a
 /// context of its own on the main thread hands it over with `embed(in:)`.
+///
+/// Every GLib and GIO operation Baton starts, and every source it attaches, goes to `context`
+/// and starts on the main actor: `MainLoop`'s closures, `GIOAsync.call` (which makes `context`
+/// the thread-default context while it starts an operation, so GIO calls back through it), and
+/// `withThreadDefaultContext(_:)` for the rest (GDBus subscriptions and exported objects, a
+/// libsoup session).
 @MainActor
 public enum MainLoop {
-    /// The context the main actor and `MainLoop`'s closures run on.
-    public private(set) static var context: LoopContext = .default
+    /// The context the main actor and `MainLoop`'s closures run on: GLib's default context, or
+    /// the one given to `embed(in:)`. Readable from any thread.
+    nonisolated public static var context: LoopContext { current.withLock { $0 } }
 
+    nonisolated private static let current = Mutex<LoopContext>(.default)
     private static var bridge: MainQueueBridge?
     private static var running: [OpaquePointer] = []  // GMainLoop *, innermost last
 
@@ -18,14 +27,63 @@ public enum MainLoop {
     public static var isRunning: Bool { !running.isEmpty }
 
     /// Makes `context` the one that runs the main actor, for a host that iterates it on the
-    /// main thread itself (its own `g_main_loop_run`, say) and never calls `run()`. GIO
-    /// delivers async results to the thread-default context, so such a host also pushes its
-    /// context as the main thread's default (`g_main_context_push_thread_default`).
+    /// main thread itself (its own `g_main_loop_run`, say) and never calls `run()`.
+    ///
+    /// Call it first, before anything of Baton's schedules work (`Application.shared`, a
+    /// `ContinuityNode`): a source attached earlier stays on the context it was attached to.
+    /// From then on every source Baton attaches, every GIO and GDBus callback, and the main
+    /// actor itself come through `context`.
+    ///
+    /// It also makes `context` the main thread's thread-default context
+    /// (`g_main_context_push_thread_default`), until the next `embed(in:)`: libraries that start
+    /// operations of their own from a callback (libsoup from its queue, for one) attach them to
+    /// the thread-default context current at that moment, and only GTask's callbacks push their
+    /// context themselves. The host need not do it; a host that pushes a context of its own on
+    /// the main thread pops it again before it next iterates `context`, and before calling
+    /// `embed(in:)` again. The host iterates `context` on the main thread only, and keeps
+    /// iterating it; GLib's global default context is then never needed.
     public static func embed(in context: LoopContext) {
         precondition(running.isEmpty, "Baton: MainLoop.embed(in:) while the loop is running")
         bridge?.remove()
-        self.context = context
+        if let pushed = pushedThreadDefault {
+            g_main_context_pop_thread_default(pushed.gContext)
+            pushedThreadDefault = nil
+        }
+        // GLib's default context is the thread-default when none is pushed.
+        if context.gContext != g_main_context_default() {
+            precondition(g_main_context_acquire(context.gContext) != 0,
+                         "Baton: MainLoop.embed(in:) with a context another thread is iterating")
+            g_main_context_push_thread_default(context.gContext)
+            g_main_context_release(context.gContext)  // the push holds its own acquisition
+            pushedThreadDefault = context
+        }
+        current.withLock { $0 = context }
         bridge = MainQueueBridge(on: context)
+    }
+
+    /// The context `embed(in:)` pushed as the main thread's thread-default context, if any.
+    private static var pushedThreadDefault: LoopContext?
+
+    /// Runs `body` with `context` as the main thread's thread-default context
+    /// (`g_main_context_push_thread_default`, popped when `body` returns).
+    ///
+    /// GLib attaches what a call starts to the thread-default context of the calling thread: an
+    /// async call's result, a GDBus connection's `closed` signal (at construction), a signal
+    /// subscription's and an exported object's callbacks (at subscription and registration), a
+    /// libsoup session (at creation). Inside `body` they attach to the loop the app runs, even
+    /// if the host has pushed another context as the thread's default since `embed(in:)`.
+    /// `GIOAsync.call` starts every operation this way.
+    public static func withThreadDefaultContext<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        let gContext = context.gContext
+        // Acquiring fails only if another thread iterates the context, which the loop forbids.
+        precondition(g_main_context_acquire(gContext) != 0,
+                     "Baton: another thread owns MainLoop.context; it must be iterated on the main thread only")
+        g_main_context_push_thread_default(gContext)
+        defer {
+            g_main_context_pop_thread_default(gContext)
+            g_main_context_release(gContext)
+        }
+        return try body()
     }
 
     /// Runs the loop on the calling (main) thread until `quit()`.
@@ -109,8 +167,7 @@ public enum MainLoop {
     /// iterated on the main thread.
     private static func onMainActor(_ body: @escaping @MainActor () -> Repetition) -> () -> Repetition {
         {
-            precondition(MainThreadRules.isInitialThread,
-                         "Baton: MainLoop's context must be iterated on the main thread")
+            MainThreadRules.requireLoopThread("a MainLoop source")
             return MainActor.assumeIsolated { body() }
         }
     }

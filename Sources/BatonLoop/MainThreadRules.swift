@@ -18,6 +18,15 @@ public enum MainThreadRules {
         }
     }
 
+    /// Traps, saying why, unless on the initial thread: `what` is a GLib callback that must come
+    /// through `MainLoop.context`, which only the main thread may iterate.
+    public static func requireLoopThread(_ what: @autoclosure () -> String) {
+        guard isInitialThread else {
+            fatalError("Baton: \(what()) ran off the main thread; the context that runs the main actor "
+                       + "(MainLoop.context) must be iterated on the main thread only")
+        }
+    }
+
     static func synchronousMainMessage(_ api: String) -> String {
         """
         Baton: \(api) must be called from synchronous code on the main thread, but this program \

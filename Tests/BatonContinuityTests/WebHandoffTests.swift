@@ -86,9 +86,11 @@ final class WebHandoffTests: TrustTestCase {
         XCTAssertFalse(probe.output.contains("was continued"))
     }
 
-    func testOnlyWebPagesOpen() {
-        XCTAssertThrowsError(try WebBrowser.open(URL(string: "file:///etc/passwd")!)) { error in
-            XCTAssertEqual(error as? WebHandoffError, .notAWebPage("file:///etc/passwd"))
+    func testOnlyWebPagesOpen() throws {
+        try MainActor.assumeIsolated {
+            XCTAssertThrowsError(try WebBrowser.open(URL(string: "file:///etc/passwd")!)) { error in
+                XCTAssertEqual(error as? WebHandoffError, .notAWebPage("file:///etc/passwd"))
+            }
         }
     }
 }

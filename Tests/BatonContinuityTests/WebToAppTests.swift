@@ -145,6 +145,32 @@ final class WebToAppTests: TrustTestCase {
         }
     }
 
+    /// The fetch while a program hosts Baton in its own loop (`MainLoop.embed(in:)`, a context
+    /// it iterates and never makes the thread's default): libsoup's session and request run on
+    /// that context, and GLib's global default context is never needed.
+    func testAClaimIsConfirmedWhileAHostRunsItsOwnContext() throws {
+        try serveSite(listing: ["READERTEAM.com.example.reader"])
+        let domain = "localhost:\(port)", caFile = self.caFile!
+        try MainActor.assumeIsolated {
+            let host = HostLoop()
+            MainLoop.embed(in: host.context)
+            defer { MainLoop.embed(in: .default) }
+            let canary = DefaultContextCanary()
+            defer { canary.remove() }
+            let verifier = try AssociatedDomains(trustedCertificates: caFile)
+            var outcome: Result<Bool, Error>?
+            Task { @MainActor in
+                do { outcome = .success(try await verifier.verify(domain, lists: "READERTEAM.com.example.reader")) } catch {
+                    outcome = .failure(error)
+                }
+                host.quit()
+            }
+            XCTAssertTrue(host.run(limit: .seconds(20)), "the fetch never finished")
+            XCTAssertEqual(try outcome?.get(), true)
+            XCTAssertFalse(canary.iterated, "GLib's global default context was iterated")
+        }
+    }
+
     func testClaimsMatchHTTPSPagesOfTheDomainOnly() {
         let manifest = AppManifest(appID: "a", teamIdentifier: "T",
                                    associatedDomains: ["activitycontinuation:reader.example.org", "activitycontinuation:*.news.example.org",

@@ -17,7 +17,7 @@ final class GIOAsyncTests: XCTestCase {
             }
             XCTAssertTrue(MainLoop.run(until: { outcome != nil }, timeout: .seconds(10)))
             XCTAssertEqual(try outcome?.get(), Data("hello, loop".utf8))
-            XCTAssertEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore)
+            XCTAssertLessThanOrEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "no box of this test is left (an earlier test's may go meanwhile)")
         }
     }
 
@@ -69,7 +69,7 @@ final class GIOAsyncTests: XCTestCase {
             XCTAssertTrue(MainLoop.run(until: { outcome != nil }, timeout: .seconds(10)))
             guard case .failure(let error)? = outcome else { return XCTFail("read should fail") }
             XCTAssertTrue(error is CancellationError, "got \(error)")
-            XCTAssertEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore)
+            XCTAssertLessThanOrEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "no box of this test is left (an earlier test's may go meanwhile)")
         }
     }
 }

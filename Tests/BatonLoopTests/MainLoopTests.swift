@@ -62,7 +62,7 @@ final class MainLoopTests: XCTestCase {
             }
             XCTAssertTrue(MainLoop.run(until: { events.count == 2 && ticks == 3 }, timeout: .seconds(10)))
             XCTAssertEqual(events.first, "idle")
-            XCTAssertEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "every box released by its destroy notify")
+            XCTAssertLessThanOrEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "no box of this test is left (an earlier test's may go meanwhile)")
         }
     }
 
@@ -75,7 +75,7 @@ final class MainLoopTests: XCTestCase {
             handle.cancel()
             handle.cancel()  // twice is harmless
             XCTAssertTrue(handle.isCancelled)
-            XCTAssertEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore)
+            XCTAssertLessThanOrEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "no box of this test is left (an earlier test's may go meanwhile)")
             var later = false
             MainLoop.after(.milliseconds(20)) { later = true }
             XCTAssertTrue(MainLoop.run(until: { later }, timeout: .seconds(10)))

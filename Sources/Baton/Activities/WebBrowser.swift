@@ -1,3 +1,4 @@
+import BatonLoop
 import CGLib
 import Foundation
 
@@ -7,13 +8,16 @@ import Foundation
 public enum WebBrowser {
     /// Opens `url` (http or https only) with the default handler for its scheme, through
     /// GIO's `g_app_info_launch_default_for_uri`, which follows the XDG MIME settings
-    /// (`mimeapps.list`, `x-scheme-handler/https`).
+    /// (`mimeapps.list`, `x-scheme-handler/https`). What GIO attaches while launching (a
+    /// session-bus connection, a portal call) attaches to the app's loop.
+    @MainActor
     public static func open(_ url: URL) throws(WebHandoffError) {
         guard let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme) else {
             throw .notAWebPage(url.absoluteString)
         }
         var error: UnsafeMutablePointer<GError>?
-        guard g_app_info_launch_default_for_uri(url.absoluteString, nil, &error) != 0 else {
+        let launched = MainLoop.withThreadDefaultContext { g_app_info_launch_default_for_uri(url.absoluteString, nil, &error) }
+        guard launched != 0 else {
             throw .noBrowser(GLibError(consuming: error!).message)
         }
     }

@@ -75,11 +75,13 @@ public final class ServiceDiscovery {
         if let poll { avahi_glib_poll_free(poll) }
     }
 
-    /// Connects to avahi-daemon on the main thread's context and starts publishing and
-    /// browsing as soon as it answers.
+    /// Connects to avahi-daemon on the app's loop (`MainLoop.context`) and starts publishing
+    /// and browsing as soon as it answers.
     public func start() {
         guard poll == nil else { return }
-        poll = avahi_glib_poll_new(nil, G_PRIORITY_DEFAULT)
+        // Explicitly: given none, avahi-glib takes GLib's global default context, which a host
+        // that embeds Baton in a context of its own never iterates.
+        poll = avahi_glib_poll_new(UnsafeMutableRawPointer(MainLoop.context.gContext), G_PRIORITY_DEFAULT)
         connect()
     }
 

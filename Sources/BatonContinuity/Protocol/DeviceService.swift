@@ -51,13 +51,17 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
         self.peer = peer
     }
 
-    /// Exports the object on `bus`.
+    /// Exports the object on `bus`. GDBus delivers its method calls through the thread-default
+    /// context at registration: the app's loop.
+    @MainActor
     func register(on bus: PeerBus) throws(TransportError) {
         var vtable = GDBusInterfaceVTable()
         vtable.method_call = deviceMethodCall
         var error: UnsafeMutablePointer<GError>?
-        let id = g_dbus_connection_register_object(bus.connection, DeviceInterface.path, DeviceInterface.info, &vtable,
-                                                   retainedOpaque(), CallbackBox.destroyNotify, &error)
+        let id = MainLoop.withThreadDefaultContext {
+            g_dbus_connection_register_object(bus.connection, DeviceInterface.path, DeviceInterface.info, &vtable,
+                                              retainedOpaque(), CallbackBox.destroyNotify, &error)
+        }
         guard id != 0 else { throw .handshakeFailed(GLibError(consuming: error!)) }
     }
 
@@ -126,6 +130,7 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
 /// GDBus's `method_call` for org.baton.Device1: arguments were checked against the interface.
 private let deviceMethodCall: GDBusInterfaceMethodCallFunc = { _, _, _, _, method, parameters, invocation, userData in
     guard let method, let parameters, let invocation, let userData else { return }
+    MainThreadRules.requireLoopThread("a D-Bus method call")
     let service = DeviceService.borrow(userData)
     let name = String(cString: method)
     let call = SendableOpaque(invocation)

@@ -7,6 +7,7 @@ extension PeerBus {
     /// Calls `method` with `parameters` (a tuple); GDBus checks the reply is of `replyType`.
     /// Throws `GLibError` when the call fails (a remote D-Bus error carries its name in
     /// `remoteDBusErrorName`) and `PeerProtocolError.malformed` when the reply cannot be read.
+    @MainActor
     func call(_ method: String, _ parameters: Variant, replyType: String,
               timeout: Duration = .seconds(10)) async throws -> Variant {
         let connection = SendableOpaque(self.connection)
@@ -50,15 +51,14 @@ extension PeerBus {
     }
 
     /// Calls `body` with the metadata of each `CurrentChanged` the peer emits, until the bus
-    /// goes; a signal of the wrong type calls `malformed` instead.
+    /// goes; a signal of the wrong type calls `malformed` instead. GDBus delivers the signals
+    /// through the thread-default context at subscription: the app's loop.
+    @MainActor
     func onCurrentChanged(_ body: @escaping @MainActor (Variant) -> Void, malformed: @escaping @MainActor () -> Void) {
-        let box = SignalBox { parameters in
+        subscribe(to: "CurrentChanged", SignalBox { parameters in
             guard case .tuple(let items)? = parameters, items.count == 1, case .dictionary = items[0] else { return malformed() }
             body(items[0])
-        }
-        let id = g_dbus_connection_signal_subscribe(connection, nil, DeviceInterface.name, "CurrentChanged", DeviceInterface.path,
-                                                    nil, G_DBUS_SIGNAL_FLAGS_NONE, signalTrampoline, box.retainedOpaque(), CallbackBox.destroyNotify)
-        subscriptions.append(id)
+        })
     }
 
     /// Emits `RevocationsChanged(list)` to the peer: a newer signed revocation list, passed on.
@@ -69,17 +69,28 @@ extension PeerBus {
 
     /// Calls `body` with the list of each `RevocationsChanged` the peer emits (the receiver
     /// checks its signature); a signal of the wrong type calls `malformed` instead.
+    @MainActor
     func onRevocationsChanged(_ body: @escaping @MainActor (Data) -> Void, malformed: @escaping @MainActor () -> Void) {
-        let box = SignalBox { parameters in
+        subscribe(to: "RevocationsChanged", SignalBox { parameters in
             guard case .tuple(let items)? = parameters, items.count == 1, case .bytes(let list) = items[0] else { return malformed() }
             body(list)
+        })
+    }
+
+    /// Subscribes `box` to the peer's signal `member` of org.baton.Device1 until the bus goes.
+    /// GDBus delivers the signals through the thread-default context at subscription: the app's loop.
+    @MainActor
+    private func subscribe(to member: String, _ box: SignalBox) {
+        let id = MainLoop.withThreadDefaultContext {
+            g_dbus_connection_signal_subscribe(connection, nil, DeviceInterface.name, member, DeviceInterface.path,
+                                               nil, G_DBUS_SIGNAL_FLAGS_NONE, signalTrampoline, box.retainedOpaque(), CallbackBox.destroyNotify)
         }
-        let id = g_dbus_connection_signal_subscribe(connection, nil, DeviceInterface.name, "RevocationsChanged", DeviceInterface.path,
-                                                    nil, G_DBUS_SIGNAL_FLAGS_NONE, signalTrampoline, box.retainedOpaque(), CallbackBox.destroyNotify)
         subscriptions.append(id)
     }
 
-    /// Calls `body` once when the link closes (the peer hung up, the network failed, or `close`).
+    /// Calls `body` once when the link closes (the peer hung up, the network failed, or `close`),
+    /// through the context the connection was made on (`open`): the app's loop.
+    @MainActor
     func onClosed(_ body: @escaping @MainActor () -> Void) {
         let box = SignalBox { _ in body() }
         g_signal_connect_data(UnsafeMutableRawPointer(connection), "closed", unsafeBitCast(closedTrampoline, to: GCallback.self),
@@ -95,6 +106,7 @@ final class SignalBox: CallbackBox, @unchecked Sendable {
 
 private let signalTrampoline: GDBusSignalCallback = { _, _, _, _, _, parameters, userData in
     guard let userData else { return }
+    MainThreadRules.requireLoopThread("a D-Bus signal")
     let box = SignalBox.borrow(userData)
     let value = parameters.flatMap { try? Variant(reading: $0) }
     MainActor.assumeIsolated { box.body(value) }
@@ -104,6 +116,7 @@ private let signalTrampoline: GDBusSignalCallback = { _, _, _, _, _, parameters,
 private let closedTrampoline: @convention(c) (OpaquePointer?, gboolean, UnsafeMutablePointer<GError>?, UnsafeMutableRawPointer?) -> Void = {
     _, _, _, userData in
     guard let userData else { return }
+    MainThreadRules.requireLoopThread("a D-Bus connection's closed signal")
     let box = SignalBox.borrow(userData)
     MainActor.assumeIsolated { box.body(nil) }
 }

@@ -37,14 +37,19 @@ public final class PeerBus: @unchecked Sendable {
     public func startMessageProcessing() { g_dbus_connection_start_message_processing(connection) }
 
     /// Closes the link after sending what is queued; the peer sees it closed.
+    @MainActor
     public func close() {
         g_dbus_connection_flush_sync(connection, nil, nil)
-        g_dbus_connection_close(connection, nil, nil, nil)
+        // Even with no callback, GIO completes the close from an idle source on the
+        // thread-default context, holding the connection until then: the app's loop.
+        MainLoop.withThreadDefaultContext { g_dbus_connection_close(connection, nil, nil, nil) }
     }
 
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
     /// authentication. Both sides must call it. Incoming messages wait until
     /// `startMessageProcessing()`, so a device exports its object before any call reaches it.
+    /// The connection is made on the app's loop, so its `closed` signal comes through it.
+    @MainActor
     public static func open(over channel: SecureChannel) async throws(TransportError) -> PeerBus {
         channel.handToBus()
         let stream = SendablePointer(channel.stream)
@@ -80,6 +85,7 @@ public final class PeerBus: @unchecked Sendable {
 
     /// `org.freedesktop.DBus.Peer.Ping`, which GDBus answers on every peer connection: one
     /// round trip over the authenticated link.
+    @MainActor
     public func ping(timeout: Duration = .seconds(10)) async throws(TransportError) {
         let connection = SendableOpaque(self.connection)
         do {

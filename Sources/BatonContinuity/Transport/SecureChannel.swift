@@ -9,6 +9,9 @@ import Foundation
 /// during the handshake. Then the ALPN protocol must be `baton/1` and the TLS version 1.3,
 /// or the connection is closed before any application data. Messages travel as D-Bus
 /// peer-to-peer over the TLS stream (`openBus`): GLib's framing and GVariant marshalling.
+///
+/// Connecting, accepting, sending and receiving are on the main actor, so GIO starts them on the
+/// app's loop (`MainLoop.context`) and the certificate check runs there too.
 public final class SecureChannel: @unchecked Sendable {
     /// The ALPN protocol id of a device link (D-Bus); its version changes with incompatible
     /// protocol versions.
@@ -55,6 +58,7 @@ public final class SecureChannel: @unchecked Sendable {
     }
 
     /// Writes all of `data` (`g_output_stream_write_all_async`).
+    @MainActor
     public func send(_ data: Data) async throws(TransportError) {
         let output = SendablePointer(g_io_stream_get_output_stream(stream)!)
         let bytes = SendableBytes(data)
@@ -73,6 +77,7 @@ public final class SecureChannel: @unchecked Sendable {
 
     /// Ends this side's writing (TLS close_notify on the write direction): the peer's reads
     /// reach their end, and it can still answer.
+    @MainActor
     public func finishWriting() async throws(TransportError) {
         let output = SendablePointer(g_io_stream_get_output_stream(stream)!)
         do {
@@ -87,6 +92,7 @@ public final class SecureChannel: @unchecked Sendable {
     }
 
     /// Reads up to `maxLength` bytes as soon as some arrive; empty when the peer has closed.
+    @MainActor
     public func receive(maxLength: Int) async throws(TransportError) -> Data {
         do {
             return try await GIOCalls.read(from: g_io_stream_get_input_stream(stream)!, maxLength: maxLength)
@@ -97,6 +103,7 @@ public final class SecureChannel: @unchecked Sendable {
 
     /// Connects to a peer at `host:port` and proves both identities; `applicationProtocol` is
     /// `alpn` for a device link, `streamALPN` for a continuation stream.
+    @MainActor
     public static func connect(host: String, port: UInt16, identity: DeviceIdentity, credential: TLSCredential,
                                applicationProtocol: String = alpn) async throws(TransportError) -> SecureChannel {
         let client = g_socket_client_new()!
@@ -127,6 +134,7 @@ public final class SecureChannel: @unchecked Sendable {
     }
 
     /// Wraps an accepted TCP connection as the TLS server and proves both identities.
+    @MainActor
     static func accept(_ connection: UnsafeMutablePointer<GSocketConnection>, identity: DeviceIdentity,
                        credential: TLSCredential) async throws(TransportError) -> SecureChannel {
         configureSocket(connection)
@@ -161,6 +169,8 @@ public final class SecureChannel: @unchecked Sendable {
     }
 
     /// The handshake and the checks after it, shared by both sides. Takes ownership of `tls`.
+    /// glib-networking emits `accept-certificate` on the handshake's context: the app's loop.
+    @MainActor
     private static func secure(_ tls: UnsafeMutablePointer<GIOStream>, identity: DeviceIdentity, isServer: Bool,
                                peerHost: String?, offering protocols: ProtocolList) async throws(TransportError) -> SecureChannel {
         let connection: UnsafeMutablePointer<GTlsConnection> = gCast(tls)

@@ -67,14 +67,16 @@ public final class SecureListener: @unchecked Sendable {
     /// is dropped and its failure thrown, so the caller can log it and accept again.
     /// `identity`, when given, is asked once the connection has arrived, so the peer is checked
     /// against the newest revocation list.
+    @MainActor
     public func accept(identity current: (@MainActor @Sendable () -> DeviceIdentity)? = nil) async throws(TransportError) -> SecureChannel {
         let accepted = try await nextConnection()
         defer { g_object_unref(accepted.pointer) }
-        let checking: DeviceIdentity = if let current { await current() } else { identity }
+        let checking: DeviceIdentity = if let current { current() } else { identity }
         return try await SecureChannel.accept(accepted.pointer, identity: checking, credential: credential)
     }
 
     /// The next TCP connection, waiting for the socket to be readable as needed.
+    @MainActor
     private func nextConnection() async throws(TransportError) -> SendablePointer<GSocketConnection> {
         while true {
             if isClosed { throw .closed }
@@ -95,6 +97,7 @@ public final class SecureListener: @unchecked Sendable {
     private var isClosed: Bool { lock.withLock { closed } }
 
     /// Waits until the listening socket is readable; false if the listener was closed.
+    @MainActor
     private func readable() async -> Bool {
         let fd = g_socket_get_fd(socket)
         return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
@@ -104,11 +107,8 @@ public final class SecureListener: @unchecked Sendable {
                 resumed.set()
                 continuation.resume(returning: ready)
             }
-            // The thread-default context, where GIO delivers this thread's async calls too.
-            let threadDefault = g_main_context_ref_thread_default()!
-            let context = LoopContext(threadDefault)
-            g_main_context_unref(threadDefault)
-            let source = context.whenReadable(fd) { [weak self] in
+            // The app's loop, where every GIO call of the listener's connections comes back too.
+            let source = MainLoop.context.whenReadable(fd) { [weak self] in
                 self?.lock.lock()
                 self?.waiter = nil
                 self?.lock.unlock()

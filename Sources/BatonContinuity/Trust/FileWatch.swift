@@ -2,8 +2,8 @@ import BatonLoop
 import CGLib
 import Foundation
 
-/// Calls back on the loop as soon as a file changes: a `GFileMonitor`, made on the main actor
-/// so GIO delivers its `changed` signal through the app's loop (the thread-default context).
+/// Calls back on the loop as soon as a file changes: a `GFileMonitor`, made with the app's
+/// loop as the thread-default context, so GIO delivers its `changed` signal through it.
 /// A file replaced by rename (how identity files are written) counts as a change.
 @MainActor
 final class FileWatch {
@@ -15,7 +15,9 @@ final class FileWatch {
         let file = g_file_new_for_path(url.path)!
         defer { g_object_unref(UnsafeMutableRawPointer(file)) }
         var error: UnsafeMutablePointer<GError>?
-        guard let monitor = g_file_monitor_file(file, G_FILE_MONITOR_WATCH_MOVES, nil, &error) else {
+        // The monitor delivers `changed` through the thread-default context at creation.
+        let made = MainLoop.withThreadDefaultContext { g_file_monitor_file(file, G_FILE_MONITOR_WATCH_MOVES, nil, &error) }
+        guard let monitor = made else {
             throw GLibError(consuming: error!)
         }
         self.monitor = monitor

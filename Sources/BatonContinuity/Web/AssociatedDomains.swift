@@ -9,10 +9,11 @@ import Foundation
 /// `https://DOMAIN/.well-known/apple-app-site-association` and accepts the claim only if the
 /// file's `activitycontinuation.apps` lists the app as `TEAM.appID`.
 ///
-/// The fetch uses libsoup on the GLib loop. The server is verified against the system's CA
-/// store (GIO's default TLS database), or against `trustedCertificates` for a private CA.
-/// Redirects are not followed, and a file over 128 KiB is refused. Confirmed claims are
-/// remembered for an hour; refusals are asked again.
+/// The fetch uses libsoup on the app's loop: the session is made, and each request started,
+/// with `MainLoop.context` as the thread-default context. The server is verified against the
+/// system's CA store (GIO's default TLS database), or against `trustedCertificates` for a
+/// private CA. Redirects are not followed, and a file over 128 KiB is refused. Confirmed
+/// claims are remembered for an hour; refusals are asked again.
 @MainActor
 public final class AssociatedDomains: AssociatedDomainVerifier {
     nonisolated public static let path = "/.well-known/apple-app-site-association"
@@ -23,7 +24,7 @@ public final class AssociatedDomains: AssociatedDomainVerifier {
     /// A verifier trusting the system's CA store, or only the CA certificates in the PEM file
     /// `trustedCertificates`.
     public init(trustedCertificates: URL? = nil) throws(AssociatedDomainError) {
-        session = soup_session_new()
+        session = MainLoop.withThreadDefaultContext { soup_session_new() }
         soup_session_set_timeout(session, 10)
         soup_session_set_user_agent(session, "Baton/1")
         if let file = trustedCertificates {
@@ -47,7 +48,7 @@ public final class AssociatedDomains: AssociatedDomainVerifier {
         return listed
     }
 
-    nonisolated private static func fetch(_ domain: String, with session: SendablePointer<SoupSession>) async throws(AssociatedDomainError) -> Data {
+    private static func fetch(_ domain: String, with session: SendablePointer<SoupSession>) async throws(AssociatedDomainError) -> Data {
         guard !domain.contains("/"), !domain.contains("@"), let message = soup_message_new("GET", "https://\(domain)\(Self.path)") else {
             throw .invalidDomain(domain)
         }

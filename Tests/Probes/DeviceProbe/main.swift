@@ -2,7 +2,7 @@
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
 //                 [--listen HOST] [--rotate SECONDS] [--streams | --stream-die | --stream-close]
-//                 [--webpage URL] [--browsing] [--discover] [--title TITLE]
+//                 [--webpage URL] [--browsing] [--discover] [--title TITLE] [--embed]
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
@@ -12,6 +12,10 @@
 // `--listen HOST` beyond loopback, or with `--discover` on loopback, the node discovers its
 // peers through avahi-daemon; `nearby DEVICE` is printed each time the nearby list changes.
 //
+// With `--embed` the probe hosts Baton as a program with a loop of its own does: it makes a
+// GMainContext, hands it to `MainLoop.embed(in:)` before anything else and runs it with its own
+// g_main_loop; GLib's global default context is never run, nor made the thread's default.
+//
 // With a stream flag the activity supports continuation streams. Its delegate reads a request
 // `send N` to the end and answers N bytes (byte i is i % 251) then closes (`--streams`),
 // exits half way (`--stream-die`), or closes the streams without reading (`--stream-close`).
@@ -20,6 +24,7 @@
 // activity delegate's userActivityWillSave) then hangs the main thread, exits the process,
 // or makes the payload too large.
 import BatonContinuity
+import CGLib
 import Foundation
 
 final class Misbehaviour: UserActivityDelegate {
@@ -131,6 +136,8 @@ let streamMode = arguments.first { ["--streams", "--stream-die", "--stream-close
 let team = mode == "--team" && arguments.count > 2 ? arguments[2] : "PROBETEAM"
 
 MainActor.assumeIsolated {
+    let hostContext: LoopContext? = arguments.contains("--embed") ? LoopContext() : nil
+    if let hostContext { MainLoop.embed(in: hostContext) }
     let misbehaviour = Misbehaviour(mode: mode)
     let reporter = ContinuationReporter()
     Application.shared.delegate = reporter
@@ -189,7 +196,12 @@ MainActor.assumeIsolated {
             return .again
         }
         say("listening on \(host):\(node.port!)")
-        withExtendedLifetime((node, misbehaviour, reporter)) { MainLoop.run() }
+        withExtendedLifetime((node, misbehaviour, reporter)) {
+            guard let hostContext else { return MainLoop.run() }
+            let loop = g_main_loop_new(hostContext.gContext, 0)
+            g_main_loop_run(loop)
+            g_main_loop_unref(loop)
+        }
     } catch {
         say("error: \(error)")
         exit(1)
