@@ -49,10 +49,12 @@ final class PeerVerification: CallbackBox, @unchecked Sendable {
         return false
     }
 
-    /// Connects the handler to `connection`; the box is released when the handler is.
-    func attach(to connection: UnsafeMutablePointer<GTlsConnection>) {
+    /// Connects the handler to `connection`; the box is released when the handler is
+    /// (disconnected with the returned id, or the connection finalised).
+    @discardableResult
+    func attach(to connection: UnsafeMutablePointer<GTlsConnection>) -> gulong {
         let handler = unsafeBitCast(acceptCertificateTrampoline, to: GCallback.self)
-        g_signal_connect_data(connection, "accept-certificate", handler, retainedOpaque(), CallbackBox.closureNotify, GConnectFlags(0))
+        return g_signal_connect_data(connection, "accept-certificate", handler, retainedOpaque(), CallbackBox.closureNotify, GConnectFlags(0))
     }
 }
 
