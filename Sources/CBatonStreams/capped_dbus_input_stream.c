@@ -12,7 +12,7 @@ typedef struct {
     guint8 header[16];   // the current message's fixed header, as far as it has arrived
     gsize header_have;
     guint64 remaining;   // bytes of the current message after its fixed header not yet seen
-    GError *failure;     // once set, every later read fails with it
+    GError *failure;     // once set (atomically, on GDBus's worker thread), every later read fails with it
 } BatonCappedDBusInputStream;
 
 typedef struct {
@@ -46,17 +46,17 @@ static gboolean track(BatonCappedDBusInputStream *self, const guint8 *bytes, gsi
         self->header_have = 0;
         guint8 order = self->header[0];
         if (order != 'l' && order != 'B') {
-            self->failure = g_error_new(G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
-                                        "a D-Bus message began with byte 0x%02x, not a byte order", order);
+            g_atomic_pointer_set(&self->failure, g_error_new(G_IO_ERROR, G_IO_ERROR_INVALID_DATA,
+                                        "a D-Bus message began with byte 0x%02x, not a byte order", order));
             return FALSE;
         }
         guint32 body = read_u32(self->header + 4, order == 'l');
         guint32 fields = read_u32(self->header + 12, order == 'l');
         if (body > self->max_body || fields > self->max_fields) {
-            self->failure = g_error_new(G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
+            g_atomic_pointer_set(&self->failure, g_error_new(G_IO_ERROR, G_IO_ERROR_MESSAGE_TOO_LARGE,
                                         "a D-Bus message announced a body of %u bytes and header fields of %u bytes "
                                         "(limits %" G_GSIZE_FORMAT " and %" G_GSIZE_FORMAT ")",
-                                        body, fields, self->max_body, self->max_fields);
+                                        body, fields, self->max_body, self->max_fields));
             return FALSE;
         }
         // The fields array starts at offset 16 and is padded to 8 bytes; the body follows.
@@ -138,4 +138,12 @@ void *baton_tls_base_socket(void *tls) {
     GSocket *socket = G_IS_SOCKET_CONNECTION(base) ? g_socket_connection_get_socket(G_SOCKET_CONNECTION(base)) : NULL;
     g_object_unref(base);
     return socket;
+}
+
+const char *baton_dbus_capped_stream_refusal(void *stream) {
+    if (!G_IS_IO_STREAM(stream)) return NULL;
+    GInputStream *input = g_io_stream_get_input_stream(G_IO_STREAM(stream));
+    if (!G_TYPE_CHECK_INSTANCE_TYPE(input, baton_capped_dbus_input_stream_get_type())) return NULL;
+    GError *failure = g_atomic_pointer_get(&((BatonCappedDBusInputStream *)input)->failure);
+    return failure != NULL ? failure->message : NULL;
 }

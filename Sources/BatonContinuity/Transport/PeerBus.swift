@@ -48,13 +48,22 @@ public final class PeerBus: @unchecked Sendable {
     /// flush), so a peer that stopped reading cannot freeze the app. Messages still queued for
     /// the peer may be lost, as they would be if it had vanished.
     public func close() {
+        if let refusal = baton_dbus_capped_stream_refusal(g_dbus_connection_get_stream(connection)), !refusalLogged {
+            refusalLogged = true
+            Logger(label: "baton.transport").warning("\(String(cString: refusal)) (limit \(Self.maximumMessageBody)): closing the link")
+        }
         g_dbus_connection_close(connection, nil, nil, nil)
     }
+
+    private var refusalLogged = false
 
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
     /// authentication. Both sides must call it. Incoming messages wait until
     /// `startMessageProcessing()`, so a device exports its object before any call reaches it.
     public static func open(over channel: SecureChannel) async throws(TransportError) -> PeerBus {
+        // The serving side waits for the peer's first authentication bytes on the loop, so a
+        // peer that never starts D-Bus holds no GDBus worker thread (see `Readiness`).
+        if channel.isServer { await Readiness.stream(g_io_stream_get_input_stream(channel.stream)) }
         channel.handToBus()
         let capped = baton_dbus_capped_stream_new(channel.stream, maximumMessageBody, maximumHeaderFields)!
             .assumingMemoryBound(to: GIOStream.self)
@@ -84,8 +93,6 @@ public final class PeerBus: @unchecked Sendable {
             }
             // Before message processing starts, so the filter sees every incoming message.
             g_dbus_connection_add_filter(connection.pointer, capIncomingMessages, nil, nil)
-            g_signal_connect_data(UnsafeMutableRawPointer(connection.pointer), "closed",
-                                  unsafeBitCast(logOversizedMessage, to: GCallback.self), nil, nil, GConnectFlags(0))
             let bus = PeerBus(connection: connection.pointer, channel: channel)
             await channel.authenticated()
             return bus
@@ -132,16 +139,6 @@ private let capIncomingMessages: @convention(c) (OpaquePointer?, OpaquePointer?,
     g_object_unref(UnsafeMutableRawPointer(message))
     g_dbus_connection_close(connection, nil, nil, nil)
     return nil
-}
-
-/// `void closed(GDBusConnection *, gboolean remote_peer_vanished, GError *, gpointer)`: says
-/// why when the stream filter refused a message from its header.
-private let logOversizedMessage: @convention(c) (OpaquePointer?, gboolean, UnsafeMutablePointer<GError>?, UnsafeMutableRawPointer?) -> Void = {
-    _, _, error, _ in
-    guard let error, error.pointee.domain == g_io_error_quark(),
-          error.pointee.code == G_IO_ERROR_MESSAGE_TOO_LARGE.rawValue || error.pointee.code == G_IO_ERROR_INVALID_DATA.rawValue else { return }
-    let message = String(cString: error.pointee.message)
-    Logger(label: "baton.transport").warning("\(message) (limit \(PeerBus.maximumMessageBody)): closing the link")
 }
 
 /// `gboolean allow-mechanism(GDBusAuthObserver *, const gchar *mechanism, gpointer)`.

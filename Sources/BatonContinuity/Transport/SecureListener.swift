@@ -147,6 +147,7 @@ public final class SecureListener {
             let pending = PendingConnection(socket: client, host: host, deadline: handshakeDeadline) { [weak self] ended in
                 self?.waiting.removeAll { $0 === ended }
             }
+            let fd = g_socket_get_fd(client)
             g_object_unref(client)
             waiting.append(pending)
             let checking = checkingIdentity?() ?? identity
@@ -154,6 +155,10 @@ public final class SecureListener {
                 defer { g_object_unref(connection.pointer) }
                 let outcome: Result<SecureChannel, TransportError>
                 do throws(TransportError) {
+                    // No worker thread for a peer that has not sent its ClientHello yet.
+                    guard await Readiness.clientHello(on: fd), pending.isWaiting else {
+                        throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no TLS ClientHello before the deadline"))
+                    }
                     outcome = .success(try await SecureChannel.accept(connection.pointer, identity: checking,
                                                                       credential: credential, pending: pending))
                 } catch {

@@ -22,6 +22,10 @@
 // The returned stream holds a reference to `base`. Returns a new reference.
 void *baton_dbus_capped_stream_new(void *base, size_t max_body, size_t max_fields);
 
+// Why the stream made by baton_dbus_capped_stream_new refused the peer's messages, or NULL.
+// Valid while the stream lives.
+const char *baton_dbus_capped_stream_refusal(void *stream);
+
 // The GSocket under a GTlsConnection over a GSocketConnection, or NULL. Borrowed: the TLS
 // connection holds it.
 void *baton_tls_base_socket(void *tls);
