@@ -45,8 +45,11 @@ final class BrowserContinuer: DeviceApp {
         guard let node else { return }
         node.onFirstDialsFinished = { [unowned self] in
             self.continueChosen()
-            // After the task that sends Continued has run (the main queue drains at default priority).
-            MainLoop.idle(priority: .low) { Application.shared.terminate(nil) }
+            // After the task that sends Continued has run (the main queue drains at default
+            // priority) and been answered: closing the link drops what is not sent yet.
+            MainLoop.idle(priority: .low) {
+                node.afterConfirmations(timeout: .seconds(5)) { Application.shared.terminate(nil) }
+            }
         }
         do { try node.start(discovery: .browseOnly) } catch {
             failure = "\(error)"

@@ -60,6 +60,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     let log = Logger(label: "baton.continuity")
     /// Peers whose first dial has not finished (linked and asked, or failed).
     private var firstDialsPending: Set<PeerAddress> = []
+    /// `Continued` calls not yet answered, and who waits for them (`afterConfirmations`).
+    private var confirmationsInFlight = 0
+    private var confirmationWaiters: [UUID: @MainActor () -> Void] = [:]
     /// True until discovery's first browse has settled (or discovery gave up).
     private var discoveryUnsettled = false
     /// Called once, when the first round of dials has finished: every static peer, and every
@@ -219,10 +222,11 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// no peer's D-Bus set-up or token holds up the next one (the listener runs the TLS
     /// handshakes concurrently, each against its deadline).
     private func acceptLoop(_ listener: SecureListener) async {
+        let fallback = listener.fallbackIdentity  // not the listener: it keeps this closure
         while self.listener === listener {
             do {
                 let channel = try await listener.accept(identity: { [weak self] in
-                    self?.currentIdentity() ?? listener.fallbackIdentity
+                    self?.currentIdentity() ?? fallback
                 })
                 if channel.applicationProtocol == SecureChannel.streamALPN {
                     Task { @MainActor [weak self] in await self?.acceptStreams(channel) }
@@ -448,12 +452,31 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     public func confirmContinued(_ activity: NearbyActivity) {
+        confirmationsInFlight += 1
         Task { @MainActor in
+            defer {
+                confirmationsInFlight -= 1
+                if confirmationsInFlight == 0 { for waiter in confirmationWaiters.values { waiter() } }
+            }
             do {
                 _ = try await callDevice(activity.device, "Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
             } catch {
                 log.notice("could not tell \(activity.device) its activity was continued: \(error)")
             }
+        }
+    }
+
+    /// Calls `body` once every `Continued` sent so far has been answered or has failed, or
+    /// after `timeout`, whichever comes first: for a tool that exits after continuing, since
+    /// closing its links drops what has not been sent.
+    public func afterConfirmations(timeout: Duration, _ body: @escaping @MainActor () -> Void) {
+        guard confirmationsInFlight > 0 else { return body() }
+        let id = UUID()
+        let timer = MainLoop.after(timeout) { [weak self] in self?.confirmationWaiters.removeValue(forKey: id)?() }
+        confirmationWaiters[id] = { [weak self] in
+            timer.cancel()
+            self?.confirmationWaiters[id] = nil
+            body()
         }
     }
 

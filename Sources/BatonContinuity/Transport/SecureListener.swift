@@ -90,6 +90,7 @@ public final class SecureListener {
     public func close() {
         guard !closed else { return }
         closed = true
+        checkingIdentity = nil  // it may hold the listener's owner, or the listener
         watch?.cancel()
         watch = nil
         g_socket_close(socket.pointer, nil)
