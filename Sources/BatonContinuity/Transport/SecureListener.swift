@@ -31,6 +31,8 @@ public final class SecureListener {
     /// The listen backlog asked for (`g_socket_set_listen_backlog`; the kernel caps it at
     /// `net.core.somaxconn`).
     public nonisolated static let listenBacklog: Int32 = 128
+    /// How long accepting rests after the system refused to accept (out of descriptors, say).
+    static let acceptRetryDelay: Duration = .milliseconds(250)
     /// How many failed handshakes `accept()` keeps to report; older ones are forgotten.
     static let maximumReportedFailures = 16
 
@@ -140,7 +142,12 @@ public final class SecureListener {
             guard let client = g_socket_accept(socket.pointer, nil, &error) else {
                 let failure = GLibError(consuming: error!)
                 if failure.domain == "g-io-error-quark", failure.code == Int32(G_IO_ERROR_WOULD_BLOCK.rawValue) { return }
-                return deliver(.failure(.connectionFailed(failure)))  // e.g. out of descriptors: try on the next wake-up
+                // E.g. out of descriptors: the socket stays readable, so rest a moment rather
+                // than spin, then accept again.
+                watch?.cancel()
+                watch = nil
+                MainLoop.after(Self.acceptRetryDelay) { [weak self] in self?.startWatching() }
+                return deliver(.failure(.connectionFailed(failure)))
             }
             let connection = SendablePointer(g_socket_connection_factory_create_connection(client)!)
             let host = SecureChannel.remoteHost(connection.pointer) ?? "?"
