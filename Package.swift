@@ -39,6 +39,8 @@ let package = Package(
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev", "libavahi-glib-dev"])]),
         // libsoup 3: HTTPS on GIO and the GLib loop, for the associated-domain files of web-to-app handoff.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
+        // A GIO stream filter in C (GObject subclassing): D-Bus message sizes checked from each header.
+        .target(name: "CBatonStreams", dependencies: ["CGLib"]),
         // Layer 1: the GLib main loop as the app's run loop, with Swift concurrency on it.
         .target(
             name: "BatonLoop",
@@ -53,7 +55,7 @@ let package = Package(
         .target(
             name: "BatonContinuity",
             dependencies: [
-                "Baton", "CGLib", "CAvahi", "CSoup",
+                "Baton", "CGLib", "CBatonStreams", "CAvahi", "CSoup",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),

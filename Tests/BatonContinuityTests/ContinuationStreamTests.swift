@@ -196,4 +196,125 @@ final class ContinuationStreamTests: TrustTestCase {
         }
         XCTAssertTrue(failed)
     }
+
+    /// An originating device that grants a token and then refuses the connection: the
+    /// continuing side's `continuationStreams()` fails with an error; it never returns streams
+    /// that read as empty.
+    func testARefusedStreamFailsInsteadOfReadingEmpty() throws {
+        let error = try continueFromOrigin(that: .refuses, acceptanceTimeout: .seconds(10))
+        XCTAssertEqual(error?.code, .userActivityHandoffFailed, "\(String(describing: error))")
+    }
+
+    /// An originating device that takes the token and never answers: `continuationStreams()`
+    /// fails once `streamAcceptanceTimeout` has passed.
+    func testAStreamNeverAcceptedTimesOut() throws {
+        let error = try continueFromOrigin(that: .staysSilent, acceptanceTimeout: .seconds(1))
+        XCTAssertEqual(error?.code, .userActivityRemoteApplicationTimedOut, "\(String(describing: error))")
+    }
+
+    /// Continues the activity of an in-process origin that misbehaves as `behaviour` on stream
+    /// connections, opens streams; returns how `continuationStreams()` failed (nil: it did not).
+    private func continueFromOrigin(that behaviour: StreamRefusingOrigin.Behaviour, acceptanceTimeout: Duration) throws -> CocoaError? {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let a = try authority.issueDevice(named: "A"), b = try authority.issueDevice(named: "B")
+        return try MainActor.assumeIsolated {
+            let origin = StreamRefusingOrigin(identity: a, behaviour: behaviour)
+            let address = try origin.start()
+            defer { origin.stop() }
+            let recorder = ContinuedActivityRecorder()
+            launchAsProbeApp(recorder)
+            let node = try ContinuityNode(identity: b, staticPeers: [address])
+            node.streamAcceptanceTimeout = acceptanceTimeout
+            try node.start()
+            defer { node.stop() }
+            spin(until: { !Application.shared.nearbyActivities.isEmpty })
+            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
+            spin(until: { recorder.activity != nil || recorder.failure != nil })
+            let activity = try XCTUnwrap(recorder.activity, "\(String(describing: recorder.failure))")
+            let opened = Outcome { () async throws -> Int in
+                let (input, _) = try await activity.continuationStreams()
+                return try await input.readToEnd(limit: 1000).count
+            }
+            spin(until: { opened.done })
+            XCTAssertTrue(origin.streamConnections > 0, "the stream connection reached the origin")
+            if case .success(let count)? = opened.value { XCTFail("the streams opened and read \(count) bytes") }
+            return opened.error as? CocoaError
+        }
+    }
+}
+
+/// An originating device in this process that advertises an activity supporting continuation
+/// streams and grants stream tokens, then misbehaves on the stream connection: it closes it
+/// after reading the token (`refuses`), or keeps it without a word (`staysSilent`).
+@MainActor
+final class StreamRefusingOrigin: DeviceServiceHandler {
+    enum Behaviour { case refuses, staysSilent }
+    let identity: DeviceIdentity
+    let behaviour: Behaviour
+    private(set) var streamConnections = 0
+    private var listener: SecureListener?
+    private var buses: [PeerBus] = []
+    private var services: [DeviceService] = []
+    private var held: [SecureChannel] = []
+
+    init(identity: DeviceIdentity, behaviour: Behaviour) {
+        self.identity = identity
+        self.behaviour = behaviour
+    }
+
+    func start() throws -> PeerAddress {
+        let listener = try SecureListener(identity: identity, credential: try TLSCredential(identity: identity))
+        self.listener = listener
+        Task { @MainActor in
+            while let channel = try? await listener.accept() {
+                if channel.applicationProtocol == SecureChannel.streamALPN {
+                    streamConnections += 1
+                    Task { @MainActor in
+                        _ = try? await channel.receive(maxLength: ContinuityNode.streamTokenSize)
+                        channel.authenticated()
+                        switch behaviour {
+                        case .refuses: channel.close()
+                        case .staysSilent: held.append(channel)
+                        }
+                    }
+                    continue
+                }
+                guard let bus = try? await PeerBus.open(over: channel) else { continue }
+                let service = DeviceService(handler: self, peer: channel.peerName)
+                try? service.register(on: bus)
+                bus.startMessageProcessing()
+                buses.append(bus)
+                services.append(service)
+            }
+        }
+        return PeerAddress(host: "127.0.0.1", port: listener.port)
+    }
+
+    func stop() {
+        listener?.close()
+        for bus in buses { bus.close() }
+        for channel in held { channel.close() }
+        buses = []
+        services = []
+        held = []
+    }
+
+    func currentActivity() -> NearbyActivity? {
+        NearbyActivity(device: identity.name, sequence: 1, activityType: "com.example.probe.editing", title: "Streams",
+                       appID: "com.example.probe", teamIdentifier: "PROBETEAM", webpageURL: nil)
+    }
+
+    func payload(sequence: UInt64) throws(DeviceServiceError) -> Data {
+        let activity = UserActivity(activityType: "com.example.probe.editing")
+        activity.supportsContinuationStreams = true
+        do { return try activity.payload() } catch { throw .failed("\(error)") }
+    }
+
+    func continued(sequence: UInt64, by peer: String) {}
+    func revocationList() -> Data { identity.revocationData }
+
+    func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
+        guard let listener else { throw .notCurrent }
+        return (Data((0..<ContinuityNode.streamTokenSize).map { UInt8($0) }), listener.port)
+    }
 }

@@ -4,7 +4,8 @@ import Foundation
 /// other device. The continuity layer provides it; layers 1–3 know nothing of sockets.
 public protocol ContinuationStreamChannel: AnyObject, Sendable {
     /// Up to `maxLength` bytes as soon as some arrive; empty once the other side has finished
-    /// writing. Throws if the connection broke (the peer died, the link timed out) or was closed.
+    /// writing. Throws if the connection broke (the peer died, the link timed out, nothing
+    /// came within the channel's idle bound) or was closed.
     func read(maxLength: Int) async throws -> Data
     /// Writes all of `data`; throws if the connection broke or was closed.
     func write(_ data: Data) async throws
@@ -81,10 +82,13 @@ extension UserActivity {
     /// On the continuing side, opens streams back to the originating activity (Apple's
     /// `getContinuationStreams(completionHandler:)`; handoff-programming-guide, "Using
     /// Continuation Streams"). The originating activity's delegate gets the other ends in
-    /// `userActivity(_:didReceive:outputStream:)`. The handler gets the streams, or an error:
+    /// `userActivity(_:didReceive:outputStream:)`. The handler gets the streams once the other
+    /// device has accepted them, or an error — never streams that were not opened:
     /// `.featureUnsupported` when the activity did not come from another device or its
-    /// originating activity does not set `supportsContinuationStreams`, a Handoff code when the
-    /// other device cannot be reached.
+    /// originating activity does not set `supportsContinuationStreams`; a Handoff code
+    /// otherwise: `.userActivityConnectionUnavailable` when the other device cannot be reached,
+    /// `.userActivityHandoffFailed` when it refuses the streams,
+    /// `.userActivityRemoteApplicationTimedOut` when it does not accept them in time.
     public func getContinuationStreams(
         completionHandler: @escaping @MainActor (ContinuationInputStream?, ContinuationOutputStream?, (any Error)?) -> Void
     ) {

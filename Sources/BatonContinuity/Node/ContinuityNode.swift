@@ -23,8 +23,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     public let staticPeers: [PeerAddress]
     var listener: SecureListener?
     var links: [String: PeerLink] = [:]
-    /// Continuation stream connections granted and not yet made, by token.
-    var streamGrants: [Data: StreamGrant] = [:]
+    /// Continuation stream connections granted and not yet made, oldest first (capped: see
+    /// `streamGrant(sequence:for:)`).
+    var streamGrants: [StreamGrant] = []
     /// Links being taken down; see `retire(_:)`.
     private var retired: [PeerLink] = []
     private var dialing: Set<PeerAddress> = []
@@ -35,6 +36,20 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     public var discoveryRotation: Duration = .seconds(15 * 60)
     /// How long a node waits for a found device that is the one to dial before dialing it.
     public var discoveryDialGrace: Duration = .seconds(3)
+    /// How long an incoming connection has, from accept, to become a verified link with D-Bus
+    /// set up, or a verified stream connection with its token (`SecureListener`); set before
+    /// `start`.
+    public var handshakeDeadline: Duration = .seconds(5)
+    /// How long a continuation stream may wait on its peer — a read with nothing arriving, a
+    /// write the peer does not take — before both streams fail with an error.
+    public var streamIdleTimeout: Duration = .seconds(30)
+    /// How long the continuing side waits for the originating device to accept a stream
+    /// connection (its acceptance byte) before `continuationStreams()` fails.
+    public var streamAcceptanceTimeout: Duration = .seconds(10)
+    /// How many continuation stream grants (`OpenStreams`) may wait for their connection per
+    /// peer device, and in all; past either, a new grant replaces the oldest.
+    public var maximumStreamGrantsPerPeer = 4
+    public var maximumStreamGrants = 64
     private var fallbackDials: [PeerAddress: LoopSource] = [:]
     private var redials: [PeerAddress: LoopSource] = [:]
     private var backoff: [PeerAddress: Duration] = [:]
@@ -107,6 +122,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// peers.
     public func start(host: String = "127.0.0.1", port: UInt16 = 0, discovery mode: DiscoveryMode = .automatic) throws {
         let listener = try SecureListener(identity: identity, credential: credential, host: host, port: port)
+        listener.handshakeDeadline = handshakeDeadline
         self.listener = listener
         Application.shared.nearbySource = self
         if Application.shared.associatedDomainVerifier == nil {
@@ -212,8 +228,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         observers = []
         for timer in redials.values { timer.cancel() }
         redials = [:]
-        for grant in streamGrants.values { grant.expiry.cancel() }
-        streamGrants = [:]
+        for grant in streamGrants { grant.expiry.cancel() }
+        streamGrants = []
         for link in links.values { retire(link) }
         links = [:]
         publishNearby()
@@ -222,16 +238,20 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     // MARK: Links
 
+    /// Takes each connection the listener has verified and hands it to a task of its own, so
+    /// no peer's D-Bus set-up or token holds up the next one (the listener runs the TLS
+    /// handshakes concurrently, each against its deadline).
     private func acceptLoop(_ listener: SecureListener) async {
+        let fallback = listener.fallbackIdentity  // not the listener: it keeps this closure
         while self.listener === listener {
             do {
                 let channel = try await listener.accept(identity: { [weak self] in
-                    self?.currentIdentity() ?? listener.fallbackIdentity
+                    self?.currentIdentity() ?? fallback
                 })
                 if channel.applicationProtocol == SecureChannel.streamALPN {
                     Task { @MainActor [weak self] in await self?.acceptStreams(channel) }
                 } else {
-                    await adopt(channel, dialed: nil)
+                    Task { @MainActor [weak self] in await self?.adopt(channel, dialed: nil) }
                 }
             } catch {
                 guard self.listener === listener else { return }

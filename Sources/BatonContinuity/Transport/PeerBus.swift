@@ -1,4 +1,5 @@
 import BatonLoop
+import CBatonStreams
 import CGLib
 import Foundation
 import Logging
@@ -9,12 +10,17 @@ import Logging
 /// D-Bus authentication is ANONYMOUS — the only mechanism the serving side allows — because
 /// the peer has already proved who it is in the mutual TLS handshake underneath.
 ///
-/// An incoming message whose body is larger than `maximumMessageBody` is dropped and the link
-/// closed, far below GDBus's own limit of 128 MiB.
+/// An incoming message whose header announces a body larger than `maximumMessageBody` (or
+/// header fields larger than `maximumHeaderFields`) closes the link as soon as its 16-byte
+/// fixed header has arrived, before any of the body is read or buffered: GDBus reads through a
+/// stream filter that follows the message framing (`baton_dbus_capped_stream_new`). GDBus's own
+/// limit is 128 MiB.
 public final class PeerBus: @unchecked Sendable {
     /// The largest message body taken from a peer: a payload at its limit (64 KiB) with room to
     /// spare for the rest of the protocol.
     public static let maximumMessageBody = 256 * 1024
+    /// The largest header-fields array taken from a peer (path, interface, member, signature…).
+    public static let maximumHeaderFields = 64 * 1024
 
     let connection: OpaquePointer  // GDBusConnection *
     /// The channel, kept alive as long as the bus runs on it.
@@ -29,21 +35,32 @@ public final class PeerBus: @unchecked Sendable {
 
     deinit {
         for id in subscriptions { g_dbus_connection_signal_unsubscribe(connection, id) }
-        g_dbus_connection_close_sync(connection, nil, nil)
+        // Asynchronous: the connection lives on (GDBus holds it) until its stream is closed,
+        // completed from the thread-default context — on the main thread, the app's loop
+        // (`MainLoop.embed(in:)` makes the host's context the main thread's default).
+        g_dbus_connection_close(connection, nil, nil, nil)
         g_object_unref(UnsafeMutableRawPointer(connection))
     }
 
     /// Lets incoming messages through (they wait from `open` until this is called).
     public func startMessageProcessing() { g_dbus_connection_start_message_processing(connection) }
 
-    /// Closes the link after sending what is queued; the peer sees it closed.
+    /// Closes the link; the peer sees it closed. It returns at once and never waits on the
+    /// peer: GDBus closes the stream on its worker thread (`g_dbus_connection_close`, no
+    /// flush), so a peer that stopped reading cannot freeze the app. Messages still queued for
+    /// the peer may be lost, as they would be if it had vanished.
     @MainActor
     public func close() {
-        g_dbus_connection_flush_sync(connection, nil, nil)
+        if let refusal = baton_dbus_capped_stream_refusal(g_dbus_connection_get_stream(connection)), !refusalLogged {
+            refusalLogged = true
+            Logger(label: "baton.transport").warning("\(String(cString: refusal)) (limit \(Self.maximumMessageBody)): closing the link")
+        }
         // Even with no callback, GIO completes the close from an idle source on the
         // thread-default context, holding the connection until then: the app's loop.
         MainLoop.withThreadDefaultContext { g_dbus_connection_close(connection, nil, nil, nil) }
     }
+
+    private var refusalLogged = false
 
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
     /// authentication. Both sides must call it. Incoming messages wait until
@@ -51,8 +68,14 @@ public final class PeerBus: @unchecked Sendable {
     /// The connection is made on the app's loop, so its `closed` signal comes through it.
     @MainActor
     public static func open(over channel: SecureChannel) async throws(TransportError) -> PeerBus {
+        // The serving side waits for the peer's first authentication bytes on the loop, so a
+        // peer that never starts D-Bus holds no GDBus worker thread (see `Readiness`).
+        if channel.isServer { await Readiness.stream(g_io_stream_get_input_stream(channel.stream)) }
         channel.handToBus()
-        let stream = SendablePointer(channel.stream)
+        let capped = baton_dbus_capped_stream_new(channel.stream, maximumMessageBody, maximumHeaderFields)!
+            .assumingMemoryBound(to: GIOStream.self)
+        let stream = SendablePointer(capped)
+        defer { g_object_unref(capped) }  // GDBus takes its own reference
         let isServer = channel.isServer
         do {
             let connection = try await GIOAsync.call { cancellable, callback, userData in
@@ -77,7 +100,9 @@ public final class PeerBus: @unchecked Sendable {
             }
             // Before message processing starts, so the filter sees every incoming message.
             g_dbus_connection_add_filter(connection.pointer, capIncomingMessages, nil, nil)
-            return PeerBus(connection: connection.pointer, channel: channel)
+            let bus = PeerBus(connection: connection.pointer, channel: channel)
+            await channel.authenticated()
+            return bus
         } catch {
             throw .handshakeFailed(GLibError(error))
         }

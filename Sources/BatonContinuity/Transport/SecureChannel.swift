@@ -1,4 +1,5 @@
 import BatonLoop
+import CBatonStreams
 import CGLib
 import Foundation
 
@@ -30,16 +31,29 @@ public final class SecureChannel: @unchecked Sendable {
     public let peerHost: String?
     let stream: UnsafeMutablePointer<GIOStream>
     let isServer: Bool
+    /// For a connection a `SecureListener` accepted: its wait to authenticate, ended by
+    /// `authenticated()` (or its deadline).
+    private let pending: PendingConnection?
 
     private init(peerName: String, peerSerial: String, peerHost: String?, applicationProtocol: String,
-                 stream: UnsafeMutablePointer<GIOStream>, isServer: Bool) {
+                 stream: UnsafeMutablePointer<GIOStream>, isServer: Bool, pending: PendingConnection?) {
         self.applicationProtocol = applicationProtocol
         self.peerName = peerName
         self.peerSerial = peerSerial
         self.peerHost = peerHost
         self.stream = stream
         self.isServer = isServer
+        self.pending = pending
     }
+
+    /// The accepted connection has finished authenticating (D-Bus is set up on a link, the
+    /// token has arrived on a stream): the listener's deadline no longer applies to it.
+    @MainActor
+    public func authenticated() { pending?.authenticated() }
+
+    /// False once the listener's deadline has shut an accepted connection down.
+    @MainActor
+    var isWithinDeadline: Bool { pending?.isWaiting ?? true }
 
     /// Set once D-Bus runs on the stream: from then on GDBus (on its own worker thread) owns
     /// closing it, and closing it here too would race with it.
@@ -48,13 +62,28 @@ public final class SecureChannel: @unchecked Sendable {
     func handToBus() { handedToBus.set() }
 
     deinit {
-        if !handedToBus.isSet { g_io_stream_close(stream, nil, nil) }
+        if !handedToBus.isSet { Self.closeAsynchronously(stream) }
         g_object_unref(stream)
     }
 
-    /// Closes the connection (once D-Bus runs on it, close the `PeerBus` instead).
+    /// Closes the connection (once D-Bus runs on it, close the `PeerBus` instead). It never
+    /// waits on the peer: the TLS close is sent in the background (GIO's close runs in a
+    /// worker thread), so a peer that stopped reading cannot freeze the caller.
     public func close() {
-        if !handedToBus.isSet { g_io_stream_close(stream, nil, nil) }
+        if !handedToBus.isSet { Self.closeAsynchronously(stream) }
+    }
+
+    /// Shuts the TCP connection down both ways at once, without a TLS close: reads and writes
+    /// waiting on it fail now, and the peer reads the end of the stream. For a peer that has
+    /// stopped (a deadline passed); `close()` is the polite way.
+    public func abort() {
+        guard let base = baton_tls_base_socket(stream) else { return }
+        g_socket_shutdown(base.assumingMemoryBound(to: GSocket.self), 1, 1, nil)
+        close()
+    }
+
+    private static func closeAsynchronously(_ stream: UnsafeMutablePointer<GIOStream>) {
+        g_io_stream_close_async(stream, G_PRIORITY_DEFAULT, nil, nil, nil)
     }
 
     /// Writes all of `data` (`g_output_stream_write_all_async`).
@@ -136,14 +165,15 @@ public final class SecureChannel: @unchecked Sendable {
     /// Wraps an accepted TCP connection as the TLS server and proves both identities.
     @MainActor
     static func accept(_ connection: UnsafeMutablePointer<GSocketConnection>, identity: DeviceIdentity,
-                       credential: TLSCredential) async throws(TransportError) -> SecureChannel {
+                       credential: TLSCredential, pending: PendingConnection? = nil) async throws(TransportError) -> SecureChannel {
         configureSocket(connection)
         var error: UnsafeMutablePointer<GError>?
         guard let tls = g_tls_server_connection_new(gCast(connection), credential.certificate, &error) else {
             throw .handshakeFailed(GLibError(consuming: error!))
         }
         baton_tls_require_client_certificate(gCast(tls))
-        return try await secure(tls, identity: identity, isServer: true, peerHost: remoteHost(connection), offering: serverProtocols)
+        return try await secure(tls, identity: identity, isServer: true, peerHost: remoteHost(connection), offering: serverProtocols,
+                                pending: pending)
     }
 
     /// TCP keepalive after 10 s idle, probing every 3 s, dropping after 3 unanswered probes,
@@ -160,7 +190,7 @@ public final class SecureChannel: @unchecked Sendable {
         }
     }
 
-    private static func remoteHost(_ connection: UnsafeMutablePointer<GSocketConnection>) -> String? {
+    static func remoteHost(_ connection: UnsafeMutablePointer<GSocketConnection>) -> String? {
         guard let address = g_socket_connection_get_remote_address(connection, nil) else { return nil }
         defer { g_object_unref(address) }
         guard let host = g_inet_socket_address_get_address(gCast(address)), let text = g_inet_address_to_string(host) else { return nil }
@@ -172,7 +202,8 @@ public final class SecureChannel: @unchecked Sendable {
     /// glib-networking emits `accept-certificate` on the handshake's context: the app's loop.
     @MainActor
     private static func secure(_ tls: UnsafeMutablePointer<GIOStream>, identity: DeviceIdentity, isServer: Bool,
-                               peerHost: String?, offering protocols: ProtocolList) async throws(TransportError) -> SecureChannel {
+                               peerHost: String?, offering protocols: ProtocolList,
+                               pending: PendingConnection? = nil) async throws(TransportError) -> SecureChannel {
         let connection: UnsafeMutablePointer<GTlsConnection> = gCast(tls)
         let owned = SendablePointer(tls)
         g_tls_connection_set_database(connection, nil)  // never the system CAs: PeerVerification decides
@@ -187,13 +218,13 @@ public final class SecureChannel: @unchecked Sendable {
                 g_tls_connection_handshake_finish(gCast(owned.pointer), result, error) != 0 ? true : nil
             }
         } catch {
-            g_io_stream_close(tls, nil, nil)
+            closeAsynchronously(tls)
             g_object_unref(tls)
             if case .failure(let refusal)? = verification.result { throw .peerRejected(refusal) }
             throw .handshakeFailed(GLibError(error))
         }
         let fail = { (reason: TransportError) -> TransportError in
-            g_io_stream_close(tls, nil, nil)
+            closeAsynchronously(tls)
             g_object_unref(tls)
             return reason
         }
@@ -205,7 +236,7 @@ public final class SecureChannel: @unchecked Sendable {
         let negotiated = g_tls_connection_get_negotiated_protocol(connection).map { String(cString: $0) }
         guard let negotiated, protocols.contains(negotiated) else { throw fail(.wrongProtocol(negotiated: negotiated)) }
         return SecureChannel(peerName: peer, peerSerial: verification.peerSerial ?? "", peerHost: peerHost,
-                             applicationProtocol: negotiated, stream: tls, isServer: isServer)
+                             applicationProtocol: negotiated, stream: tls, isServer: isServer, pending: pending)
     }
 }
 

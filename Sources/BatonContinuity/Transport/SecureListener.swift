@@ -4,18 +4,48 @@ import Foundation
 
 /// Accepts secure connections from the group's devices on one TCP address.
 ///
-/// It owns a non-blocking listening `GSocket`, watches it with a GLib fd source and accepts with
-/// `g_socket_accept` when it is readable. (GLib 2.74's `g_socket_listener_accept_async` can
-/// call back with an already-freed task when connections come and go quickly — a peer that
-/// reconnects fast crashed the listening process — so Baton does not use it.)
-public final class SecureListener: @unchecked Sendable {
+/// It owns a non-blocking listening `GSocket`, watches it with a GLib fd source on the app's
+/// loop and accepts with `g_socket_accept` when it is readable. (GLib 2.74's
+/// `g_socket_listener_accept_async` can call back with an already-freed task when connections
+/// come and go quickly — a peer that reconnects fast crashed the listening process — so Baton
+/// does not use it.)
+///
+/// Accepting never waits on a peer. Each accepted connection does its TLS handshake in a task
+/// of its own, and has `handshakeDeadline` from accept to being authenticated: a verified
+/// link whose D-Bus is set up (`PeerBus.open`), or a stream connection whose token has
+/// arrived. A connection still waiting at its deadline is shut down. At most
+/// `maximumUnauthenticated` connections wait at once, and at most
+/// `maximumUnauthenticatedPerAddress` from one IP address; a new connection past either cap
+/// shuts down the oldest waiting one (of that address, for the second). The kernel queues up
+/// to `listenBacklog` connections not yet accepted, for bursts.
+@MainActor
+public final class SecureListener {
     /// The port listened on (the one the system chose when asked for port 0).
-    public let port: UInt16
-    private let socket: UnsafeMutablePointer<GSocket>
+    public nonisolated let port: UInt16
+    /// How long a connection has from accept to be authenticated (see the type's comment).
+    public var handshakeDeadline: Duration = .seconds(5)
+    /// How many accepted connections may wait to authenticate at once.
+    public var maximumUnauthenticated = 64
+    /// How many of those may come from one IP address.
+    public var maximumUnauthenticatedPerAddress = 8
+    /// The listen backlog asked for (`g_socket_set_listen_backlog`; the kernel caps it at
+    /// `net.core.somaxconn`).
+    public nonisolated static let listenBacklog: Int32 = 128
+    /// How long accepting rests after the system refused to accept (out of descriptors, say).
+    static let acceptRetryDelay: Duration = .milliseconds(250)
+    /// How many failed handshakes `accept()` keeps to report; older ones are forgotten.
+    static let maximumReportedFailures = 16
+
+    private let socket: SendablePointer<GSocket>
     private let identity: DeviceIdentity
     private let credential: TLSCredential
-    private let lock = NSLock()
-    private var waiter: (source: LoopSource, resume: @Sendable (Bool) -> Void)?
+    private var checkingIdentity: (@MainActor () -> DeviceIdentity)?
+    private var watch: LoopSource?
+    /// Connections waiting to authenticate, oldest first.
+    private var waiting: [PendingConnection] = []
+    /// Handshakes finished and not yet taken by `accept()`, in the order they finished.
+    private var finished: [Result<SecureChannel, TransportError>] = []
+    private var taker: CheckedContinuation<Result<SecureChannel, TransportError>, Never>?
     private var closed = false
 
     /// Listens on `host` (an IP address; loopback by default) and `port` (0: any free port).
@@ -30,6 +60,7 @@ public final class SecureListener: @unchecked Sendable {
             throw .connectionFailed(GLibError(consuming: error!))
         }
         g_socket_set_blocking(socket, 0)
+        g_socket_set_listen_backlog(socket, Self.listenBacklog)
         guard g_socket_bind(socket, address, 1, &error) != 0, g_socket_listen(socket, &error) != 0,
               let local = g_socket_get_local_address(socket, &error) else {
             g_object_unref(socket)
@@ -37,93 +68,135 @@ public final class SecureListener: @unchecked Sendable {
         }
         self.port = g_inet_socket_address_get_port(gCast(local))
         g_object_unref(local)
-        self.socket = socket
+        self.socket = SendablePointer(socket)
         self.identity = identity
         self.credential = credential
     }
 
     deinit {
-        close()
-        g_object_unref(socket)
+        // Not `close()`: a deinit may run off the main actor. What it does is thread-safe.
+        watch?.cancel()
+        for connection in waiting { connection.shutDown() }
+        g_socket_close(socket.pointer, nil)
+        g_object_unref(socket.pointer)
     }
 
     /// The identity the listener was made with.
     public var fallbackIdentity: DeviceIdentity { identity }
 
-    /// Stops listening; a pending `accept()` ends with `TransportError.closed`.
+    /// How many accepted connections are waiting to authenticate now.
+    public var unauthenticatedCount: Int { waiting.count }
+
+    /// Stops listening and shuts down every connection still waiting to authenticate; a
+    /// pending `accept()` ends with `TransportError.closed`.
     public func close() {
-        lock.lock()
-        let pending = waiter
-        waiter = nil
-        let wasOpen = !closed
+        guard !closed else { return }
         closed = true
-        lock.unlock()
-        pending?.source.cancel()
-        pending?.resume(false)
-        if wasOpen { g_socket_close(socket, nil) }
+        checkingIdentity = nil  // it may hold the listener's owner, or the listener
+        watch?.cancel()
+        watch = nil
+        g_socket_close(socket.pointer, nil)
+        for connection in waiting { connection.drop() }
+        waiting = []
+        for case .success(let channel) in finished { channel.close() }
+        finished = []
+        taker?.resume(returning: .failure(.closed))
+        taker = nil
     }
 
-    /// The next peer that connects and proves it is a device of the group. A peer that fails
-    /// is dropped and its failure thrown, so the caller can log it and accept again.
-    /// `identity`, when given, is asked once the connection has arrived, so the peer is checked
+    /// The next peer that connected and proved it is a device of the group. A peer that
+    /// failed is dropped and its failure thrown, so the caller can log it and accept again.
+    /// `identity`, when given, is asked as each connection arrives, so the peer is checked
     /// against the newest revocation list.
-    @MainActor
-    public func accept(identity current: (@MainActor @Sendable () -> DeviceIdentity)? = nil) async throws(TransportError) -> SecureChannel {
-        let accepted = try await nextConnection()
-        defer { g_object_unref(accepted.pointer) }
-        let checking: DeviceIdentity = if let current { current() } else { identity }
-        return try await SecureChannel.accept(accepted.pointer, identity: checking, credential: credential)
+    ///
+    /// The handshakes run concurrently, started as connections arrive from the first call on;
+    /// this only takes the next one that finished. One caller at a time.
+    public func accept(identity current: (@MainActor () -> DeviceIdentity)? = nil) async throws(TransportError) -> SecureChannel {
+        if let current { checkingIdentity = current }
+        startWatching()
+        let next: Result<SecureChannel, TransportError>
+        if !finished.isEmpty {
+            next = finished.removeFirst()
+        } else if closed {
+            next = .failure(.closed)
+        } else {
+            precondition(taker == nil, "SecureListener.accept() called while another accept() waits")
+            next = await withCheckedContinuation { taker = $0 }
+        }
+        return try next.get()
     }
 
-    /// The next TCP connection, waiting for the socket to be readable as needed.
-    @MainActor
-    private func nextConnection() async throws(TransportError) -> SendablePointer<GSocketConnection> {
-        while true {
-            if isClosed { throw .closed }
+    private func startWatching() {
+        guard watch == nil, !closed else { return }
+        watch = MainLoop.whenReadable(g_socket_get_fd(socket.pointer)) { [weak self] in
+            guard let self, !self.closed else { return .stop }
+            self.acceptWaitingConnections()
+            return .again
+        }
+    }
+
+    /// Accepts every connection the kernel has queued, each into a handshake of its own.
+    private func acceptWaitingConnections() {
+        while !closed {
             var error: UnsafeMutablePointer<GError>?
-            if let client = g_socket_accept(socket, nil, &error) {
-                let connection = g_socket_connection_factory_create_connection(client)!
-                g_object_unref(client)
-                return SendablePointer(connection)
+            guard let client = g_socket_accept(socket.pointer, nil, &error) else {
+                let failure = GLibError(consuming: error!)
+                if failure.domain == "g-io-error-quark", failure.code == Int32(G_IO_ERROR_WOULD_BLOCK.rawValue) { return }
+                // E.g. out of descriptors: the socket stays readable, so rest a moment rather
+                // than spin, then accept again.
+                watch?.cancel()
+                watch = nil
+                MainLoop.after(Self.acceptRetryDelay) { [weak self] in self?.startWatching() }
+                return deliver(.failure(.connectionFailed(failure)))
             }
-            let failure = GLibError(consuming: error!)
-            guard failure.domain == "g-io-error-quark", failure.code == Int32(G_IO_ERROR_WOULD_BLOCK.rawValue) else {
-                throw .connectionFailed(failure)
+            let connection = SendablePointer(g_socket_connection_factory_create_connection(client)!)
+            let host = SecureChannel.remoteHost(connection.pointer) ?? "?"
+            makeRoom(for: host)
+            let pending = PendingConnection(socket: client, host: host, deadline: handshakeDeadline) { [weak self] ended in
+                self?.waiting.removeAll { $0 === ended }
             }
-            guard await readable() else { throw .closed }
+            let fd = g_socket_get_fd(client)
+            g_object_unref(client)
+            waiting.append(pending)
+            let checking = checkingIdentity?() ?? identity
+            Task { @MainActor [weak self, credential] in
+                defer { g_object_unref(connection.pointer) }
+                let outcome: Result<SecureChannel, TransportError>
+                do throws(TransportError) {
+                    // No worker thread for a peer that has not sent its ClientHello yet.
+                    guard await Readiness.clientHello(on: fd), pending.isWaiting else {
+                        throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no TLS ClientHello before the deadline"))
+                    }
+                    outcome = .success(try await SecureChannel.accept(connection.pointer, identity: checking,
+                                                                      credential: credential, pending: pending))
+                } catch {
+                    pending.drop()
+                    outcome = .failure(error)
+                }
+                guard let self, !self.closed else {
+                    if case .success(let channel) = outcome { channel.close() }
+                    return
+                }
+                self.deliver(outcome)
+            }
         }
     }
 
-    private var isClosed: Bool { lock.withLock { closed } }
+    /// Drops the oldest waiting connections until one more from `host` fits both caps.
+    private func makeRoom(for host: String) {
+        let fromHost = waiting.filter { $0.host == host }
+        if fromHost.count >= maximumUnauthenticatedPerAddress, let oldest = fromHost.first { oldest.drop() }
+        while waiting.count >= maximumUnauthenticated, let oldest = waiting.first { oldest.drop() }
+    }
 
-    /// Waits until the listening socket is readable; false if the listener was closed.
-    @MainActor
-    private func readable() async -> Bool {
-        let fd = g_socket_get_fd(socket)
-        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
-            let resumed = ManagedFlag()
-            let resume: @Sendable (Bool) -> Void = { ready in
-                guard !resumed.isSet else { return }
-                resumed.set()
-                continuation.resume(returning: ready)
-            }
-            // The app's loop, where every GIO call of the listener's connections comes back too.
-            let source = MainLoop.context.whenReadable(fd) { [weak self] in
-                self?.lock.lock()
-                self?.waiter = nil
-                self?.lock.unlock()
-                resume(true)
-                return .stop
-            }
-            lock.lock()
-            if closed {
-                lock.unlock()
-                source.cancel()
-                resume(false)
-            } else {
-                waiter = (source, resume)
-                lock.unlock()
-            }
+    private func deliver(_ outcome: Result<SecureChannel, TransportError>) {
+        if let taker {
+            self.taker = nil
+            return taker.resume(returning: outcome)
         }
+        finished.append(outcome)
+        // Failures are only reported: keep the newest few.
+        let failures = finished.indices.filter { if case .failure = finished[$0] { true } else { false } }
+        if failures.count > Self.maximumReportedFailures { finished.remove(at: failures[0]) }
     }
 }

@@ -14,6 +14,9 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     case connectionFailed(GLibError)
     case invalidAddress(String)
     case closed
+    /// A continuation stream's peer sent nothing, or took nothing, for this long: the
+    /// connection was shut down.
+    case idle(Duration)
 
     public var description: String {
         switch self {
@@ -24,6 +27,7 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
         case .connectionFailed(let error): "connection failed: \(error.message)"
         case .invalidAddress(let address): "'\(address)' is not an address Baton can listen on"
         case .closed: "the connection is closed"
+        case .idle(let duration): "the peer sent and took nothing for \(duration): the connection was shut down"
         }
     }
 }

@@ -3,12 +3,15 @@
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
 //                 [--listen HOST] [--rotate SECONDS] [--streams | --stream-die | --stream-close]
 //                 [--webpage URL] [--browsing] [--discover] [--title TITLE] [--embed]
+//                 [--handshake-deadline SECONDS] [--stream-idle SECONDS]
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
 // `continued TITLE` or `failed CODE`; `streams N` asks the continued activity for N bytes over
 // continuation streams and prints `stream received N` or `stream failed: …`; `ping` prints
-// `pong` (the app still runs). With
+// `pong` (the app still runs); `grants` prints `grants N`, the stream grants held; `flood N`
+// replaces the activity N times with 1 KiB titles (N signals to every peer) and prints
+// `flooded`; `stop` stops the node (closing every link) and prints `stopped`. With
 // `--listen HOST` beyond loopback, or with `--discover` on loopback, the node discovers its
 // peers through avahi-daemon; `nearby DEVICE` is printed each time the nearby list changes.
 //
@@ -164,6 +167,8 @@ MainActor.assumeIsolated {
         let node = try ContinuityNode(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
                                       staticPeers: peers)
         if let seconds = value(after: "--rotate").flatMap(Double.init) { node.discoveryRotation = .milliseconds(Int(seconds * 1000)) }
+        if let seconds = value(after: "--handshake-deadline").flatMap(Double.init) { node.handshakeDeadline = .milliseconds(Int(seconds * 1000)) }
+        if let seconds = value(after: "--stream-idle").flatMap(Double.init) { node.streamIdleTimeout = .milliseconds(Int(seconds * 1000)) }
         let host = value(after: "--listen") ?? "127.0.0.1"
         try node.start(host: host, discovery: arguments.contains("--discover") ? .publishAndBrowse : .automatic)
         var current = activity
@@ -186,6 +191,19 @@ MainActor.assumeIsolated {
                 reporter.stream(command.count > 1 ? Int(command[1]) ?? 0 : 0)
             case "ping":
                 say("pong")
+            case "grants":
+                say("grants \(node.streamGrantCount)")
+            case "flood":
+                for round in 0..<(command.count > 1 ? Int(command[1]) ?? 0 : 0) {
+                    current.invalidate()
+                    current = UserActivity(activityType: "com.example.probe.editing")
+                    current.title = "\(round) " + String(repeating: "x", count: 1000)
+                    current.becomeCurrent()
+                }
+                say("flooded")
+            case "stop":
+                node.stop()
+                say("stopped")
             default:
                 current.invalidate()
                 current = UserActivity(activityType: "com.example.probe.editing")

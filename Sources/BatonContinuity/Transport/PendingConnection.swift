@@ -1,0 +1,67 @@
+import BatonLoop
+import CGLib
+
+/// A connection the listener accepted and that has not yet authenticated: its TLS handshake,
+/// and then its D-Bus set-up (a link) or its token (a stream), are still to come.
+///
+/// It holds the accepted socket and a deadline. When the deadline passes, or the listener
+/// drops it to make room, the socket is shut down both ways: whatever is waiting on it (the
+/// handshake, GDBus's authentication, the token read) fails at once, and the peer reads the
+/// end of the stream. `authenticated()` ends the wait; the connection is then the caller's.
+@MainActor
+final class PendingConnection {
+    /// The peer's IP address, for the cap per source address.
+    let host: String
+    private let socket: SendablePointer<GSocket>
+    private let deadline: LoopSource
+    private var onEnd: (@MainActor (PendingConnection) -> Void)?
+
+    init(socket: UnsafeMutablePointer<GSocket>, host: String, deadline: Duration,
+         onEnd: @escaping @MainActor (PendingConnection) -> Void) {
+        self.socket = SendablePointer(g_object_ref(socket).assumingMemoryBound(to: GSocket.self))
+        self.host = host
+        self.onEnd = onEnd
+        let owner = WeakPending()
+        self.deadline = MainLoop.after(deadline) { owner.connection?.drop() }
+        owner.connection = self
+    }
+
+    deinit {
+        deadline.cancel()
+        g_object_unref(socket.pointer)
+    }
+
+    /// Shuts the socket down and stops the deadline, from any thread (for a listener going
+    /// away); unlike `drop()` it tells nobody.
+    nonisolated func shutDown() {
+        deadline.cancel()
+        g_socket_shutdown(socket.pointer, 1, 1, nil)
+    }
+
+    /// True until it authenticated or was dropped.
+    var isWaiting: Bool { onEnd != nil }
+
+    /// The connection proved itself within its deadline: it is no longer counted or timed.
+    func authenticated() { end() }
+
+    /// Shuts the socket down both ways (the peer reads its end; a handshake or read waiting
+    /// on it fails) and stops counting it.
+    func drop() {
+        guard isWaiting else { return }
+        g_socket_shutdown(socket.pointer, 1, 1, nil)
+        end()
+    }
+
+    private func end() {
+        deadline.cancel()
+        let notify = onEnd
+        onEnd = nil
+        notify?(self)
+    }
+}
+
+/// The deadline's way back to its connection, which it must not keep alive.
+@MainActor
+private final class WeakPending {
+    weak var connection: PendingConnection?
+}

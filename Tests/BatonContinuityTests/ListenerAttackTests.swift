@@ -1,0 +1,172 @@
+@testable import Baton
+@testable import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// A plain TCP connection to a listener from a chosen loopback address (all of 127/8 is this
+/// machine): an attacker that never finishes a TLS handshake. `ended` turns true when the
+/// listener closes it (the socket reads its end, or an error).
+@MainActor
+final class RawSocket {
+    let fd: Int32
+    private(set) var ended = false
+    private var watch: LoopSource?
+
+    init(to port: UInt16, from source: String = "127.0.0.1") throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        self.fd = fd
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
+        var local = sockaddr_in(), remote = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, source, &local.sin_addr)
+        remote.sin_family = sa_family_t(AF_INET)
+        remote.sin_port = port.bigEndian
+        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
+        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
+        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) } }
+        guard bound == 0, connected == 0 || errno == EINPROGRESS else {
+            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
+            close(fd)
+            throw POSIXError(code)
+        }
+        watch = MainLoop.whenReadable(fd) { [weak self] in
+            var byte: UInt8 = 0
+            let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
+            guard count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) else { return .again }
+            self?.ended = true
+            return .stop
+        }
+    }
+
+    /// Sends `bytes` (without waiting: a few bytes always fit).
+    func send(_ bytes: [UInt8]) { _ = Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) }
+
+    deinit {
+        watch?.cancel()
+        close(fd)
+    }
+}
+
+/// Issue 9, "Accepting connections": connections that never authenticate — silent sockets, a
+/// ClientHello trickling in, a device that finished TLS and never starts D-Bus — must not keep
+/// a device out, and are closed after the listener's deadline; the connections waiting to
+/// authenticate are capped, in total and per address, the oldest dropped first.
+final class ListenerAttackTests: TrustTestCase {
+    /// The attack the issue names, against a real device process: while it is held open, a
+    /// new device links, continues the activity and streams in its normal time, and afterwards
+    /// the listener closes every attacking connection once its deadline has passed.
+    func testUnderAttackADeviceStillLinksContinuesAndStreams() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let a = root.appendingPathComponent("A")
+        try authority.issueDevice(named: "A").write(to: a)
+        let b = try authority.issueDevice(named: "B"), c = try authority.issueDevice(named: "C")
+        let deadline = 6
+        let probe = try RunningProcess(product: "DeviceProbe", [a.path, "--ok", "--streams", "--handshake-deadline", "\(deadline)"])
+        defer { probe.terminate() }
+        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
+        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        try MainActor.assumeIsolated {
+            // 50 silent sockets, from 7 addresses (each under the cap per address); a
+            // ClientHello record header and body at one byte a second; device C, which
+            // completes TLS with its group certificate and then says nothing.
+            let silent = try (0..<50).map { try RawSocket(to: address.port, from: "127.0.0.\(2 + $0 % 7)") }
+            let slow = try RawSocket(to: address.port, from: "127.0.0.9")
+            let hello: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03] + Array(repeating: 0x42, count: 64)
+            var trickled = 0
+            let trickle = MainLoop.every(.seconds(1)) {
+                if trickled < hello.count { slow.send([hello[trickled]]) }
+                trickled += 1
+                return .again
+            }
+            defer { trickle.cancel() }
+            let credential = try TLSCredential(identity: c)
+            let quiet = Outcome { try await SecureChannel.connect(host: address.host, port: address.port, identity: c, credential: credential) }
+            spin(until: { quiet.done })
+            let quietChannel = try quiet.get()
+            let quietEnded = Outcome { () async -> Bool in
+                do { return try await quietChannel.receive(maxLength: 1).isEmpty } catch { return true }
+            }
+            let attackStarted = ContinuousClock.now
+
+            let recorder = ContinuedActivityRecorder()
+            launchAsProbeApp(recorder)
+            let node = try ContinuityNode(identity: b, staticPeers: [address])
+            try node.start()
+            defer { node.stop() }
+            spin(until: { !Application.shared.nearbyActivities.isEmpty })
+            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
+            spin(until: { recorder.activity != nil || recorder.failure != nil })
+            let activity = try XCTUnwrap(recorder.activity, "\(String(describing: recorder.failure))")
+            let streamed = Outcome { () async throws -> Int in
+                let (input, output) = try await activity.continuationStreams()
+                try await output.write(Data("send 1000".utf8))
+                try await output.close()
+                return try await input.readToEnd(limit: 10_000).count
+            }
+            spin(until: { streamed.done })
+            XCTAssertEqual(try streamed.get(), 1000)
+            let took = ContinuousClock.now - attackStarted
+            // Loose: the normal time is well under a second; blocked, it is forever (or, with
+            // the deadline but no concurrency, at least the deadline).
+            XCTAssertLessThan(took, .seconds(deadline - 1), "linking, continuing and streaming took \(took) under attack")
+            XCTAssertFalse(quietEnded.done, "the attack was still on while the device got through")
+
+            // The listener closes every attacking connection after its deadline.
+            let closed = MainLoop.run(until: { silent.allSatisfy(\.ended) && slow.ended && quietEnded.done },
+                                      timeout: .seconds(deadline + 15))
+            XCTAssertTrue(closed, "still open: \(silent.filter { !$0.ended }.count) silent, slow \(!slow.ended), quiet \(!quietEnded.done)")
+            XCTAssertGreaterThanOrEqual(ContinuousClock.now - attackStarted, .seconds(deadline - 2), "closed by the deadline, not before")
+        }
+        probe.send("ping")
+        XCTAssertNotNil(probe.waitForLine(containing: "pong"), probe.output)
+    }
+
+    /// Connections waiting to authenticate are capped per source address and in total; a new
+    /// one past a cap drops the oldest (of its address, for the first cap) at once, long
+    /// before the deadline.
+    func testTheOldestUnauthenticatedConnectionMakesRoom() throws {
+        let laptop = try GroupAuthority.create(name: "Ada", in: config("admin")).issueDevice(named: "laptop")
+        try MainActor.assumeIsolated {
+            let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+            defer { listener.close() }
+            listener.handshakeDeadline = .seconds(120)
+            listener.maximumUnauthenticatedPerAddress = 2
+            listener.maximumUnauthenticated = 3
+            let accepting = Outcome { try await listener.accept() }
+            _ = accepting
+            let first = try RawSocket(to: listener.port, from: "127.0.0.2")
+            let second = try RawSocket(to: listener.port, from: "127.0.0.2")
+            spin(until: { listener.unauthenticatedCount == 2 })
+            let third = try RawSocket(to: listener.port, from: "127.0.0.2")
+            spin(until: { first.ended })
+            XCTAssertEqual(listener.unauthenticatedCount, 2, "a third from one address replaced its first")
+            XCTAssertFalse(second.ended || third.ended)
+
+            let fourth = try RawSocket(to: listener.port, from: "127.0.0.3")
+            spin(until: { listener.unauthenticatedCount == 3 })
+            let fifth = try RawSocket(to: listener.port, from: "127.0.0.4")
+            spin(until: { second.ended })
+            XCTAssertEqual(listener.unauthenticatedCount, 3, "past the total cap, the oldest of all made room")
+            XCTAssertFalse(third.ended || fourth.ended || fifth.ended)
+        }
+    }
+
+    /// The listening socket asks for a backlog sized for bursts (the kernel shows it as the
+    /// listening socket's send queue in `ss`).
+    func testTheListenBacklogIsSizedForBursts() throws {
+        let laptop = try GroupAuthority.create(name: "Ada", in: config("admin")).issueDevice(named: "laptop")
+        let port = try MainActor.assumeIsolated { () throws -> UInt16 in
+            let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+            let ss = try runProcess(URL(fileURLWithPath: "/usr/bin/ss"), ["-ltnH", "sport = :\(listener.port)"], timeout: 10)
+            let columns = ss.stdout.split(separator: " ", omittingEmptySubsequences: true)
+            XCTAssertGreaterThanOrEqual(columns.count, 3, ss.stdout + ss.stderr)
+            if columns.count >= 3 { XCTAssertEqual(Int(columns[2]), Int(SecureListener.listenBacklog), ss.stdout) }
+            listener.close()
+            return listener.port
+        }
+        XCTAssertGreaterThan(port, 0)
+    }
+}
