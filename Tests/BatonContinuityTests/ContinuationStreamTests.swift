@@ -280,7 +280,7 @@ final class StreamRefusingOrigin: DeviceServiceHandler {
                     continue
                 }
                 guard let bus = try? await PeerBus.open(over: channel) else { continue }
-                let service = DeviceService(handler: self, peer: channel.peerName)
+                let service = DeviceService(handler: self, peer: DevicePeer(name: channel.peerName, serial: channel.peerSerial))
                 try? service.register(on: bus)
                 bus.startMessageProcessing()
                 buses.append(bus)
@@ -304,14 +304,17 @@ final class StreamRefusingOrigin: DeviceServiceHandler {
                        appID: "com.example.probe", teamIdentifier: "PROBETEAM", webpageURL: nil)
     }
 
-    func payload(sequence: UInt64) throws(DeviceServiceError) -> Data {
+    func refusal(of peer: DevicePeer) -> String? { nil }
+
+    func payload(sequence: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data {
         let activity = UserActivity(activityType: "com.example.probe.editing")
         activity.supportsContinuationStreams = true
         do { return try activity.payload() } catch { throw .failed("\(error)") }
     }
 
-    func continued(sequence: UInt64, by peer: String) {}
+    func continued(sequence: UInt64, by peer: DevicePeer) throws(DeviceServiceError) {}
     func revocationList() -> Data { identity.revocationData }
+    func discoveryKey() throws(DeviceServiceError) -> Data { throw .failed("no key here") }
 
     func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
         guard let listener else { throw .notCurrent }

@@ -54,7 +54,7 @@ extension ContinuityNode {
     }
 
     @discardableResult
-    private func removeStreamGrant(_ token: Data) -> StreamGrant? {
+    func removeStreamGrant(_ token: Data) -> StreamGrant? {
         guard let index = streamGrants.firstIndex(where: { Self.sameToken($0.token, token) }) else { return nil }
         let grant = streamGrants.remove(at: index)
         grant.expiry.cancel()

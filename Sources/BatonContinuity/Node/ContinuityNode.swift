@@ -374,10 +374,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private func tookRevocations() {
         let revoked = identity.revocations.revokedSerials
         for link in links.values where revoked.contains(link.serial) {
-            for (token, grant) in streamGrants where grant.peer == link.name {
-                grant.expiry.cancel()
-                streamGrants[token] = nil
-            }
+            for grant in streamGrants where grant.peer == link.name { removeStreamGrant(grant.token) }
             drop(link, because: "it has been revoked")
         }
         for link in links.values { link.bus.emitRevocationsChanged(identity.revocationData) }

@@ -101,7 +101,7 @@ public final class PeerBus: @unchecked Sendable {
             // Before message processing starts, so the filter sees every incoming message.
             g_dbus_connection_add_filter(connection.pointer, capIncomingMessages, nil, nil)
             let bus = PeerBus(connection: connection.pointer, channel: channel)
-            await channel.authenticated()
+            channel.authenticated()
             return bus
         } catch {
             throw .handshakeFailed(GLibError(error))

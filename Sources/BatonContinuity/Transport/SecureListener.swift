@@ -141,7 +141,7 @@ public final class SecureListener {
             var error: UnsafeMutablePointer<GError>?
             guard let client = g_socket_accept(socket.pointer, nil, &error) else {
                 let failure = GLibError(consuming: error!)
-                if failure.domain == "g-io-error-quark", failure.code == Int32(G_IO_ERROR_WOULD_BLOCK.rawValue) { return }
+                if failure.isIOError(G_IO_ERROR_WOULD_BLOCK) { return }
                 // E.g. out of descriptors: the socket stays readable, so rest a moment rather
                 // than spin, then accept again.
                 watch?.cancel()
