@@ -107,6 +107,7 @@ final class EmbeddedLoopTests: TrustTestCase {
                     }
                     try await clientBus.ping()
                     try await serverBus.ping()
+                    listener.close()  // its watch on the listening socket is a callback box too
                     clientBus.close()
                     try await serverBus.close()
                 } catch {

@@ -105,6 +105,10 @@ final class SecureChannelTests: TrustTestCase {
             spin(until: { server!.done && client!.done })
             XCTAssertNoThrow(try server!.value!.get())
             XCTAssertNoThrow(try client!.value!.get())
+            // The listener's own boxes (its socket watch, the accepted connection's deadline)
+            // go when it closes and the connection counts as authenticated.
+            try server!.value!.get().authenticated()
+            listener!.close()
             // Each verification handler is released when its handshake ends, on the loop: not
             // when its connection is finalised, which may happen later on a GIO worker thread.
             // (Not checked by waiting on the loop: the wait's own timeout source is a box too.)
