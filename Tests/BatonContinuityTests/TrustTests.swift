@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import Crypto
 import Foundation
 import X509
 import XCTest
@@ -25,6 +26,22 @@ class TrustTestCase: XCTestCase {
             try authority.issueDevice(named: name).write(to: folder)
             return folder.path
         }
+    }
+
+    /// A device identity whose certificate the group CA signs with `extensions`.
+    func identity(_ name: String, extensions: Certificate.Extensions, authority: GroupAuthority) throws -> DeviceIdentity {
+        let key = P256.Signing.PrivateKey()
+        let now = Date()
+        let certificate = try Certificate(
+            version: .v3, serialNumber: Certificate.SerialNumber(), publicKey: .init(key.publicKey),
+            notValidBefore: now.addingTimeInterval(-300), notValidAfter: now.addingTimeInterval(86_400),
+            issuer: authority.certificate.subject,
+            subject: try DistinguishedName { CommonName(name) },
+            signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: .init(authority.privateKey))
+        return try DeviceIdentity(name: name, certificate: certificate, privateKeyPEM: key.pemRepresentation,
+                                  groupCertificate: authority.certificate,
+                                  revocationData: try authority.revocationList().signed(with: authority.privateKey),
+                                  discoveryKey: nil)
     }
 
     func mode(_ url: URL) -> UInt16 {

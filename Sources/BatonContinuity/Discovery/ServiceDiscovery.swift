@@ -54,7 +54,7 @@ public final class ServiceDiscovery {
     /// Peers resolved so far, by interface and instance name.
     private var peers: [String: PeerAddress] = [:]
     private var saidWaiting = false
-    private let log = Logger(label: "baton.discovery")
+    private let log = PeerLogger(label: "baton.discovery")
 
     /// Discovery for the group of `key`, publishing `port` (unless `publishes` is false).
     /// `found` is called for each peer service resolved (again after each of its rotations),

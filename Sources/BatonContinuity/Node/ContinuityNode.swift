@@ -70,7 +70,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private var fetched: [String: UInt64] = [:]
     weak var advertisedActivity: UserActivity?
     var advertised: NearbyActivity?
-    let log = Logger(label: "baton.continuity")
+    let log = PeerLogger(label: "baton.continuity")
     /// Peers whose first dial has not finished (linked and asked, or failed).
     private var firstDialsPending: Set<PeerAddress> = []
     /// True until discovery's first browse has settled (or discovery gave up).
