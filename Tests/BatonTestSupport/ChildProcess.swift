@@ -33,11 +33,11 @@ public final class ChildProcess: @unchecked Sendable {
     private func reap() {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        TestChildren.shared.ended(self)  // first: whoever sees the exit sees the registry without it
         condition.lock()
         waitStatus = status
         condition.broadcast()
         condition.unlock()
-        TestChildren.shared.ended(self)
     }
 
     public var isRunning: Bool {
