@@ -12,8 +12,8 @@ struct ContinueCommand: AsThisDevice {
             Finds the group's devices as `baton nearby` does and continues the first activity
             they advertise (or the first of --type, or on --device). One that no app installed
             here continues but that has a web page opens in the desktop's default browser, and
-            the originating app is told it was continued. For one an installed app continues,
-            run that app.
+            the originating app is told it was continued (this waits up to 5 s for that device
+            to acknowledge). For one an installed app continues, run that app.
             """)
     @Option(name: .long, help: "Continue the activity of this type.") var type: String?
     @Option(name: .long, help: "Continue the activity of this device.") var device: String?

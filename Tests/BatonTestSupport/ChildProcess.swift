@@ -33,11 +33,11 @@ public final class ChildProcess: @unchecked Sendable {
     private func reap() {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        TestChildren.shared.ended(self)  // first: whoever sees the exit sees the registry without it
         condition.lock()
         waitStatus = status
         condition.broadcast()
         condition.unlock()
-        TestChildren.shared.ended(self)
     }
 
     public var isRunning: Bool {
@@ -66,9 +66,24 @@ public final class ChildProcess: @unchecked Sendable {
     /// Sends `signal` to the child's process group (the child and what it started).
     public func signalGroup(_ signal: Int32) {
         condition.lock(); defer { condition.unlock() }
-        // After the child is reaped its id may be reused; its group may still hold processes it
-        // started, and the id is not reused while they do.
+        // Once the child is reaped, its group lives on only while something it started runs
+        // (and its id is not reused meanwhile); once empty, the id may lead another process's
+        // group, so only a group with members in this runner's session is signalled.
+        guard waitStatus == nil || Self.groupHasMembersInThisSession(pid) else { return }
         kill(-pid, signal)
+    }
+
+    /// Whether a process of this session belongs to process group `group` (from /proc).
+    static func groupHasMembersInThisSession(_ group: pid_t) -> Bool {
+        let session = getsid(0)
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
+        return entries.contains { entry in
+            guard Int32(entry) != nil, let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                  let close = stat.lastIndex(of: ")") else { return false }
+            // After "pid (comm)": state ppid pgrp session …
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            return fields.count > 3 && Int32(fields[2]) == group && Int32(fields[3]) == session
+        }
     }
 
     /// Ends the child and its process group: SIGTERM, then SIGKILL after `grace`. Returns once

@@ -50,20 +50,7 @@ public final class TestChildren: NSObject, XCTestObservation, @unchecked Sendabl
         lock.unlock()
         // A group outlives its leader while something it started runs. Only processes of this
         // runner's session are signalled: a group id can be reused once its group is empty.
-        for group in started where Self.groupHasMembersInThisSession(group) { kill(-group, SIGKILL) }
-    }
-
-    /// Whether a process of this session belongs to process group `group` (from /proc).
-    private static func groupHasMembersInThisSession(_ group: pid_t) -> Bool {
-        let session = getsid(0)
-        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? []
-        return entries.contains { entry in
-            guard Int32(entry) != nil, let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
-                  let close = stat.lastIndex(of: ")") else { return false }
-            // After "pid (comm)": state ppid pgrp session …
-            let fields = stat[stat.index(after: close)...].split(separator: " ")
-            return fields.count > 3 && Int32(fields[2]) == group && Int32(fields[3]) == session
-        }
+        for group in started where ChildProcess.groupHasMembersInThisSession(group) { kill(-group, SIGKILL) }
     }
 
     public func testCaseDidFinish(_ testCase: XCTestCase) { endAll() }
