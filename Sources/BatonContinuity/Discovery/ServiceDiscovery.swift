@@ -135,8 +135,12 @@ public final class ServiceDiscovery {
         log.error("discovery is off: \(reason); using the static peers only")
         rotationTimer?.cancel()
         rotationTimer = nil
-        disconnect()
         state = .failed(reason)
+        // Failures are mostly heard inside an Avahi callback: free its objects from the loop.
+        MainLoop.idle { [weak self] in
+            guard let self, case .failed = self.state else { return }
+            self.disconnect()
+        }
         settle()
     }
 
@@ -166,10 +170,15 @@ public final class ServiceDiscovery {
             settle()
         case AVAHI_CLIENT_FAILURE:
             let error = avahi_client_errno(client)
+            // Never free the client inside its own callback: Avahi's D-Bus dispatch goes on
+            // using it after the callback returns. Reconnect (or give up) from the loop.
             if error == Int32(AVAHI_ERR_DISCONNECTED) {
                 log.notice("avahi-daemon went away; waiting for it to come back")
-                disconnect()
-                connect()
+                MainLoop.idle { [weak self] in
+                    guard let self, self.client == client else { return }
+                    self.disconnect()
+                    self.connect()
+                }
             } else {
                 fail(String(cString: avahi_strerror(error)))
             }
