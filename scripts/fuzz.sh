@@ -9,7 +9,8 @@
 #
 # Environment for `run`: FUZZ_RUNS (executions per target, default 1000000), FUZZ_SECONDS (a
 # time bound per target, default none), FUZZ_NICE (default 19), FUZZ_REPORT (a file to which
-# one line per target is appended: target, executions, exec/s, seconds).
+# one line per target is appended: target, executions, exec/s, seconds, date), FUZZ_NO_BUILD=1
+# (run what is built).
 #
 # The targets are executables without `main` (libFuzzer's is linked in). They are in the
 # package only with BATON_FUZZ=1 and are built in release mode (swiftc -O keeps overflow and
@@ -53,6 +54,7 @@ run_one() {
   echo "fuzz: $target (${FUZZ_RUNS:-1000000} runs${FUZZ_SECONDS:+ or ${FUZZ_SECONDS} s})"
   local start=$SECONDS status=0
   ASAN_OPTIONS=detect_leaks=1:allocator_may_return_null=0:handle_abort=1 \
+  LSAN_OPTIONS=suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0 \
     nice -n "${FUZZ_NICE:-19}" "$binary/Fuzz$target" "${args[@]}" "$work" "Fuzz/Corpus/$target" </dev/null >"$log" 2>&1 || status=$?
   local seconds=$((SECONDS - start))
   local executions rate
@@ -76,13 +78,14 @@ case "${1:-run}" in
     dir=$(bin)
     for target in "${TARGETS[@]}"; do
       rm -rf "Fuzz/Corpus/$target"
-      BATON_FUZZ_SEEDS="Fuzz/Corpus/$target" "$dir/Fuzz$target" </dev/null
+      # Leak checks are for the runs; the seeds are written once and the process exits.
+      ASAN_OPTIONS=detect_leaks=0 BATON_FUZZ_SEEDS="Fuzz/Corpus/$target" "$dir/Fuzz$target" </dev/null
       echo "fuzz: $target: $(ls "Fuzz/Corpus/$target" | wc -l) seeds"
     done ;;
   run)
     shift || true
     [ $# -gt 0 ] && TARGETS=("$@")
-    build
+    [ -n "${FUZZ_NO_BUILD:-}" ] || build
     dir=$(bin)
     failed=0
     for target in "${TARGETS[@]}"; do run_one "$target" "$dir" || failed=1; done

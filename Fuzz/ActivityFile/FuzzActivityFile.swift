@@ -7,7 +7,9 @@ import FuzzSupport
 // `ActivityFile.read(from:)` on any file, then the payload it holds, as the application reads it.
 
 /// The file each input is written to (in /dev/shm when there is one: no disk I/O per run).
-nonisolated(unsafe) private var file = URL(fileURLWithPath: "/")
+private enum Scratch {
+    nonisolated(unsafe) static var file = URL(fileURLWithPath: "/")
+}
 
 @_cdecl("LLVMFuzzerInitialize")
 public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>) -> CInt {
@@ -15,15 +17,15 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
     FuzzSeeds.writeIfAsked { try MainActor.assumeIsolated { try seeds() } }
     let shm = URL(fileURLWithPath: "/dev/shm", isDirectory: true)
     let directory = FileManager.default.isWritableFile(atPath: shm.path) ? shm : FileManager.default.temporaryDirectory
-    file = directory.appendingPathComponent("baton-fuzz-activity-file-\(getpid()).handoff")
-    atexit { try? FileManager.default.removeItem(at: file) }
+    Scratch.file = directory.appendingPathComponent("baton-fuzz-activity-file-\(getpid()).handoff")
+    atexit { try? FileManager.default.removeItem(at: Scratch.file) }
     return 0
 }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzActivityFile(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
-    do { try FuzzInput.data(bytes, count).write(to: file) } catch { fatalError("fuzz: cannot write \(file.path): \(error)") }
-    guard let offer = try? ActivityFile.read(from: file) else { return 0 }
+    do { try FuzzInput.data(bytes, count).write(to: Scratch.file) } catch { fatalError("fuzz: cannot write \(Scratch.file.path): \(error)") }
+    guard let offer = try? ActivityFile.read(from: Scratch.file) else { return 0 }
     FuzzInput.require(offer.title != "", "an empty title must read as none")
     MainActor.assumeIsolated { _ = try? UserActivity(payload: offer.payload) }
     return 0
@@ -54,3 +56,5 @@ private func seeds() throws -> [String: Data] {
     seeds["wrong-fields"] = try Variant.tuple([.uint32(1), .uint32(1), .string(""), .bytes(Data())]).serialized()
     return seeds
 }
+
+FuzzDriver.run(fuzzActivityFile)

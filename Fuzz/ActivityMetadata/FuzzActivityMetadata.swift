@@ -60,3 +60,5 @@ private func seeds() throws -> [String: Data] {
                                              "webpageURL": .string("file:///etc/passwd")]).serialized(),
     ]
 }
+
+FuzzDriver.run(fuzzActivityMetadata)

@@ -34,3 +34,5 @@ public func fuzzActivityPayload(_ bytes: UnsafePointer<UInt8>?, _ count: Int) ->
     }
     return 0
 }
+
+FuzzDriver.run(fuzzActivityPayload)

@@ -38,3 +38,5 @@ private func seeds() throws -> [String: Data] {
         "numbers": Data(#"{"a":[1e999,-0,0.1e-400,12345678901234567890123]}"#.utf8),
     ]
 }
+
+FuzzDriver.run(fuzzAssociatedDomains)

@@ -69,3 +69,5 @@ private func seeds() throws -> [String: Data] {
         "other-group": mode(0, try der(try FuzzGroup.foreignDevice())),
     ]
 }
+
+FuzzDriver.run(fuzzCertificate)

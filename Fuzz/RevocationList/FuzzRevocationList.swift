@@ -64,3 +64,5 @@ private func seeds() throws -> [String: Data] {
                                                .bytes(Data())]).serialized()),
     ]
 }
+
+FuzzDriver.run(fuzzRevocationList)

@@ -48,3 +48,5 @@ private func seeds() throws -> [String: Data] {
         "short": try Variant.array(elementType: "(ss)", [.tuple([.string("a"), .string("01")])]).serialized(),
     ]
 }
+
+FuzzDriver.run(fuzzRoster)

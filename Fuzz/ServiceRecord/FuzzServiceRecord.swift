@@ -16,10 +16,11 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
     return 0
 }
 
-private let key: DiscoveryKey = {
+/// The group's discovery key, the one the records are checked against.
+nonisolated private var key: DiscoveryKey {
     guard let key = FuzzGroup.shared.verifier.discoveryKey else { fatalError("fuzz: the group has no discovery key") }
     return key
-}()
+}
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzServiceRecord(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -58,3 +59,5 @@ private func seeds() throws -> [String: Data] {
         "empty": Data(),
     ]
 }
+
+FuzzDriver.run(fuzzServiceRecord)

@@ -17,7 +17,7 @@ public enum ActivityFile {
 
     /// The offer in the file: type, title and payload, checked like any untrusted input.
     public static func read(from url: URL) throws -> (type: String, title: String?, payload: Data) {
-        let data = try Data(contentsOf: url)
+        let data = try FileContents.read(url)
         guard data.count <= UserActivity.payloadLimit + 4096 else {
             throw UserActivityError.payloadTooLarge(size: data.count, limit: UserActivity.payloadLimit)
         }

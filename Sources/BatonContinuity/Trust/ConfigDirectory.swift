@@ -1,3 +1,4 @@
+import Baton
 import Foundation
 
 /// Where Baton keeps identities: `$XDG_CONFIG_HOME/baton`, else `~/.config/baton`.
@@ -48,7 +49,7 @@ enum SecureFiles {
 
     static func read(_ url: URL) throws -> Data {
         guard FileManager.default.fileExists(atPath: url.path) else { throw TrustError.missingFile(path: url.path) }
-        do { return try Data(contentsOf: url) } catch {
+        do { return try FileContents.read(url) } catch {
             throw TrustError.unreadable(path: url.path, reason: error.localizedDescription)
         }
     }
