@@ -3,9 +3,9 @@ import Foundation
 /// Whole-file reads for the files Baton decodes (handoff files, identity files).
 ///
 /// `Data(contentsOf:)` in swift-foundation 6.3 leaks the 4 KiB buffer it allocates when the
-/// file is empty (found by AddressSanitizer while fuzzing handoff files); an empty regular file
-/// is answered here without asking Foundation. Everything else, errors included, is
-/// `Data(contentsOf:)`'s.
+/// file is empty (found by LeakSanitizer in the fuzz targets, reading an empty roster; an empty
+/// handoff file does the same); an empty regular file is answered here without asking
+/// Foundation. Everything else, errors included, is `Data(contentsOf:)`'s.
 package enum FileContents {
     package static func read(_ url: URL) throws -> Data {
         var info = stat()
