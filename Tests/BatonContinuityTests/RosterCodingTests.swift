@@ -23,10 +23,11 @@ final class RosterCodingTests: XCTestCase {
         }
     }
 
-    func testSecondsAreClampedAndFloored() {
+    func testSecondsAreClampedAndTruncated() {
         XCTAssertEqual(Roster.seconds(Date(timeIntervalSince1970: 1e300)), .max)
         XCTAssertEqual(Roster.seconds(Date(timeIntervalSince1970: -1e300)), .min)
         XCTAssertEqual(Roster.seconds(Date(timeIntervalSince1970: .nan)), 0)
         XCTAssertEqual(Roster.seconds(Date(timeIntervalSince1970: 12.9)), 12)
+        XCTAssertEqual(Roster.seconds(Date(timeIntervalSince1970: -12.9)), -12)
     }
 }

@@ -158,10 +158,10 @@ public struct Roster: Sendable, Equatable {
         }).serialized()
     }
 
-    /// Whole seconds since 1970, clamped to `Int64`: a roster read from disk may hold any
-    /// `x`, and near `Int64.max` the `Double` in between rounds past it.
+    /// Whole seconds since 1970 (truncated), clamped to `Int64`: a roster read from disk may
+    /// hold any `x`, and near `Int64.max` the `Double` in between rounds past it.
     static func seconds(_ date: Date) -> Int64 {
-        let seconds = date.timeIntervalSince1970.rounded(.down)
+        let seconds = date.timeIntervalSince1970.rounded(.towardZero)
         if seconds.isNaN { return 0 }
         if seconds >= 0x1p63 { return .max }
         if seconds < -0x1p63 { return .min }
