@@ -16,11 +16,15 @@ public func initialize(_ argc: UnsafeMutablePointer<CInt>, _ argv: UnsafeMutable
     return 0
 }
 
-/// The group's discovery key, the one the records are checked against.
-nonisolated private var key: DiscoveryKey {
-    guard let key = FuzzGroup.shared.verifier.discoveryKey else { fatalError("fuzz: the group has no discovery key") }
-    return key
+/// The group's discovery key, the one the records are checked against (made once).
+private enum Group {
+    static let key: DiscoveryKey = {
+        guard let key = FuzzGroup.shared.verifier.discoveryKey else { fatalError("fuzz: the group has no discovery key") }
+        return key
+    }()
 }
+
+nonisolated private var key: DiscoveryKey { Group.key }
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzServiceRecord(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
