@@ -1,7 +1,7 @@
 # Every target installs the Debian packages it needs first (scripts/install-deps.sh).
 SWIFT ?= swift
 
-.PHONY: deps build demo test bench clean
+.PHONY: deps build demo test fuzz bench clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -19,11 +19,21 @@ demo: build
 test: deps
 	$(SWIFT) build --build-tests
 	@status=0; $(SWIFT) test --skip-build --disable-swift-testing || status=$$?; \
+	FUZZ_RUNS=$(FUZZ_TEST_RUNS) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) bash scripts/fuzz.sh run || status=1; \
 	bash scripts/check-no-leftovers.sh || status=1; exit $$status
+
+# libFuzzer with AddressSanitizer on every decoder of untrusted bytes (scripts/fuzz.sh, README
+# "Fuzzing"): `make fuzz FUZZ_RUNS=10000000`, or some targets: `make fuzz FUZZ_TARGETS="Variant Roster"`.
+# `make test` ends with a short pass of every target: FUZZ_TEST_RUNS runs or FUZZ_TEST_SECONDS each.
+FUZZ_RUNS ?= 1000000
+FUZZ_TEST_RUNS ?= 20000
+FUZZ_TEST_SECONDS ?= 10
+fuzz: deps
+	FUZZ_RUNS=$(FUZZ_RUNS) bash scripts/fuzz.sh run $(FUZZ_TARGETS)
 
 bench: deps
 	$(SWIFT) build -c release --product BatonBench
 	$(SWIFT) run -c release --skip-build BatonBench $(BENCH_ARGS)
 
 clean:
-	rm -rf .build
+	rm -rf .build .build-fuzz

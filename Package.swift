@@ -92,3 +92,34 @@ let package = Package(
         .testTarget(name: "BatonContinuityTests", dependencies: ["BatonContinuity", "Baton", "CGLib", "BatonTestSupport"]),
     ]
 )
+
+// Fuzz targets (Fuzz/, run by scripts/fuzz.sh): they need libFuzzer's runtime, linked by
+// `-sanitize=fuzzer`, so they are only in the package when BATON_FUZZ=1, and are built into their
+// own scratch path (.build-fuzz) with `-sanitize=fuzzer,address`; an ordinary
+// `swift build --build-tests` never sees them.
+if Context.environment["BATON_FUZZ"] == "1" {
+    let fuzzTargets: [(String, [Target.Dependency])] = [
+        ("Variant", ["BatonLoop", "CGLib"]),
+        ("ActivityPayload", ["Baton", "BatonLoop"]),
+        ("ActivityFile", ["Baton", "BatonLoop"]),
+        ("ActivityMetadata", ["BatonContinuity", "Baton", "BatonLoop", "CGLib"]),
+        ("RevocationList", ["BatonContinuity", "BatonLoop"]),
+        ("Roster", ["BatonContinuity", "BatonLoop"]),
+        ("Certificate", ["BatonContinuity"]),
+        ("ServiceRecord", ["BatonContinuity"]),
+        ("AssociatedDomains", ["BatonContinuity"]),
+    ]
+    // libFuzzer's driver, called from each target's main (see Fuzz/Support/FuzzDriver.swift).
+    package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
+    package.targets.append(.target(
+        name: "FuzzSupport",
+        dependencies: ["CLibFuzzer", "BatonContinuity", "Baton", "BatonLoop", .product(name: "Logging", package: "swift-log"),
+                       .product(name: "X509", package: "swift-certificates"), .product(name: "Crypto", package: "swift-crypto")],
+        path: "Fuzz/Support"))
+    for (name, dependencies) in fuzzTargets {
+        package.targets.append(.executableTarget(
+            name: "Fuzz\(name)",
+            dependencies: dependencies + ["FuzzSupport"],
+            path: "Fuzz/\(name)"))
+    }
+}

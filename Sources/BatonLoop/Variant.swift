@@ -50,9 +50,13 @@ public indirect enum Variant: Equatable, Sendable {
         return Data(bytes: bytes, count: Int(size))
     }
 
-    /// Decodes untrusted bytes that must be the normal form of a value of `type`.
+    /// Decodes untrusted bytes that must be the normal form of a value of `type`, a definite
+    /// GVariant type string (one that names a single type: no `*`, `?`, `r` or `{?*}`);
+    /// any other type string is refused as `invalidTypeString`.
     public init(serialized data: Data, type: String) throws(VariantError) {
-        guard type.withCString({ g_variant_type_string_is_valid($0) }) != 0 else {
+        guard !type.utf8.contains(0), type.withCString({
+            g_variant_type_string_is_valid($0) != 0 && g_variant_type_is_definite(baton_variant_type($0)) != 0
+        }) else {
             throw .invalidTypeString(type)
         }
         let bytes = data.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }!

@@ -37,24 +37,15 @@ public enum ActivityFile {
 
     /// The bytes of the regular file at `path`, at most `sizeLimit` of them.
     private static func contents(of path: String) throws(ActivityFileError) -> Data {
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-        guard info.st_mode & 0o170000 == 0o100000 else { throw .unreadable(path: path, reason: "it is not a regular file") }
-        guard info.st_size <= sizeLimit else { throw .tooLarge(path: path, size: Int(info.st_size), limit: sizeLimit) }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)  // one more: a file that grew is seen
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw .unreadable(path: path, reason: String(cString: strerror(errno))) }
-            if got == 0 { break }
-            count += got
+        do { return try FileContents.read(path, limit: sizeLimit) } catch {
+            switch error {
+            case .missing: throw .unreadable(path: path, reason: "No such file or directory")
+            case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
+            case .notARegularFile: throw .unreadable(path: path, reason: "it is not a regular file")
+            case .tooLarge(let size): throw .tooLarge(path: path, size: size, limit: sizeLimit)
+            case .readableByOthers: throw .unreadable(path: path, reason: "it may be read by others")
+            }
         }
-        guard count <= Int(info.st_size) else { throw .unreadable(path: path, reason: "it grew while it was read") }
-        return Data(bytes[..<count])
     }
 }
 

@@ -499,7 +499,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// links of the devices it revokes are cut at once).
     func currentIdentity() -> DeviceIdentity {
         if let directory = identityDirectory,
-           let data = try? Data(contentsOf: directory.appendingPathComponent("revocations")),
+           let data = try? SecureFiles.read(directory.appendingPathComponent("revocations")),
            data != identity.revocationData {
             let before = identity.revocations.sequence
             do { try identity.adopt(revocationData: data) } catch TrustError.revocationListOlder {

@@ -1,3 +1,4 @@
+import Baton
 import Foundation
 
 /// Where Baton keeps identities: `$XDG_CONFIG_HOME/baton`, else `~/.config/baton`.

@@ -227,7 +227,17 @@ public struct Roster: Sendable, Equatable {
 
     func data() throws -> Data {
         try Variant.array(elementType: "(ssxb)", devices.map {
-            .tuple([.string($0.name), .string($0.serial), .int64(Int64($0.issued.timeIntervalSince1970)), .bool($0.revoked)])
+            .tuple([.string($0.name), .string($0.serial), .int64(Roster.seconds($0.issued)), .bool($0.revoked)])
         }).serialized()
+    }
+
+    /// Whole seconds since 1970 (truncated), clamped to `Int64`: a roster read from disk may
+    /// hold any `x`, and near `Int64.max` the `Double` in between rounds past it.
+    static func seconds(_ date: Date) -> Int64 {
+        let seconds = date.timeIntervalSince1970.rounded(.towardZero)
+        if seconds.isNaN { return 0 }
+        if seconds >= 0x1p63 { return .max }
+        if seconds < -0x1p63 { return .min }
+        return Int64(seconds)
     }
 }

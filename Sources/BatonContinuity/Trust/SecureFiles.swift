@@ -82,32 +82,16 @@ enum SecureFiles {
 
     private static func read(_ url: URL, isPrivate: Bool) throws(TrustError) -> Data {
         let path = url.path
-        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
-        guard descriptor >= 0 else {
-            let error = errno
-            if error == ENOENT { throw .missingFile(path: path) }
-            throw .unreadable(path: path, reason: error == ENOTDIR ? "a folder on its path is a file" : systemReason(error))
+        do { return try FileContents.read(path, limit: sizeLimit, ownerOnly: isPrivate) } catch {
+            switch error {
+            case .missing: throw .missingFile(path: path)
+            case .unreadable(let reason): throw .unreadable(path: path, reason: reason)
+            case .notARegularFile(let isFolder):
+                throw .unreadable(path: path, reason: isFolder ? "it is a folder, not a file" : "it is not a regular file")
+            case .tooLarge(let size): throw .fileTooLarge(path: path, size: size, limit: sizeLimit)
+            case .readableByOthers(let mode): throw .keyFileTooOpen(path: path, mode: mode)
+            }
         }
-        defer { close(descriptor) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else { throw .unreadable(path: path, reason: systemReason(errno)) }
-        guard info.st_mode & 0o170000 == 0o100000 else {
-            throw .unreadable(path: path, reason: info.st_mode & 0o170000 == 0o040000 ? "it is a folder, not a file" : "it is not a regular file")
-        }
-        let mode = UInt16(info.st_mode & 0o777)
-        if isPrivate, mode & 0o077 != 0 { throw .keyFileTooOpen(path: path, mode: mode) }
-        guard info.st_size <= sizeLimit else { throw .fileTooLarge(path: path, size: Int(info.st_size), limit: sizeLimit) }
-        var bytes = [UInt8](repeating: 0, count: Int(info.st_size) + 1)  // one more: a file that grew is seen
-        var count = 0
-        while count < bytes.count {
-            let got = bytes.withUnsafeMutableBytes { Glibc.read(descriptor, $0.baseAddress! + count, $0.count - count) }
-            if got < 0, errno == EINTR { continue }
-            guard got >= 0 else { throw .unreadable(path: path, reason: systemReason(errno)) }
-            if got == 0 { break }
-            count += got
-        }
-        guard count <= Int(info.st_size) else { throw .unreadable(path: path, reason: "it changed while it was read") }
-        return Data(bytes[..<count])
     }
 
     private static func pemDocument(_ data: Data, path: String) throws(TrustError) -> PEMDocument {
