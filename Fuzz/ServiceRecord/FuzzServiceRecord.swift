@@ -3,7 +3,7 @@ import Foundation
 import FuzzSupport
 
 // DNS-SD TXT records of `_baton._tcp` services anyone on the link publishes:
-// `ServiceRecord.refusal(of:key:)`, on the strings `ServiceDiscovery` makes of Avahi's list.
+// `ServiceRecord.refusal(of:key:port:address:)`, on the strings `ServiceDiscovery` makes of Avahi's list.
 //
 // Input: the TXT record's wire form (RFC 6763 section 6: a length byte, then that many bytes,
 // repeated); each string is decoded as `ServiceDiscovery.strings` decodes Avahi's entries.
@@ -25,6 +25,9 @@ private enum Group {
 }
 
 nonisolated private var key: DiscoveryKey { Group.key }
+/// The port and address the records are checked for, as if Avahi had resolved them there.
+private let port: UInt16 = 7300
+private let address = "10.0.0.2"
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzzServiceRecord(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CInt {
@@ -37,8 +40,8 @@ public func fuzzServiceRecord(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> C
         entries.append(String(decoding: input[start..<end], as: UTF8.self))
         index = end
     }
-    if ServiceRecord.refusal(of: entries, key: key) == nil {
-        FuzzInput.require(entries.contains { $0.hasPrefix("g=") && key.recognises(String($0.dropFirst(2))) },
+    if ServiceRecord.refusal(of: entries, key: key, port: port, address: address) == nil {
+        FuzzInput.require(entries.contains { $0.hasPrefix("g=") && key.recognises(String($0.dropFirst(2)), port: port, address: address) },
                           "a record without this group's token was accepted")
     }
     return 0
@@ -52,14 +55,18 @@ private func seeds() throws -> [String: Data] {
         }
     }
     let other = try DiscoveryKey(bytes: Data(repeating: 7, count: 32))
+    func token() -> String { key.freshToken(port: port, addresses: [address]) }
     return [
-        "fresh": wire(ServiceRecord.fresh(key: key).txt),
-        "fresh-reordered": wire(ServiceRecord.fresh(key: key).txt.reversed()),
-        "other-group": wire(ServiceRecord.fresh(key: other).txt),
-        "version-2": wire(["v=2", "g=" + key.freshToken()]),
-        "no-version": wire(["g=" + key.freshToken()]),
+        "fresh": wire(ServiceRecord.fresh(key: key, port: port, addresses: [address]).txt),
+        "fresh-reordered": wire(ServiceRecord.fresh(key: key, port: port, addresses: [address]).txt.reversed()),
+        "other-group": wire(ServiceRecord.fresh(key: other, port: port, addresses: [address]).txt),
+        "version-2": wire(["v=2", "g=" + token()]),
+        "no-version": wire(["g=" + token()]),
         "no-token": wire(["v=1"]),
-        "duplicate-and-junk": wire(["v=1", "g=zz", "g=" + key.freshToken(), "novalue", "=x", ""]),
+        "duplicate-and-junk": wire(["v=1", "g=zz", "g=" + token(), "novalue", "=x", ""]),
+        "other-address": wire(ServiceRecord.fresh(key: key, port: port, addresses: ["10.0.0.3"]).txt),
+        "other-port": wire(ServiceRecord.fresh(key: key, port: port + 1, addresses: [address]).txt),
+        "several-addresses": wire(ServiceRecord.fresh(key: key, port: port, addresses: ["10.0.0.3", address, "192.0.2.1"]).txt),
         "empty": Data(),
     ]
 }

@@ -100,8 +100,17 @@ final class PeerResourceTests: TrustTestCase {
                         sent += megabyte.count
                     }
                 } catch {}
-                let ended: Bool
-                do { ended = try await channel.receive(maxLength: 1).isEmpty } catch { ended = true }
+                // What the device had sent before it closed (its own calls to this new link) is
+                // read first; then the link must end.
+                var ended = false, drained = 0
+                while !ended, drained < 1 << 20 {
+                    do {
+                        let chunk = try await channel.receive(maxLength: 64 * 1024)
+                        if chunk.isEmpty { ended = true } else { drained += chunk.count }
+                    } catch {
+                        ended = true
+                    }
+                }
                 return (sent, ended)
             }
             XCTAssertTrue(MainLoop.run(until: { attack.done }, timeout: .seconds(60)))
