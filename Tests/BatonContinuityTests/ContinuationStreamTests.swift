@@ -247,76 +247,42 @@ final class ContinuationStreamTests: TrustTestCase {
 /// streams and grants stream tokens, then misbehaves on the stream connection: it closes it
 /// after reading the token (`refuses`), or keeps it without a word (`staysSilent`).
 @MainActor
-final class StreamRefusingOrigin: DeviceServiceHandler {
+final class StreamRefusingOrigin: InProcessDevice {
     enum Behaviour { case refuses, staysSilent }
-    let identity: DeviceIdentity
     let behaviour: Behaviour
     private(set) var streamConnections = 0
-    private var listener: SecureListener?
-    private var buses: [PeerBus] = []
-    private var services: [DeviceService] = []
     private var held: [SecureChannel] = []
 
     init(identity: DeviceIdentity, behaviour: Behaviour) {
-        self.identity = identity
         self.behaviour = behaviour
+        super.init(identity: identity, title: "Streams")
     }
 
-    func start() throws -> PeerAddress {
-        let listener = try SecureListener(identity: identity, credential: try TLSCredential(identity: identity))
-        self.listener = listener
+    override func streamConnected(_ channel: SecureChannel) {
+        streamConnections += 1
         Task { @MainActor in
-            while let channel = try? await listener.accept() {
-                if channel.applicationProtocol == SecureChannel.streamALPN {
-                    streamConnections += 1
-                    Task { @MainActor in
-                        _ = try? await channel.receive(maxLength: ContinuityNode.streamTokenSize)
-                        channel.authenticated()
-                        switch behaviour {
-                        case .refuses: channel.close()
-                        case .staysSilent: held.append(channel)
-                        }
-                    }
-                    continue
-                }
-                guard let bus = try? await PeerBus.open(over: channel) else { continue }
-                let service = DeviceService(handler: self, peer: DevicePeer(name: channel.peerName, serial: channel.peerSerial))
-                try? service.register(on: bus)
-                bus.startMessageProcessing()
-                buses.append(bus)
-                services.append(service)
+            _ = try? await channel.receive(maxLength: ContinuityNode.streamTokenSize)
+            channel.authenticated()
+            switch behaviour {
+            case .refuses: channel.close()
+            case .staysSilent: held.append(channel)
             }
         }
-        return PeerAddress(host: "127.0.0.1", port: listener.port)
     }
 
-    func stop() {
-        listener?.close()
-        for bus in buses { bus.close() }
+    override func stop() {
+        super.stop()
         for channel in held { channel.close() }
-        buses = []
-        services = []
         held = []
     }
 
-    func currentActivity() -> NearbyActivity? {
-        NearbyActivity(device: identity.name, sequence: 1, activityType: "com.example.probe.editing", title: "Streams",
-                       appID: "com.example.probe", teamIdentifier: "PROBETEAM", webpageURL: nil)
-    }
-
-    func refusal(of peer: DevicePeer) -> String? { nil }
-
-    func payload(sequence: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data {
+    override func payload(sequence: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data {
         let activity = UserActivity(activityType: "com.example.probe.editing")
         activity.supportsContinuationStreams = true
         do { return try activity.payload() } catch { throw .failed("\(error)") }
     }
 
-    func continued(sequence: UInt64, by peer: DevicePeer) throws(DeviceServiceError) {}
-    func revocationList() -> Data { identity.revocationData }
-    func discoveryKey() throws(DeviceServiceError) -> Data { throw .failed("no key here") }
-
-    func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
+    override func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
         guard let listener else { throw .notCurrent }
         return (Data((0..<ContinuityNode.streamTokenSize).map { UInt8($0) }), listener.port)
     }

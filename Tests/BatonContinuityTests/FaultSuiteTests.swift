@@ -24,53 +24,15 @@ struct ResourceCount: Equatable, CustomStringConvertible {
 /// makes. It is a stand-in for a faulty or hostile peer (the honest code path cannot send
 /// such payloads); the continuing side is the real node.
 @MainActor
-final class MisbehavingDevice: DeviceServiceHandler {
-    let identity: DeviceIdentity
+final class MisbehavingDevice: InProcessDevice {
     let answer: () -> Data
-    private var listener: SecureListener?
-    private var buses: [PeerBus] = []
-    private var services: [DeviceService] = []
 
     init(identity: DeviceIdentity, answer: @escaping () -> Data) {
-        self.identity = identity
         self.answer = answer
+        super.init(identity: identity, title: "Faulty")
     }
 
-    func start() throws -> PeerAddress {
-        let listener = try SecureListener(identity: identity, credential: try TLSCredential(identity: identity))
-        self.listener = listener
-        Task { @MainActor in
-            while let channel = try? await listener.accept() {
-                guard let bus = try? await PeerBus.open(over: channel) else { continue }
-                let service = DeviceService(handler: self, peer: DevicePeer(name: channel.peerName, serial: channel.peerSerial))
-                try? service.register(on: bus)
-                bus.startMessageProcessing()
-                buses.append(bus)
-                services.append(service)
-            }
-        }
-        return PeerAddress(host: "127.0.0.1", port: listener.port)
-    }
-
-    func stop() {
-        listener?.close()
-        for bus in buses { bus.close() }
-        buses = []
-        services = []
-    }
-
-    func currentActivity() -> NearbyActivity? {
-        NearbyActivity(device: identity.name, sequence: 1, activityType: "com.example.probe.editing", title: "Faulty",
-                       appID: "com.example.probe", teamIdentifier: "PROBETEAM", webpageURL: nil)
-    }
-    func refusal(of peer: DevicePeer) -> String? { nil }
-    func payload(sequence: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data { answer() }
-    func continued(sequence: UInt64, by peer: DevicePeer) throws(DeviceServiceError) {}
-    func revocationList() -> Data { identity.revocationData }
-    func discoveryKey() throws(DeviceServiceError) -> Data { throw .failed("no key here") }
-    func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
-        throw .noStreams("no streams here")
-    }
+    override func payload(sequence: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data { answer() }
 }
 
 /// Issue 5's fault suite (DESIGN.md section 5, "Failure"): malformed, truncated, mistyped and
