@@ -279,4 +279,29 @@ final class AppManifestTests: XCTestCase {
             XCTAssertEqual($0 as? AppManifestError, .missingKey("BatonTeamIdentifier", url.path))
         }
     }
+
+    /// A manifest is local input: an oversized file is refused from its size, before it is read,
+    /// and a file that is not a property list gets an error naming it, not an `NSError` dump.
+    func testAnOversizedOrMalformedManifestIsRefusedByName() throws {
+        let folder = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent(UUID().uuidString)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let large = folder.appendingPathComponent("large.plist")
+        XCTAssertTrue(FileManager.default.createFile(atPath: large.path, contents: nil))
+        let handle = try FileHandle(forWritingTo: large)
+        try handle.truncate(atOffset: UInt64(AppManifest.sizeLimit) + 1)  // sparse: no bytes written
+        try handle.close()
+        XCTAssertThrowsError(try AppManifest(contentsOf: large)) {
+            XCTAssertEqual($0 as? AppManifestError, .tooLarge(large.path, size: AppManifest.sizeLimit + 1, limit: AppManifest.sizeLimit))
+        }
+        let garbage = folder.appendingPathComponent("garbage.plist")
+        try Data("<plist><dict><key>unterminated".utf8).write(to: garbage)
+        XCTAssertThrowsError(try AppManifest(contentsOf: garbage)) {
+            XCTAssertEqual($0 as? AppManifestError, .notAPropertyList(garbage.path))
+            XCTAssertEqual("\($0)", "\(garbage.path) is not a property list (XML or binary)")
+        }
+        XCTAssertThrowsError(try AppManifest(contentsOf: folder)) {
+            XCTAssertEqual($0 as? AppManifestError, .unreadable(folder.path, "it is not a regular file"))
+        }
+    }
 }

@@ -68,10 +68,28 @@ public struct AppManifest: Sendable, Equatable {
         }
     }
 
+    /// The largest manifest read, in bytes (an `Info.plist` is a few KiB).
+    public static let sizeLimit = 1 << 20
+
     /// Reads an `Info.plist` (XML or binary) with Foundation's `PropertyListSerialization`.
+    /// The file's size is checked before it is read (at most `sizeLimit`); every error is an
+    /// `AppManifestError` that names the file.
     public init(contentsOf url: URL) throws {
-        let data = try Data(contentsOf: url)
-        guard let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+        let data: Data
+        do { data = try FileContents.read(url.path, limit: Self.sizeLimit) } catch {
+            switch error {
+            case .missing: throw AppManifestError.unreadable(url.path, "No such file or directory")
+            case .unreadable(let reason): throw AppManifestError.unreadable(url.path, reason)
+            case .notARegularFile: throw AppManifestError.unreadable(url.path, "it is not a regular file")
+            case .tooLarge(let size): throw AppManifestError.tooLarge(url.path, size: size, limit: Self.sizeLimit)
+            case .readableByOthers: throw AppManifestError.unreadable(url.path, "it may be read by others")
+            }
+        }
+        let decoded: Any
+        do { decoded = try PropertyListSerialization.propertyList(from: data, format: nil) } catch {
+            throw AppManifestError.notAPropertyList(url.path)
+        }
+        guard let plist = decoded as? [String: Any] else {
             throw AppManifestError.notADictionary(url.path)
         }
         guard let appID = plist["CFBundleIdentifier"] as? String else {
@@ -126,9 +144,18 @@ public struct AppManifest: Sendable, Equatable {
 public enum AppManifestError: Error, Sendable, Equatable, CustomStringConvertible {
     case notADictionary(String)
     case missingKey(String, String)
+    /// The file could not be read: its path and the reason, in words.
+    case unreadable(String, String)
+    /// The file is larger than `AppManifest.sizeLimit`.
+    case tooLarge(String, size: Int, limit: Int)
+    /// The file is neither an XML nor a binary property list.
+    case notAPropertyList(String)
 
     public var description: String {
         switch self {
+        case .unreadable(let path, let reason): "cannot read \(path): \(reason)"
+        case .tooLarge(let path, let size, let limit): "\(path) is \(size) bytes, more than a manifest may be (\(limit))"
+        case .notAPropertyList(let path): "\(path) is not a property list (XML or binary)"
         case .notADictionary(let path): "\(path) is not a property list dictionary"
         case .missingKey(let key, let path): "\(path) has no \(key)"
         }
