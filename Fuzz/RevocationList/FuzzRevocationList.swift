@@ -4,8 +4,9 @@ import Crypto
 import Foundation
 import FuzzSupport
 
-// The revocation list a peer relays (GetRevocations) or a device loads from disk:
-// `RevocationList.verified` against the group's certificate, and `DeviceIdentity.adopt`.
+// The group's signed list (revocations, discovery key commitment, names) a peer relays
+// (GetRevocations) or a device loads from disk: `RevocationList.verified` against the group's
+// certificate, and `DeviceIdentity.adopt`; a list read shows a name for any identifier.
 //
 // Input: one mode byte, then either the signed file (even mode: what an attacker without the
 // authority's key can send) or a body that the target signs with the group's key (odd mode:
@@ -38,6 +39,9 @@ public func fuzzRevocationList(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> 
     do {
         try holder.adopt(revocationData: file)
         FuzzInput.require(holder.revocations == list, "adopt took another list than verified read")
+        for identifier in list.deviceNames.keys.prefix(4) {
+            FuzzInput.require(GroupAuthority.isAcceptableName(holder.deviceName(of: identifier)), "a name that could not be issued")
+        }
     } catch TrustError.revocationListOlder {
     } catch {
         FuzzInput.require(false, "a list that verifies is refused by adopt: \(error)")
@@ -55,6 +59,14 @@ private func seeds() throws -> [String: Data] {
         "one": mode(0, try RevocationList(sequence: 1, revokedSerials: ["0a1b2c"], issued: issued).signed(with: key)),
         "many": mode(0, try RevocationList(sequence: 9, revokedSerials: Set((0..<20).map { String(format: "%04x", $0 * 7919) }),
                                            issued: issued).signed(with: key)),
+        // Version 3: a rotated key's epoch and commitment, device names, the group's name.
+        "names": mode(0, try RevocationList(sequence: 7, revokedSerials: ["0a1b2c"], issued: issued,
+                                            discoveryKeyCommitment: Data(repeating: 0x5a, count: 32), discoveryKeyEpoch: 4,
+                                            deviceNames: ["00112233445566778899aabbccddeeff": "Ada's laptop", "laptop": "laptop"],
+                                            groupName: "Ada").signed(with: key)),
+        "body-version-3": mode(1, try body([.uint32(3), .uint64(2), .array(elementType: "s", []), .int64(1_780_000_000),
+                                            .uint64(0), .bytes(Data()),
+                                            .array(elementType: "(ss)", [.tuple([.string("0123"), .string("phone")])]), .string("Ada")])),
         "body-one": mode(1, try body([.uint32(1), .uint64(2), .array(elementType: "s", [.string("ff")]), .int64(1_780_000_000)])),
         // Almost right: another version, the wrong body type, a signature by another key, no signature.
         "body-version-2": mode(1, try body([.uint32(2), .uint64(2), .array(elementType: "s", []), .int64(0)])),

@@ -39,7 +39,7 @@ public struct FuzzGroup: Sendable {
         try FileManager.default.createDirectory(at: directory.groupDirectory, withIntermediateDirectories: true)
         try SecureFiles.write(try Roster().data(), to: directory.groupDirectory.appendingPathComponent("roster"), mode: 0o600)
         try SecureFiles.write(try RevocationList().signed(with: key),
-                              to: directory.groupDirectory.appendingPathComponent("revocations"), mode: 0o644)
+                              to: directory.groupDirectory.appendingPathComponent("revocations"), mode: 0o600)
         authority = GroupAuthority(certificate: certificate, privateKey: key, directory: directory)
         verifier = try authority.issueDevice(named: "verifier")
         try? FileManager.default.removeItem(at: directory.url)
@@ -54,7 +54,7 @@ public struct FuzzGroup: Sendable {
         try FileManager.default.createDirectory(at: directory.groupDirectory, withIntermediateDirectories: true)
         try SecureFiles.write(try Roster().data(), to: directory.groupDirectory.appendingPathComponent("roster"), mode: 0o600)
         try SecureFiles.write(try RevocationList().signed(with: authorityKey),
-                              to: directory.groupDirectory.appendingPathComponent("revocations"), mode: 0o644)
+                              to: directory.groupDirectory.appendingPathComponent("revocations"), mode: 0o600)
         return try GroupAuthority(certificate: authority.certificate, privateKey: authorityKey, directory: directory)
             .issueDevice(named: name)
     }

@@ -71,7 +71,9 @@ struct DeviceCommand: ParsableCommand {
                 Writes certificate.pem, key.pem (mode 0600), group.pem, revocations and discovery.key to copy to \
                 the device. A folder that already holds an identity is refused unless --force; even then its \
                 files are moved to a replaced-TIMESTAMP folder inside it, never deleted. The device is recorded \
-                in the roster only if its files are written.
+                in the roster only if its files are written. Its certificate names nothing but a random identifier: \
+                its name travels in the group's new signed list (revocations), which this machine's own device \
+                takes too and the other devices get from it over their links.
                 """)
         @Argument(help: "The device's name, shown to the user's other devices: 1–64 printable characters, no '/'.") var name: String
         @Option(name: .long, help: "Where to write the identity (default: ./NAME.baton-identity).") var out: String?
@@ -82,9 +84,9 @@ struct DeviceCommand: ParsableCommand {
         func run() throws {
             let target = install ? options.directory.deviceDirectory : URL(fileURLWithPath: out ?? "\(name).baton-identity")
             let (identity, movedAside) = try GroupAuthority.load(from: options.directory)
-                .issueDevice(named: name, writingTo: target, replacingExisting: force)
+                .issueDevice(named: name, writingTo: target, replacingExisting: force, updating: [options.directory.deviceDirectory])
             if let movedAside { print("moved the identity that was in \(shown(target.path)) to \(shown(movedAside.path))") }
-            print("issued '\(shown(name))', serial \(identity.certificate.serialHex)")
+            print("issued '\(shown(name))', identifier \(identity.identifier), serial \(identity.certificate.serialHex)")
             print(install ? "installed in \(shown(target.path))"
                           : "wrote \(shown(target.path)): copy its files to that device's $XDG_CONFIG_HOME/baton/device/")
         }
@@ -125,9 +127,10 @@ struct IdentityCommand: ParsableCommand {
     func run() throws {
         let identity = try DeviceIdentity.load(from: options.directory.deviceDirectory)
         print("device '\(shown(identity.name))'")
+        print("identifier \(shown(identity.identifier))")
         print("serial \(identity.certificate.serialHex)")
         print("fingerprint \(identity.certificate.fingerprint)")
-        print("group '\(shown(identity.groupCertificate.commonName ?? "?"))', authority \(identity.groupCertificate.fingerprint)")
+        print("group '\(shown(identity.groupName))', authority \(identity.groupCertificate.fingerprint)")
         print("revocation list \(identity.revocations.sequence): \(identity.revocations.revokedSerials.count) revoked")
     }
 }

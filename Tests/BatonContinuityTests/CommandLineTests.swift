@@ -120,11 +120,14 @@ final class CommandLineTests: TrustTestCase {
         XCTAssertEqual(try baton("group", "create", "Ada").status, 0)
         XCTAssertEqual(try baton("device", "add", "laptop", "--install").status, 0)
         XCTAssertEqual(try baton("device", "add", "phone", "--out", root.appendingPathComponent("phone-id").path).status, 0)
+        let phone = try DeviceIdentity.load(from: root.appendingPathComponent("phone-id"))
+        XCTAssertEqual(try DeviceIdentity.load(from: config("admin").deviceDirectory).deviceName(of: phone.identifier), "phone",
+                       "adding a device hands its name to this machine's own device, in the new signed list")
         let revoke = try baton("device", "revoke", "phone")
         XCTAssertEqual(revoke.status, 0, revoke.stderr)
         let group = try Data(contentsOf: config("admin").groupDirectory.appendingPathComponent("revocations"))
         XCTAssertEqual(try Data(contentsOf: config("admin").deviceDirectory.appendingPathComponent("revocations")), group)
-        XCTAssertEqual(try DeviceIdentity.load(from: config("admin").deviceDirectory).revocations.sequence, 1)
+        XCTAssertEqual(try DeviceIdentity.load(from: config("admin").deviceDirectory).revocations.sequence, 3, "two devices added, one revoked")
     }
 
     func testErrorsNameTheFileAndSayWhatIsWrongInWords() throws {

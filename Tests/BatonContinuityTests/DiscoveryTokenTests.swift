@@ -60,12 +60,16 @@ final class DiscoveryTokenTests: TrustTestCase {
         XCTAssertEqual(laptop.revocations.discoveryKeyCommitment, new.commitment)
         XCTAssertFalse(laptop.discoveryKeyIsCurrent, "the laptop holds the old key")
         XCTAssertThrowsError(try laptop.adopt(discoveryKey: old.bytes)) {
-            XCTAssertEqual($0 as? TrustError, .discoveryKeyNotCommitted(sequence: 1))
+            XCTAssertEqual($0 as? TrustError, .discoveryKeyNotCommitted(sequence: 3), "lists 1 and 2 named the laptop and the phone")
         }
         XCTAssertThrowsError(try laptop.adopt(discoveryKey: Data(repeating: 7, count: 32)), "a key the list does not name")
         try laptop.adopt(discoveryKey: new.bytes)
         XCTAssertTrue(laptop.discoveryKeyIsCurrent)
-        XCTAssertEqual(try authority.issueDevice(named: "tablet").discoveryKey, new, "devices issued now get the new key")
+        let tablet = try authority.issueDevice(named: "tablet")
+        XCTAssertEqual(tablet.discoveryKey, new, "devices issued now get the new key")
+        XCTAssertEqual(tablet.revocations.discoveryKeyEpoch, 3, "adding a device makes a new list but keeps the key's epoch")
+        XCTAssertEqual(tablet.revocations.sequence, 4)
+        XCTAssertTrue(tablet.discoveryKeyIsCurrent)
     }
 
     /// Lists written before rotation existed (version 1, no commitment) still verify, and keep

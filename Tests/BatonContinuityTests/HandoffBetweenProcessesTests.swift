@@ -38,7 +38,8 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
         XCTAssertNotNil(onB.range(of: "willContinueUserActivityWithType com.example.myapp.create-shape"), onB)
         XCTAssertNotNil(onB.range(of: "restoreUserActivityState: created a triangle"), onB)
         // The originating side saved the activity for the handoff, then heard it was continued.
-        let saveForHandoff = try XCTUnwrap(onA.range(of: "linked with B"), onA)
+        // (A, issued before B, knows B's name only once it has B's list: after the link.)
+        let saveForHandoff = try XCTUnwrap(onA.range(of: "linked with "), onA)
         XCTAssertNotNil(onA.range(of: "updateUserActivityState: shape-type = triangle", range: saveForHandoff.upperBound..<onA.endIndex), onA)
         XCTAssertNotNil(onA.range(of: "userActivityWasContinued: the triangle is being edited on another device"), onA)
     }
@@ -94,7 +95,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
                                           staticPeers: [aAddress])
             try node.start()
             defer { node.stop() }
-            spin(until: { node.identity.revocations.sequence == 1 })
+            spin(until: { node.identity.revocations.sequence == 4 })  // 1–3 named A, B, C; 4 revokes C
             XCTAssertEqual(try Data(contentsOf: bFolder.appendingPathComponent("revocations")), list, "saved beside B's identity")
             let c = try RunningProcess(product: "DeviceProbe", [folders["C"]!.path, "--ok", "--peer", "127.0.0.1:\(node.port!)"])
             defer { c.terminate() }

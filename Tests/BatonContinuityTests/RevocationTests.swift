@@ -88,14 +88,15 @@ final class RevocationTests: TrustTestCase {
         let written = Date()
         try Self.install(list, at: folders["B"]!.appendingPathComponent("revocations"))
 
-        XCTAssertNotNil(a.waitForLine(containing: "revocation list 1 received from B"), a.output)
+        // Lists 1–3 named A, B and C as each was added; list 4 revokes C.
+        XCTAssertNotNil(a.waitForLine(containing: "revocation list 4 received from B"), a.output)
         print("revocation copied into B → relayed to A in \(Int(Date().timeIntervalSince(written) * 1000)) ms")
         XCTAssertNotNil(a.waitForLine(containing: "dropped C: it has been revoked"), a.output)
         c.send("continue 5")
         XCTAssertNotNil(c.waitForLine(containing: "failed"), c.output)
         XCTAssertNil(a.output.range(of: "saving for a fetch"), a.output)
 
-        XCTAssertNotNil(a.waitForLine(containing: "discovery key of revocation list 1 received from B"), a.output)
+        XCTAssertNotNil(a.waitForLine(containing: "discovery key of revocation list 4 received from B"), a.output)
         let onA = try DeviceIdentity.load(from: folders["A"]!)
         XCTAssertEqual(onA.discoveryKey, newKey, "saved beside A's identity")
         XCTAssertTrue(onA.discoveryKeyIsCurrent)
@@ -111,7 +112,7 @@ final class RevocationTests: TrustTestCase {
         let c = try DeviceIdentity.load(from: folders["C"]!)
         try MainActor.assumeIsolated {
             let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders["A"]!), identityDirectory: folders["A"]!)
-            let peer = DevicePeer(name: "C", serial: c.certificate.serialHex)
+            let peer = DevicePeer(id: c.identifier, serial: c.certificate.serialHex)
             XCTAssertNil(node.refusal(of: peer))
             try Self.install(try authority.revokeDevice(named: "C"), at: folders["A"]!.appendingPathComponent("revocations"))
             XCTAssertEqual(node.refusal(of: peer), "C has been revoked")
@@ -133,8 +134,8 @@ final class RevocationTests: TrustTestCase {
                                           staticPeers: [aAddress])
             try node.start()
             defer { node.stop() }
-            spin(until: { node.links["A"]?.remote != nil })
-            let sequence = try XCTUnwrap(node.links["A"]?.remote?.sequence)
+            spin(until: { node.link(shownAs: "A")?.remote != nil })
+            let sequence = try XCTUnwrap(node.link(shownAs: "A")?.remote?.sequence)
             let claim: @MainActor () -> Error? = {
                 let call = Outcome { try await node.callDevice("A", "Continued", .tuple([.uint64(sequence)]), replyType: "()") }
                 spin(until: { call.done })

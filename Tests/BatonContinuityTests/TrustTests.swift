@@ -38,7 +38,7 @@ class TrustTestCase: XCTestCase {
             issuer: authority.certificate.subject,
             subject: try DistinguishedName { CommonName(name) },
             signatureAlgorithm: .ecdsaWithSHA256, extensions: extensions, issuerPrivateKey: .init(authority.privateKey))
-        return try DeviceIdentity(name: name, certificate: certificate, privateKeyPEM: key.pemRepresentation,
+        return try DeviceIdentity(certificate: certificate, privateKeyPEM: key.pemRepresentation,
                                   groupCertificate: authority.certificate,
                                   revocationData: try authority.revocationList().signed(with: authority.privateKey),
                                   discoveryKey: nil)
@@ -58,8 +58,11 @@ final class TrustTests: TrustTestCase {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let laptop = try authority.issueDevice(named: "laptop")
         let phone = try authority.issueDevice(named: "phone")
-        XCTAssertEqual(try laptop.verifyPeer(phone.certificate), "phone")
-        XCTAssertEqual(try phone.verifyPeer(laptop.certificate), "laptop")
+        XCTAssertEqual(try laptop.verifyPeer(phone.certificate), phone.identifier)
+        XCTAssertEqual(try phone.verifyPeer(laptop.certificate), laptop.identifier)
+        XCTAssertEqual(phone.deviceName(of: laptop.identifier), "laptop", "the phone's list names the devices issued before it")
+        XCTAssertEqual(laptop.deviceName(of: phone.identifier), "device \(phone.identifier.prefix(8))",
+                       "the laptop's list is older than the phone: a short form until it takes a newer one")
         XCTAssertNotEqual(laptop.certificate.serialHex, phone.certificate.serialHex)
         XCTAssertEqual(try authority.loadRoster().devices.map(\.name), ["laptop", "phone"])
     }
@@ -98,7 +101,7 @@ final class TrustTests: TrustTestCase {
         var laptop = try authority.issueDevice(named: "laptop")
         let phone = try authority.issueDevice(named: "phone")
         let list = try authority.revokeDevice(named: "phone")
-        XCTAssertEqual(try laptop.verifyPeer(phone.certificate), "phone", "not yet: the laptop holds the old list")
+        XCTAssertEqual(try laptop.verifyPeer(phone.certificate), phone.identifier, "not yet: the laptop holds the old list")
         try laptop.adopt(revocationData: list)
         XCTAssertThrowsError(try laptop.verifyPeer(phone.certificate)) {
             XCTAssertEqual($0 as? TrustError, .peerRevoked(device: "phone"))
@@ -115,7 +118,7 @@ final class TrustTests: TrustTestCase {
         var second = try authority.revokeDevice(named: "tablet")
         try laptop.adopt(revocationData: second)
         XCTAssertThrowsError(try laptop.adopt(revocationData: first)) {
-            XCTAssertEqual($0 as? TrustError, .revocationListOlder(have: 2, offered: 1))
+            XCTAssertEqual($0 as? TrustError, .revocationListOlder(have: 5, offered: 4), "each device added and revoked made a list")
         }
         second[second.count - 10] ^= 0x01  // tamper with the signature
         XCTAssertThrowsError(try laptop.adopt(revocationData: second)) {
@@ -124,7 +127,7 @@ final class TrustTests: TrustTestCase {
         let otherGroups = try GroupAuthority.create(name: "Eve", in: config("eve"))
         _ = try otherGroups.issueDevice(named: "x")
         XCTAssertThrowsError(try laptop.adopt(revocationData: try otherGroups.revokeDevice(named: "x")), "signed by another group")
-        XCTAssertEqual(laptop.revocations.sequence, 2)
+        XCTAssertEqual(laptop.revocations.sequence, 5)
     }
 
     func testBadNamesAndDuplicatesAreRefusedByName() throws {
@@ -162,7 +165,8 @@ final class BatonCommandTests: TrustTestCase {
         XCTAssertTrue(list.stdout.contains("phone\t") && list.stdout.contains("\trevoked"), list.stdout)
         let identity = try baton("identity")
         XCTAssertTrue(identity.stdout.hasPrefix("device 'laptop'"), identity.stdout)
-        XCTAssertTrue(identity.stdout.contains("revocation list 1: 1 revoked"), identity.stdout)
+        XCTAssertTrue(identity.stdout.contains("revocation list 3: 1 revoked"), identity.stdout)
+        XCTAssertTrue(identity.stdout.contains("group 'Ada'"), identity.stdout)
         let again = try baton("device", "add", "laptop")
         XCTAssertNotEqual(again.status, 0)
         XCTAssertTrue(again.stderr.contains("a device named 'laptop' is already in the group"), again.stderr)

@@ -4,7 +4,8 @@ import Logging
 /// An activity current on another of the user's devices, as that device advertised it:
 /// metadata only, never the payload (DESIGN.md section 5, "Pull, not push").
 public struct NearbyActivity: Sendable, Hashable {
-    /// The advertising device's name, from its verified certificate.
+    /// The advertising device's name, as the source of nearby activities shows it (the
+    /// continuity layer takes it from the group's signed list, not from a certificate).
     public var device: String
     /// Increases each time that device's current activity changes; the payload fetched must
     /// be of this sequence.

@@ -22,6 +22,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// The peers this node dials.
     public let staticPeers: [PeerAddress]
     var listener: SecureListener?
+    /// The linked devices, by identifier (their certificates' common names); the names shown
+    /// for them come from the group's signed list held (`name(of:)`).
     var links: [String: PeerLink] = [:]
     /// Continuation stream connections granted and not yet made, oldest first (capped: see
     /// `streamGrant(sequence:for:)`).
@@ -66,7 +68,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private var discoveryStart: (port: UInt16, publishes: Bool)?
     /// True while the node asks its peers for the discovery key the list it holds names.
     private var askingForDiscoveryKey = false
-    /// The sequence of the activity last fetched from each device (one entry per device).
+    /// The sequence of the activity last fetched from each device (one entry per device, by identifier).
     private var fetched: [String: UInt64] = [:]
     weak var advertisedActivity: UserActivity?
     var advertised: NearbyActivity?
@@ -94,8 +96,21 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     public var port: UInt16? { listener?.port }
     /// Where discovery stands; nil when the node does not use it.
     public var discoveryState: ServiceDiscovery.State? { discovery?.state }
-    /// The devices linked now.
-    public var connectedPeers: [String] { links.keys.sorted() }
+    /// The names of the devices linked now, as the group's list held gives them.
+    public var connectedPeers: [String] { links.values.map(name(of:)).sorted() }
+
+    /// The name shown for `link`'s device: its name in the group's list held, or a short form
+    /// of its identifier (`RevocationList.deviceName(of:)`).
+    func name(of link: PeerLink) -> String { identity.deviceName(of: link.id) }
+
+    /// The link of the device shown as `device` (a name `name(of:)` gives, as in
+    /// `NearbyActivity.device`), or of the device with that identifier.
+    func link(shownAs device: String) -> PeerLink? {
+        if let link = links[device] { return link }
+        return links.values.sorted { $0.id < $1.id }.first {
+            name(of: $0) == device || OpaqueIdentifier.shortForm($0.id) == device
+        }
+    }
 
     /// A node for `identity`. With `identityDirectory`, the node watches the revocation list
     /// and discovery key there (and reads the list again before every new connection and every
@@ -294,28 +309,29 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         defer { firstDialFinished(address) }
         let bus: PeerBus
         do { bus = try await PeerBus.open(over: channel) } catch {
-            log.notice("D-Bus over the link to \(channel.peerName) failed: \(error)")
+            log.notice("D-Bus over the link to \(identity.deviceName(of: channel.peerName)) failed: \(error)")
             if let address { scheduleRedial(address) }
             return
         }
-        guard listener != nil, channel.peerName != identity.name, keepsNewLink(to: channel.peerName, dialed: address != nil) else {
+        // The channel's peer name is the identifier its certificate carries.
+        guard listener != nil, channel.peerName != identity.identifier, keepsNewLink(to: channel.peerName, dialed: address != nil) else {
             bus.startMessageProcessing()
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return
         }
         if let older = links.removeValue(forKey: channel.peerName) {
-            log.info("replacing the link with \(older.name): both dialed, the one \(min(identity.name, older.name)) dialed stays")
+            log.info("replacing the link with \(name(of: older)): both dialed, the one \(identity.deviceName(of: min(identity.identifier, older.id))) dialed stays")
             retire(older)
         }
-        let service = DeviceService(handler: self, peer: DevicePeer(name: channel.peerName, serial: channel.peerSerial))
+        let service = DeviceService(handler: self, peer: DevicePeer(id: channel.peerName, serial: channel.peerSerial))
         do { try service.register(on: bus) } catch {
-            log.error("cannot serve \(channel.peerName): \(error)")
+            log.error("cannot serve \(identity.deviceName(of: channel.peerName)): \(error)")
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return
         }
         let link = PeerLink(channel, bus: bus, service: service, dialed: address)
-        links[link.name] = link
-        log.info("linked with \(link.name) (\(address.map { "dialed \($0)" } ?? "from \(link.host ?? "?")"))")
+        links[link.id] = link
+        log.info("linked with \(name(of: link)) (\(address.map { "dialed \($0)" } ?? "from \(link.host ?? "?")"))")
         bus.onCurrentChanged({ [weak self, weak link] metadata in
             guard let self, let link else { return }
             self.remoteChanged(link, metadata)
@@ -324,8 +340,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             self?.drop(link, because: "a CurrentChanged signal of the wrong type")
         })
         bus.onRevocationsChanged({ [weak self, weak link] list in
-            guard let self, let link, self.links[link.name] === link else { return }
-            self.consider(revocationData: list, from: link.name)
+            guard let self, let link, self.links[link.id] === link else { return }
+            self.consider(revocationData: list, from: self.name(of: link))
         }, malformed: { [weak self, weak link] in
             guard let link else { return }
             self?.drop(link, because: "a RevocationsChanged signal of the wrong type")
@@ -336,20 +352,22 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         }
         bus.startMessageProcessing()  // the object is exported: calls may come in now
         do {
+            // The peer's list first: if newer, it names the peer (and the devices added since)
+            // before its activity is shown.
+            let list = try await bus.call("GetRevocations", .tuple([]), replyType: "(ay)")
+            if case .tuple(let parts) = list, case .bytes(let data)? = parts.first { consider(revocationData: data, from: name(of: link)) }
             let reply = try await bus.call("GetCurrent", .tuple([]), replyType: "(a{sv})")
             guard case .tuple(let items) = reply, let metadata = items.first else { return }
             remoteChanged(link, metadata)
-            let list = try await bus.call("GetRevocations", .tuple([]), replyType: "(ay)")
-            if case .tuple(let parts) = list, case .bytes(let data)? = parts.first { consider(revocationData: data, from: link.name) }
             if !identity.discoveryKeyIsCurrent { askForDiscoveryKey() }
         } catch {
-            drop(link, because: "asking \(link.name) failed: \(error)")
+            drop(link, because: "asking \(name(of: link)) failed: \(error)")
         }
     }
 
-    /// Takes a peer's revocation list if the group signed it and it is newer than the one
-    /// held (see `took(_:from:)`). So a revocation spreads through the group as devices meet,
-    /// and at once between devices already linked.
+    /// Takes a peer's signed list if the group signed it and it is newer than the one held
+    /// (see `tookRevocations()`). So a revocation, or a new device's name, spreads through the
+    /// group as devices meet, and at once between devices already linked.
     func consider(revocationData data: Data, from peer: String) {
         guard data != identity.revocationData else { return }
         var updated = identity
@@ -362,7 +380,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         identity = updated
         log.info("revocation list \(updated.revocations.sequence) received from \(peer)")
         if let directory = identityDirectory {
-            do { try SecureFiles.write(data, to: directory.appendingPathComponent("revocations"), mode: 0o644) } catch {
+            do { try SecureFiles.write(data, to: directory.appendingPathComponent("revocations"), mode: 0o600) } catch {
                 log.error("cannot save the revocation list: \(error)")
             }
         }
@@ -370,13 +388,15 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     /// After a newer list is held: cuts the links (and stream grants) of the devices it
-    /// revokes, passes it on to every other linked device, and gets the discovery key it names.
+    /// revokes, passes it on to every other linked device, shows the names it gives, and gets
+    /// the discovery key it names.
     private func tookRevocations() {
         let revoked = identity.revocations.revokedSerials
         for link in links.values where revoked.contains(link.serial) {
-            for grant in streamGrants where grant.peer == link.name { removeStreamGrant(grant.token) }
+            for grant in streamGrants where grant.peer == link.id { removeStreamGrant(grant.token) }
             drop(link, because: "it has been revoked")
         }
+        publishNearby()
         for link in links.values { link.bus.emitRevocationsChanged(identity.revocationData) }
         if !identity.discoveryKeyIsCurrent {
             takeDiscoveryKeyFromDisk()
@@ -428,7 +448,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         Task { @MainActor [weak self] in
             defer { self?.askingForDiscoveryKey = false }
             guard let self else { return }
-            for link in self.links.values.sorted(by: { $0.name < $1.name }) where !self.identity.discoveryKeyIsCurrent {
+            for link in self.links.values.sorted(by: { $0.id < $1.id }) where !self.identity.discoveryKeyIsCurrent {
                 do {
                     let reply = try await link.bus.call("GetDiscoveryKey", .tuple([]), replyType: "(ay)")
                     guard case .tuple(let items) = reply, case .bytes(let bytes)? = items.first else { continue }
@@ -436,10 +456,10 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                     if let directory = self.identityDirectory {
                         try SecureFiles.write(bytes, to: directory.appendingPathComponent("discovery.key"), mode: 0o600)
                     }
-                    self.log.info("discovery key of revocation list \(self.identity.revocations.sequence) received from \(link.name)")
+                    self.log.info("discovery key of revocation list \(self.identity.revocations.sequence) received from \(self.name(of: link))")
                     self.restartDiscovery()
                 } catch {
-                    self.log.info("\(link.name) has no discovery key for revocation list \(self.identity.revocations.sequence): \(error)")
+                    self.log.info("\(self.name(of: link)) has no discovery key for revocation list \(self.identity.revocations.sequence): \(error)")
                 }
             }
         }
@@ -454,29 +474,30 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     private func remoteChanged(_ link: PeerLink, _ metadata: Variant) {
-        guard links[link.name] === link else { return }
+        guard links[link.id] === link else { return }
         do {
-            link.remote = try DeviceInterface.activity(from: metadata, device: link.name)
+            link.remote = try DeviceInterface.activity(from: metadata, device: link.id)  // shown by name in publishNearby()
             publishNearby()
         } catch {
             drop(link, because: "\(error)")
         }
     }
 
-    /// One link per device. When two devices dial each other at once, both keep the
-    /// connection dialed by the device whose name sorts first, so they agree without talking;
-    /// otherwise the link that came first stays.
+    /// One link per device (`peer` is its identifier). When two devices dial each other at
+    /// once, both keep the connection dialed by the device whose identifier sorts first, so
+    /// they agree without talking (identifiers, unlike the names shown, do not change with the
+    /// list each holds); otherwise the link that came first stays.
     private func keepsNewLink(to peer: String, dialed: Bool) -> Bool {
         guard let existing = links[peer] else { return true }
-        let newDialer = dialed ? identity.name : peer
-        let oldDialer = existing.dialed != nil ? identity.name : peer
+        let newDialer = dialed ? identity.identifier : peer
+        let oldDialer = existing.dialed != nil ? identity.identifier : peer
         return newDialer < oldDialer
     }
 
     private func drop(_ link: PeerLink, because reason: String) {
-        guard links[link.name] === link else { return }
-        log.info("dropped \(link.name): \(reason)")
-        links[link.name] = nil
+        guard links[link.id] === link else { return }
+        log.info("dropped \(name(of: link)): \(reason)")
+        links[link.id] = nil
         retire(link)
         publishNearby()
         if let address = link.dialed { scheduleRedial(address) }
@@ -491,8 +512,16 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         MainLoop.idle(priority: .low) { [weak self] in self?.retired.removeAll { $0 === link } }
     }
 
+    /// Hands the peers' activities to the app, each with its device's name from the list held.
     private func publishNearby() {
-        Application.shared.updateNearbyActivities(links.values.compactMap(\.remote).sorted { $0.device < $1.device })
+        let nearby = links.values.compactMap { link in
+            link.remote.map { activity in
+                var shown = activity
+                shown.device = name(of: link)
+                return shown
+            }
+        }
+        Application.shared.updateNearbyActivities(nearby.sorted { $0.device < $1.device })
     }
 
     /// The identity with the newest revocation list on disk, if it changed (and then the
@@ -542,10 +571,10 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     func refusal(of peer: DevicePeer) -> String? {
         guard currentIdentity().revocations.revokedSerials.contains(peer.serial) else { return nil }
-        if let link = links[peer.name], link.serial == peer.serial {
+        if let link = links[peer.id], link.serial == peer.serial {
             MainLoop.idle { [weak self] in self?.drop(link, because: "it has been revoked") }  // after the refusal is sent
         }
-        return "\(peer.name) has been revoked"
+        return "\(identity.deviceName(of: peer.id)) has been revoked"
     }
 
     func payload(sequence requested: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data {
@@ -576,22 +605,22 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// cannot make this app drop its activity.
     func continued(sequence: UInt64, by peer: DevicePeer) throws(DeviceServiceError) {
         guard fetchers.sequence == sequence, fetchers.serials.contains(peer.serial) else {
-            log.notice("ignoring Continued(\(sequence)) from \(peer.name): it did not fetch that activity")
-            throw .refused("\(peer.name) did not fetch activity \(sequence)")
+            log.notice("ignoring Continued(\(sequence)) from \(identity.deviceName(of: peer.id)): it did not fetch that activity")
+            throw .refused("\(identity.deviceName(of: peer.id)) did not fetch activity \(sequence)")
         }
         guard advertised?.sequence == sequence, let activity = advertisedActivity else { return }
-        log.debug("\(peer.name) continued \(activity.activityType)")
+        log.debug("\(identity.deviceName(of: peer.id)) continued \(activity.activityType)")
         activity.delegate?.userActivityWasContinued(activity)
     }
 
     // MARK: Continuing
 
     public func fetchPayload(of activity: NearbyActivity) async throws -> Data {
-        let (reply, _) = try await callDevice(activity.device, "FetchPayload", .tuple([.uint64(activity.sequence)]), replyType: "(ay)")
+        let (reply, link) = try await callDevice(activity.device, "FetchPayload", .tuple([.uint64(activity.sequence)]), replyType: "(ay)")
         guard case .tuple(let items) = reply, case .bytes(let payload)? = items.first else {
             throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: "malformed FetchPayload reply"])
         }
-        fetched[activity.device] = activity.sequence
+        fetched[link.id] = activity.sequence
         return payload
     }
 
@@ -602,10 +631,10 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// activity and records the fetch, sends no payload, and — GDBus keeps a connection's
     /// messages in order — sees it before `Continued`.
     public func confirmContinued(_ activity: NearbyActivity) async throws {
-        if fetched[activity.device] != activity.sequence, let link = links[activity.device] {
+        if let link = link(shownAs: activity.device), fetched[link.id] != activity.sequence {
             do {
                 try link.bus.callWithoutReply("FetchPayload", .tuple([.uint64(activity.sequence)]))
-                fetched[activity.device] = activity.sequence
+                fetched[link.id] = activity.sequence
             } catch {
                 log.notice("could not ask \(activity.device) for its activity before saying it was continued: \(error)")
             }
@@ -613,7 +642,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         _ = try await callDevice(activity.device, "Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
     }
 
-    /// Calls `method` of `device`'s `org.baton.Device1` over its link; returns the reply and
+    /// Calls `method` of `device`'s `org.baton.Device1` over its link (`device` as shown in
+    /// `NearbyActivity.device`; see `link(shownAs:)`); returns the reply and
     /// the link that answered. Failures are Handoff codes: `NoStreams` → `.featureUnsupported`,
     /// `TooLarge` → `.userActivityHandoffUserInfoTooLarge`, `NotCurrent` and `Failed` →
     /// `.userActivityHandoffFailed`, a D-Bus timeout → `.userActivityRemoteApplicationTimedOut`,
@@ -623,13 +653,13 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// is then made again over the link that stays (every method is safe to repeat).
     func callDevice(_ device: String, _ method: String, _ parameters: Variant,
                     replyType: String) async throws -> (Variant, PeerLink) {
-        guard let link = links[device] else {
+        guard let link = link(shownAs: device) else {
             throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(device) is not connected"])
         }
         do {
             return (try await Self.call(method, parameters, replyType: replyType, over: link), link)
         } catch let error as CocoaError where error.code == .userActivityConnectionUnavailable {
-            guard let replacement = links[device], replacement !== link else { throw error }
+            guard let replacement = links[link.id], replacement !== link else { throw error }
             return (try await Self.call(method, parameters, replyType: replyType, over: replacement), replacement)
         }
     }
@@ -680,7 +710,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 /// One linked peer device.
 @MainActor
 final class PeerLink {
-    let name: String
+    /// The identifier the peer's certificate carries (see `ContinuityNode.name(of:)` for its name).
+    let id: String
     /// The serial number of the peer's certificate.
     let serial: String
     let bus: PeerBus
@@ -691,7 +722,7 @@ final class PeerLink {
     var remote: NearbyActivity?
 
     init(_ channel: SecureChannel, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
-        name = channel.peerName
+        id = channel.peerName
         serial = channel.peerSerial
         host = channel.peerHost
         self.bus = bus

@@ -4,7 +4,7 @@ import CGLib
 import Foundation
 
 /// What a device does when a peer calls it; the continuity node implements it. `peer` is the
-/// calling device: its name and its certificate's serial number (hex).
+/// calling device: its identifier and its certificate's serial number (hex).
 @MainActor
 protocol DeviceServiceHandler: AnyObject {
     /// Why `peer` may not be answered at all (its certificate is revoked by the list this
@@ -21,14 +21,15 @@ protocol DeviceServiceHandler: AnyObject {
     func revocationList() -> Data
     /// The group's discovery key for the revocation list this device holds.
     func discoveryKey() throws(DeviceServiceError) -> Data
-    /// A one-time token for a continuation stream connection from `peer` to the activity
+    /// A one-time token for a continuation stream connection from `peer` (its identifier) to the activity
     /// advertised with `sequence`, and the port to make it to.
     func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16)
 }
 
 /// The device at the other end of a link, as its certificate proved it.
 struct DevicePeer: Sendable, Hashable {
-    var name: String
+    /// The identifier its certificate carries (`DeviceIdentity.verifyPeer`).
+    var id: String
     var serial: String
 }
 
@@ -83,7 +84,7 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
         case ("OpenStreams", .tuple(let args)):
             guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
             do {
-                let grant = try handler.streamGrant(sequence: sequence, for: peer.name)
+                let grant = try handler.streamGrant(sequence: sequence, for: peer.id)
                 reply(invocation, .tuple([.bytes(grant.token), .uint32(UInt32(grant.port))]))
             } catch {
                 fail(invocation, error)

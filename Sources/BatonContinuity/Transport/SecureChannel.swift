@@ -23,7 +23,8 @@ public final class SecureChannel: @unchecked Sendable {
     /// The ALPN protocol negotiated: `alpn` or `streamALPN`.
     public let applicationProtocol: String
 
-    /// The peer's device name, from its verified certificate.
+    /// The peer device's identifier, its verified certificate's common name (opaque: the name
+    /// to show is `DeviceIdentity.deviceName(of:)`).
     public let peerName: String
     /// The serial number (hex) of the peer's certificate, for revocation.
     public let peerSerial: String

@@ -3,10 +3,13 @@ import Foundation
 import X509
 
 /// This device's identity: its certificate and key, the group's certificate (the trust
-/// anchor), and the revocation list it holds. Made by `GroupAuthority.issueDevice`, written
-/// with `write(to:)`, copied to the device, read there with `load(from:)`.
+/// anchor), and the group's signed list it holds (revocations and names). Made by
+/// `GroupAuthority.issueDevice`, written with `write(to:)`, copied to the device, read there
+/// with `load(from:)`.
 public struct DeviceIdentity: Sendable {
-    public let name: String
+    /// The identifier the certificate carries (its common name): opaque for a device issued
+    /// now, the device's name for one issued before names moved to the signed list.
+    public let identifier: String
     public let certificate: Certificate
     let privateKeyPEM: String
     public let groupCertificate: Certificate
@@ -17,9 +20,9 @@ public struct DeviceIdentity: Sendable {
     /// which then links through static peers only.
     public private(set) var discoveryKey: DiscoveryKey?
 
-    init(name: String, certificate: Certificate, privateKeyPEM: String, groupCertificate: Certificate,
+    init(certificate: Certificate, privateKeyPEM: String, groupCertificate: Certificate,
          revocationData: Data, discoveryKey: DiscoveryKey?) throws {
-        self.name = name
+        identifier = certificate.commonName ?? "?"
         self.discoveryKey = discoveryKey
         self.certificate = certificate
         self.privateKeyPEM = privateKeyPEM
@@ -27,6 +30,16 @@ public struct DeviceIdentity: Sendable {
         self.revocationData = revocationData
         revocations = try RevocationList.verified(revocationData, authority: groupCertificate, path: "revocations")
     }
+
+    /// This device's name, as the list held gives it (see `RevocationList.deviceName(of:)`).
+    public var name: String { revocations.deviceName(of: identifier) }
+
+    /// The group's name, as the list held gives it (for a group created before names moved
+    /// there, its certificate's common name).
+    public var groupName: String { revocations.groupName ?? groupCertificate.commonName ?? "?" }
+
+    /// The name to show for the peer device of `identifier` (what `verifyPeer` returned).
+    public func deviceName(of identifier: String) -> String { revocations.deviceName(of: identifier) }
 
     /// The files of an identity, in its folder.
     static let files = ["key.pem", "certificate.pem", "group.pem", "revocations", "discovery.key"]
@@ -62,7 +75,7 @@ public struct DeviceIdentity: Sendable {
         try transaction.write(Data(privateKeyPEM.utf8), to: directory.appendingPathComponent("key.pem"), mode: 0o600)
         try transaction.write(Data(try groupCertificate.serializeAsPEM().pemString.utf8),
                               to: directory.appendingPathComponent("group.pem"), mode: 0o644)
-        try transaction.write(revocationData, to: directory.appendingPathComponent("revocations"), mode: 0o644)
+        try transaction.write(revocationData, to: directory.appendingPathComponent("revocations"), mode: 0o600)
         if let discoveryKey {
             try transaction.write(discoveryKey.bytes, to: directory.appendingPathComponent("discovery.key"), mode: 0o600)
         }
@@ -111,11 +124,12 @@ public struct DeviceIdentity: Sendable {
             discoveryKey = try DiscoveryKey(bytes: bytes)
         }
         let revocations = try SecureFiles.revocationList(at: directory.appendingPathComponent("revocations"), authority: group)
-        return try DeviceIdentity(name: certificate.commonName ?? "?", certificate: certificate, privateKeyPEM: key.pemRepresentation,
+        return try DeviceIdentity(certificate: certificate, privateKeyPEM: key.pemRepresentation,
                                   groupCertificate: group, revocationData: revocations.data, discoveryKey: discoveryKey)
     }
 
-    /// Takes a newer signed revocation list (from the authority, or passed on by a peer).
+    /// Takes a newer signed list (from the authority, or passed on by a peer); the names shown
+    /// come from it from then on.
     public mutating func adopt(revocationData data: Data) throws {
         let list = try RevocationList.verified(data, authority: groupCertificate, path: "offered revocation list")
         guard list.sequence >= revocations.sequence else {
@@ -141,11 +155,12 @@ public struct DeviceIdentity: Sendable {
         discoveryKey = key
     }
 
-    /// The name of the device `peer` belongs to, if it is a current device of this group: signed
+    /// The identifier of the device `peer` belongs to (its certificate's common name; see
+    /// `deviceName(of:)` for the name to show), if it is a current device of this group: signed
     /// by the group, within its validity, for TLS clients and servers, and not revoked.
     public func verifyPeer(_ peer: Certificate, at time: Date = Date()) throws(TrustError) -> String {
         guard peer.issuer == groupCertificate.subject, groupCertificate.publicKey.isValidSignature(peer.signature, for: peer) else {
-            throw .peerNotInGroup(reason: "its certificate is not signed by \(groupCertificate.commonName ?? "the group")")
+            throw .peerNotInGroup(reason: "its certificate is not signed by this device's group")
         }
         guard peer.notValidBefore <= time, time <= peer.notValidAfter else {
             throw .peerNotInGroup(reason: "its certificate is not valid at \(time)")
@@ -153,9 +168,9 @@ public struct DeviceIdentity: Sendable {
         if let defect = Self.deviceProfileDefect(of: peer) {
             throw .peerNotInGroup(reason: "its certificate is not a device certificate: \(defect)")
         }
-        let name = peer.commonName ?? "?"
-        guard !revocations.revokedSerials.contains(peer.serialHex) else { throw .peerRevoked(device: name) }
-        return name
+        let identifier = peer.commonName ?? "?"
+        guard !revocations.revokedSerials.contains(peer.serialHex) else { throw .peerRevoked(device: deviceName(of: identifier)) }
+        return identifier
     }
 
     /// What keeps `certificate` from being a device certificate as the protocol defines one

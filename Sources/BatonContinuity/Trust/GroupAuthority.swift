@@ -8,13 +8,17 @@ import X509
 /// The trust anchor is a CA (not a signed roster) because every TLS stack verifies a chain to a
 /// CA by itself — GnuTLS in GIO, and real clients such as `openssl s_client` — so membership is
 /// proved by the TLS handshake, with nothing home-made on the wire. Revocation, which a CA alone
-/// lacks, is a signed list (`RevocationList`).
+/// lacks, is a signed list (`RevocationList`), which also carries the names: certificates
+/// name nothing but an opaque identifier (`OpaqueIdentifier`), so a client that connects
+/// without a certificate learns no name of the user, the group or the device.
 public struct GroupAuthority: Sendable {
     public let certificate: Certificate
     let privateKey: P256.Signing.PrivateKey
     let directory: ConfigDirectory
 
-    public var name: String { certificate.commonName ?? "?" }
+    /// The group's name, from its signed list (for a group created before names moved there,
+    /// its certificate's common name).
+    public var name: String { (try? revocationList().groupName) ?? certificate.commonName ?? "?" }
 
     /// The files of a group, in `directory/group`.
     static let groupFiles = ["authority.pem", "authority-key.pem", "roster", "revocations"]
@@ -27,9 +31,10 @@ public struct GroupAuthority: Sendable {
             && name.first?.isWhitespace == false && name.last?.isWhitespace == false
     }
 
-    /// Creates a group: a P-256 CA certificate valid for 20 years, its key (0600), an empty
-    /// roster and revocation list, in `directory/group`, written together or not at all. A
-    /// folder that holds any file of a group is left alone.
+    /// Creates a group: a P-256 CA certificate valid for 20 years whose subject is a random
+    /// identifier, its key (0600), an empty roster, and a signed list with the group's name
+    /// and no device yet, in `directory/group`, written together or not at all. A folder that
+    /// holds any file of a group is left alone.
     public static func create(name: String, in directory: ConfigDirectory) throws -> GroupAuthority {
         guard isAcceptableName(name) else { throw TrustError.invalidGroupName(name) }
         let group = directory.groupDirectory
@@ -37,10 +42,7 @@ public struct GroupAuthority: Sendable {
             if try SecureFiles.exists(group.appendingPathComponent(file)) { throw TrustError.groupExists(directory: group.path) }
         }
         let key = P256.Signing.PrivateKey()
-        let subject = try DistinguishedName {
-            OrganizationName("Baton device group")
-            CommonName(name)
-        }
+        let subject = try DistinguishedName { CommonName(OpaqueIdentifier.random()) }
         let now = Date()
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(),
@@ -57,7 +59,7 @@ public struct GroupAuthority: Sendable {
         try files.write(Data(try certificate.serializeAsPEM().pemString.utf8), to: group.appendingPathComponent("authority.pem"), mode: 0o644)
         try files.write(Data(key.pemRepresentation.utf8), to: group.appendingPathComponent("authority-key.pem"), mode: 0o600)
         try authority.stage(Roster(), in: files)
-        try authority.stage(RevocationList(), in: files)
+        try authority.stage(RevocationList(groupName: name), in: files)
         try files.commit()
         return authority
     }
@@ -78,12 +80,16 @@ public struct GroupAuthority: Sendable {
     }
 
     /// Issues a device: its own P-256 key and a certificate for client and server TLS, valid
-    /// for 5 years, recorded in the roster, with the group's discovery key. Returns the identity
-    /// to copy to that device. Nothing is recorded if it fails.
-    public func issueDevice(named name: String) throws -> DeviceIdentity {
+    /// for 5 years, whose subject is a random identifier; recorded in the roster; with the
+    /// group's discovery key and a new signed list (the next sequence) that names it. Returns
+    /// the identity to copy to that device. The list is also written into each of
+    /// `deviceDirectories` that holds a list and belongs to this group (this machine's own
+    /// device), as `revokeDevice(named:updating:)` does. Nothing is recorded if it fails.
+    public func issueDevice(named name: String, updating deviceDirectories: [URL] = []) throws -> DeviceIdentity {
         let (identity, roster) = try prepareDevice(named: name)
         let files = FileTransaction()
         try stage(roster, in: files)
+        try stage(identity.revocationData, in: files, updating: deviceDirectories)
         try files.commit()
         return identity
     }
@@ -93,24 +99,31 @@ public struct GroupAuthority: Sendable {
     /// failure leaves the group and `folder` as they were. A folder that already holds an
     /// identity is refused, unless `replacingExisting`: then its files are first moved to a
     /// new folder `replaced-TIMESTAMP` inside it (mode 0700), never deleted. Returns the
-    /// identity and that folder, if files were moved there.
-    public func issueDevice(named name: String, writingTo folder: URL,
-                            replacingExisting: Bool = false) throws -> (identity: DeviceIdentity, movedAside: URL?) {
+    /// identity and that folder, if files were moved there. The new list naming the device is
+    /// written as with `issueDevice(named:updating:)`.
+    public func issueDevice(named name: String, writingTo folder: URL, replacingExisting: Bool = false,
+                            updating deviceDirectories: [URL] = []) throws -> (identity: DeviceIdentity, movedAside: URL?) {
         let (identity, roster) = try prepareDevice(named: name)
         let files = FileTransaction()
         let movedAside = try identity.stage(in: folder, replacingExisting: replacingExisting, files)
         try stage(roster, in: files)
+        try stage(identity.revocationData, in: files,
+                  updating: deviceDirectories.filter { $0.standardizedFileURL != folder.standardizedFileURL })
         try files.commit()
         return (identity, movedAside)
     }
 
-    /// The identity of a new device and the roster that records it, neither written yet.
+    /// The identity of a new device, with the list that names it, and the roster that records
+    /// it, none written yet.
     private func prepareDevice(named name: String) throws -> (DeviceIdentity, Roster) {
         guard GroupAuthority.isAcceptableName(name) else { throw TrustError.invalidDeviceName(name) }
         var roster = try loadRoster()
         guard !roster.devices.contains(where: { $0.name == name }) else { throw TrustError.deviceExists(name) }
-        let revocations = try SecureFiles.revocationList(at: directory.groupDirectory.appendingPathComponent("revocations"),
-                                                         authority: certificate).data
+        let identifier = OpaqueIdentifier.random()
+        var list = try revocationList()
+        list.sequence += 1
+        list.issued = Date()
+        list.deviceNames[identifier] = name
         let key = P256.Signing.PrivateKey()
         let now = Date()
         let certificate = try Certificate(
@@ -118,10 +131,7 @@ public struct GroupAuthority: Sendable {
             publicKey: .init(key.publicKey),
             notValidBefore: now.addingTimeInterval(-300), notValidAfter: now.addingTimeInterval(5 * 365 * 86_400),
             issuer: self.certificate.subject,
-            subject: try DistinguishedName {
-                OrganizationName("Baton device")
-                CommonName(name)
-            },
+            subject: try DistinguishedName { CommonName(identifier) },
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
@@ -130,14 +140,14 @@ public struct GroupAuthority: Sendable {
             },
             issuerPrivateKey: .init(privateKey))
         roster.devices.append(.init(name: name, serial: certificate.serialHex, issued: now, revoked: false))
-        let identity = try DeviceIdentity(name: name, certificate: certificate, privateKeyPEM: key.pemRepresentation,
-                                          groupCertificate: self.certificate, revocationData: revocations,
+        let identity = try DeviceIdentity(certificate: certificate, privateKeyPEM: key.pemRepresentation,
+                                          groupCertificate: self.certificate, revocationData: try list.signed(with: privateKey),
                                           discoveryKey: try discoveryKey())
         return (identity, roster)
     }
 
-    /// Revokes a device: it is marked in the roster and a new signed revocation list, with the
-    /// next sequence number, is written. The list rotates the discovery key: the new key is
+    /// Revokes a device: it is marked in the roster and a new signed list, with the next
+    /// sequence number (and the names of the one before), is written. The list rotates the discovery key: the new key is
     /// written as `group/discovery.key` (0600), to copy with the list to one device, which
     /// hands it to the others. The list and the key are also written into each of
     /// `deviceDirectories` that holds a list and belongs to this group (this machine's own
@@ -148,32 +158,30 @@ public struct GroupAuthority: Sendable {
         var roster = try loadRoster()
         guard let index = roster.devices.firstIndex(where: { $0.name == name }) else { throw TrustError.noSuchDevice(name) }
         roster.devices[index].revoked = true
-        let current = try revocationList()
-        let next = current.sequence + 1  // the new list rotates the discovery key: epoch `next`
-        let key = DiscoveryKey(derivedFrom: privateKey, epoch: next)
-        let list = RevocationList(sequence: next, revokedSerials: Set(roster.devices.filter(\.revoked).map(\.serial)),
-                                  discoveryKeyCommitment: key.commitment)
+        var list = try revocationList()
+        list.sequence += 1  // the new list rotates the discovery key: a new epoch, `sequence` (above every earlier one)
+        list.issued = Date()
+        list.revokedSerials = Set(roster.devices.filter(\.revoked).map(\.serial))
+        let key = DiscoveryKey(derivedFrom: privateKey, epoch: list.sequence)
+        list.discoveryKeyEpoch = list.sequence
+        list.discoveryKeyCommitment = key.commitment
         let files = FileTransaction()
         try stage(roster, in: files)
-        let data = try stage(list, in: files)
+        let data = try list.signed(with: privateKey)
         try files.write(key.bytes, to: directory.groupDirectory.appendingPathComponent("discovery.key"), mode: 0o600)
-        for device in deviceDirectories {
-            let list = device.appendingPathComponent("revocations")
-            guard try SecureFiles.exists(list),
-                  (try? SecureFiles.certificate(at: device.appendingPathComponent("group.pem"))) == certificate else { continue }
-            try files.write(data, to: list, mode: 0o644)
+        for device in try stage(data, in: files, updating: deviceDirectories) {
             try files.write(key.bytes, to: device.appendingPathComponent("discovery.key"), mode: 0o600)
         }
         try files.commit()
         return data
     }
 
-    /// The group's discovery key now: that of the latest revocation list that rotated it (epoch
-    /// 0 if none has). Devices issued now get it; after a revocation, write it beside one device's
+    /// The group's discovery key now: that of the epoch the current list names (epoch 0 until a
+    /// revocation rotates it). Devices issued now get it; after a revocation, write it beside one device's
     /// identity as `discovery.key` (with the new `revocations`) and the others get it over their links.
     public func discoveryKey() throws -> DiscoveryKey {
         let list = try revocationList()
-        return DiscoveryKey(derivedFrom: privateKey, epoch: list.discoveryKeyCommitment == nil ? 0 : list.sequence)
+        return DiscoveryKey(derivedFrom: privateKey, epoch: list.discoveryKeyEpoch)
     }
 
     /// The devices issued so far.
@@ -191,11 +199,24 @@ public struct GroupAuthority: Sendable {
         try files.write(try roster.data(), to: directory.groupDirectory.appendingPathComponent("roster"), mode: 0o600)
     }
 
+    private func stage(_ list: RevocationList, in files: FileTransaction) throws {
+        try stage(try list.signed(with: privateKey), in: files, updating: [])
+    }
+
+    /// Adds the signed list `data` as the group's list (0600: it names the devices) and as the
+    /// list of each of `deviceDirectories` that holds one and belongs to this group; returns those.
     @discardableResult
-    private func stage(_ list: RevocationList, in files: FileTransaction) throws -> Data {
-        let data = try list.signed(with: privateKey)
-        try files.write(data, to: directory.groupDirectory.appendingPathComponent("revocations"), mode: 0o644)
-        return data
+    private func stage(_ data: Data, in files: FileTransaction, updating deviceDirectories: [URL]) throws -> [URL] {
+        try files.write(data, to: directory.groupDirectory.appendingPathComponent("revocations"), mode: 0o600)
+        var updated: [URL] = []
+        for device in deviceDirectories {
+            let list = device.appendingPathComponent("revocations")
+            guard try SecureFiles.exists(list),
+                  (try? SecureFiles.certificate(at: device.appendingPathComponent("group.pem"))) == certificate else { continue }
+            try files.write(data, to: list, mode: 0o600)
+            updated.append(device)
+        }
+        return updated
     }
 }
 

@@ -4,40 +4,68 @@ import Foundation
 import SwiftASN1
 import X509
 
-/// The devices the group no longer trusts, signed by the group authority.
+/// The group's signed list: the devices it no longer trusts, the discovery key it holds now,
+/// and the names of the group and its devices, signed by the group authority.
 ///
 /// Each device checks a peer against the list it holds on every new connection and before it
 /// answers every call, and drops the links of the devices a newer list revokes as soon as it
-/// holds it. The list is signed, so any device may pass it on; a device only takes a list
-/// with a higher `sequence` than the one it holds. File format (docs/PROTOCOL.md): GVariant
-/// `(ayay)`, the body and the authority's ECDSA P-256 signature over the body's bytes. The body
-/// is `(utasx)` — version 1, sequence, revoked serial numbers (hex, sorted), issue time — or,
-/// for a list that rotates the discovery key, `(utasxay)` — version 2, the same, and the
-/// SHA-256 of the discovery key of epoch `sequence` (`DiscoveryKey.commitment`).
+/// holds it. Certificates carry opaque identifiers (`OpaqueIdentifier`), so the names a device
+/// shows for its peers come from here. The list is signed, so any device may pass it on; a
+/// device only takes a list with a higher `sequence` than the one it holds. The authority
+/// issues a new one for each device it adds (with that device's name) and each it revokes.
+///
+/// File format (docs/PROTOCOL.md): GVariant `(ayay)`, the body and the authority's ECDSA P-256
+/// signature over the body's bytes. The body is `(utasxtaya(ss)s)` — version 3, sequence,
+/// revoked serial numbers (hex, sorted), issue time, discovery key epoch, the SHA-256 of that
+/// epoch's discovery key (empty if the key was never rotated), the device names (identifier,
+/// name; sorted by identifier) and the group's name (empty if none). Older lists are still
+/// read: `(utasx)` — version 1, no names, discovery key epoch 0 — and `(utasxay)` — version 2,
+/// a rotated key whose epoch is the sequence.
 public struct RevocationList: Sendable, Equatable {
     public var sequence: UInt64
     public var revokedSerials: Set<String>
     public var issued: Date
-    /// The SHA-256 of the group's discovery key from this list on; nil for a list that does
-    /// not rotate it (version 1).
+    /// The SHA-256 of the group's discovery key from this list on; nil while the group's
+    /// first key (epoch 0) was never rotated.
     public var discoveryKeyCommitment: Data?
+    /// The epoch of the discovery key this list commits to (`DiscoveryKey(derivedFrom:epoch:)`).
+    public var discoveryKeyEpoch: UInt64
+    /// The name of each device the group issued with an opaque identifier, by identifier.
+    public var deviceNames: [String: String]
+    /// The group's name, as `baton group create` was given it; nil in a list older than names.
+    public var groupName: String?
 
-    public init(sequence: UInt64 = 0, revokedSerials: Set<String> = [], issued: Date = Date(), discoveryKeyCommitment: Data? = nil) {
+    public init(sequence: UInt64 = 0, revokedSerials: Set<String> = [], issued: Date = Date(), discoveryKeyCommitment: Data? = nil,
+                discoveryKeyEpoch: UInt64 = 0, deviceNames: [String: String] = [:], groupName: String? = nil) {
         self.sequence = sequence
         self.revokedSerials = revokedSerials
         self.issued = issued
         self.discoveryKeyCommitment = discoveryKeyCommitment
+        self.discoveryKeyEpoch = discoveryKeyEpoch
+        self.deviceNames = deviceNames
+        self.groupName = groupName
     }
 
     static let version: UInt32 = 1
     static let rotatingVersion: UInt32 = 2
+    static let namingVersion: UInt32 = 3
+    static let namingBodyType = "(utasxtaya(ss)s)"
 
+    /// The name to show for the device of `identifier`: its name in this list, or else
+    /// `OpaqueIdentifier.shortForm` (for a device issued before names moved here, the name its
+    /// certificate carries).
+    public func deviceName(of identifier: String) -> String {
+        deviceNames[identifier] ?? OpaqueIdentifier.shortForm(identifier)
+    }
+
+    /// The body, always written as version 3.
     private var body: Variant {
-        var fields: [Variant] = [.uint32(discoveryKeyCommitment == nil ? Self.version : Self.rotatingVersion), .uint64(sequence),
-                                 .array(elementType: "s", revokedSerials.sorted().map(Variant.string)),
-                                 .int64(Int64(issued.timeIntervalSince1970))]
-        if let discoveryKeyCommitment { fields.append(.bytes(discoveryKeyCommitment)) }
-        return .tuple(fields)
+        .tuple([.uint32(Self.namingVersion), .uint64(sequence),
+                .array(elementType: "s", revokedSerials.sorted().map(Variant.string)),
+                .int64(Int64(issued.timeIntervalSince1970)),
+                .uint64(discoveryKeyEpoch), .bytes(discoveryKeyCommitment ?? Data()),
+                .array(elementType: "(ss)", deviceNames.sorted { $0.key < $1.key }.map { .tuple([.string($0.key), .string($0.value)]) }),
+                .string(groupName ?? "")])
     }
 
     /// The signed file bytes.
@@ -56,17 +84,26 @@ public struct RevocationList: Sendable, Equatable {
         guard authority.publicKey.isValidSignature(signature, for: bodyBytes, signatureAlgorithm: .ecdsaWithSHA256) else {
             throw TrustError.revocationListNotSigned(path: path)
         }
-        // The version is the first field of either body: a version-1 body read as version 2
-        // (or the reverse) shows the wrong version and is read the other way.
-        var commitment: Data?
+        // The version is the first field of every body: a body read as another version's type
+        // shows the wrong version and is read the next way.
+        var list: RevocationList
         let fields: [Variant]
-        if case .tuple(let rotating)? = try? Variant(serialized: bodyBytes, type: "(utasxay)"),
-           case .uint32(RevocationList.rotatingVersion) = rotating[0], case .bytes(let digest) = rotating[4], digest.count == 32 {
+        if case .tuple(let naming)? = try? Variant(serialized: bodyBytes, type: namingBodyType),
+           case .uint32(RevocationList.namingVersion) = naming[0],
+           case .uint64(let epoch) = naming[4], case .bytes(let digest) = naming[5], digest.isEmpty || digest.count == 32,
+           case .array(_, let entries) = naming[6], case .string(let group) = naming[7] {
+            fields = naming
+            list = RevocationList(discoveryKeyCommitment: digest.isEmpty ? nil : digest, discoveryKeyEpoch: epoch,
+                                  deviceNames: names(entries), groupName: GroupAuthority.isAcceptableName(group) ? group : nil)
+        } else if case .tuple(let rotating)? = try? Variant(serialized: bodyBytes, type: "(utasxay)"),
+           case .uint32(RevocationList.rotatingVersion) = rotating[0], case .bytes(let digest) = rotating[4], digest.count == 32,
+           case .uint64(let sequence) = rotating[1] {
             fields = rotating
-            commitment = digest
+            list = RevocationList(discoveryKeyCommitment: digest, discoveryKeyEpoch: sequence)
         } else if case .tuple(let plain)? = try? Variant(serialized: bodyBytes, type: "(utasx)"),
                   case .uint32(RevocationList.version) = plain[0] {
             fields = plain
+            list = RevocationList()
         } else {
             throw TrustError.revocationListNotSigned(path: path)
         }
@@ -74,9 +111,23 @@ public struct RevocationList: Sendable, Equatable {
               case .int64(let issued) = fields[3] else {
             throw TrustError.revocationListNotSigned(path: path)
         }
-        return RevocationList(sequence: sequence,
-                              revokedSerials: Set(serials.compactMap { if case .string(let s) = $0 { s } else { nil } }),
-                              issued: Date(timeIntervalSince1970: TimeInterval(issued)), discoveryKeyCommitment: commitment)
+        list.sequence = sequence
+        list.revokedSerials = Set(serials.compactMap { if case .string(let s) = $0 { s } else { nil } })
+        list.issued = Date(timeIntervalSince1970: TimeInterval(issued))
+        return list
+    }
+
+    /// The names of a version-3 body: entries whose identifier is 1–64 printable characters
+    /// and whose name passes `GroupAuthority.isAcceptableName` (as every name issued does).
+    private static func names(_ entries: [Variant]) -> [String: String] {
+        var names: [String: String] = [:]
+        for entry in entries {
+            guard case .tuple(let pair) = entry, pair.count == 2, case .string(let identifier) = pair[0],
+                  case .string(let name) = pair[1], GroupAuthority.isAcceptableName(identifier),
+                  GroupAuthority.isAcceptableName(name) else { continue }
+            names[identifier] = name
+        }
+        return names
     }
 }
 
