@@ -43,7 +43,7 @@ final class PortRotationBetweenHostsTests: TrustTestCase {
         (try? host.run(inNetwork: ["/bin/bash", "-c", "exec 3<>/dev/tcp/\(address)/\(port)"])) != nil
     }
 
-    /// A device listening on port 0 (A, rotating every 3 s, each old port kept 2 s) and one
+    /// A device listening on port 0 (A, rotating every 3 s, each old port kept 4 s) and one
     /// linked to it (B), on two hosts. After a rotation a browser on B's host sees A's new
     /// record on a different port; once A says the grace is over, the old port refuses
     /// connections. The link made before the rotation is still the only one, and an activity
@@ -52,7 +52,7 @@ final class PortRotationBetweenHostsTests: TrustTestCase {
     func testThePortRotatesWithTheNameAndLinksOutliveIt() throws {
         let paths = try devices("A", "B", "C")
         let probe = productURL("DeviceProbe").path
-        let (a, b) = try TestHost.pair([probe, paths[0], "--ok", "--streams", "--listen", "0.0.0.0", "--rotate", "3", "--rotation-grace", "2"],
+        let (a, b) = try TestHost.pair([probe, paths[0], "--ok", "--streams", "--listen", "0.0.0.0", "--rotate", "3", "--rotation-grace", "4"],
                                        [probe, paths[1], "--ok", "--listen", "0.0.0.0"])
         hosts = [a, b]
         XCTAssertNotNil(b.process.waitForLine(containing: "nearby A"), b.process.output + "\non A:\n" + a.process.output)
