@@ -16,7 +16,8 @@ public struct FoundPeer: Sendable, Equatable {
 /// its GLib poll adapter — real Avahi, not a home-made mDNS).
 ///
 /// Publishes this device as `_baton._tcp` on `port` with a `ServiceRecord` (random name,
-/// version, blinded group token) and renews name and token every `rotation`. Browses for the
+/// version, blinded group token) and renews name and token every `rotation` — and the port
+/// too when the owner gives `portAtRotation`. Browses for the
 /// same type and reports each peer whose token this group's key recognises, resolved to an
 /// IPv4 address. When no avahi-daemon is reachable it says so once and waits for one to appear
 /// (`AVAHI_CLIENT_NO_FAIL`); a daemon that restarts is reconnected to.
@@ -39,7 +40,12 @@ public final class ServiceDiscovery {
     /// The record published now, if any (its name and token change at each rotation).
     var published: ServiceRecord? { group == nil ? nil : record }
     private let key: DiscoveryKey
-    private let port: UInt16
+    /// The port published now.
+    public private(set) var port: UInt16
+    /// Asked at each rotation, just before the new record is published, for the port to
+    /// publish from then on (the owner has opened a listener on a fresh port, say); nil keeps
+    /// the port. Not asked for the first record.
+    public var portAtRotation: (@MainActor () -> UInt16?)?
     private let publishes: Bool
     private let rotation: Duration
     private let found: @MainActor (FoundPeer) -> Void
@@ -228,13 +234,14 @@ public final class ServiceDiscovery {
         scheduleRotation()
     }
 
-    /// Publishes again with a fresh name and token after `rotation` (which also picks up
-    /// changed interface addresses).
+    /// Publishes again with a fresh name and token, and the port `portAtRotation` gives, after
+    /// `rotation` (which also picks up changed interface addresses).
     private func scheduleRotation() {
         rotationTimer?.cancel()
         rotationTimer = MainLoop.after(rotation) { [weak self] in
             guard let self, let client = self.client else { return }
             self.rotationTimer = nil
+            if let next = self.portAtRotation?() { self.port = next }
             self.publish(on: client)
         }
     }

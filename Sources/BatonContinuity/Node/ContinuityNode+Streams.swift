@@ -13,8 +13,10 @@ struct StreamGrant {
 
 /// Continuation streams between devices (handoff-programming-guide, "Using Continuation
 /// Streams"): the continuing side asks the originating device over their link for a one-time
-/// token (`OpenStreams`), makes a second mutually authenticated TLS connection to the same
-/// port with ALPN `baton-stream/1`, and sends the token first. The originating side checks
+/// token and a port (`OpenStreams`: the port the device listens on now, which may have moved
+/// since the link was made; see `ContinuityNode.listenerRotationGrace`), makes a second
+/// mutually authenticated TLS connection to it with ALPN `baton-stream/1`, and sends the token
+/// first. The originating side checks
 /// that the token is one it granted to that very device, answers one acceptance byte, and
 /// hands the connection to the activity's delegate as a pair of streams. The continuing side
 /// returns the streams only once that byte has arrived, so a stream that cannot be opened or
@@ -33,7 +35,9 @@ extension ContinuityNode {
     /// `maximumStreamGrantsPerPeer` grants wait per peer and `maximumStreamGrants` in all: a
     /// new grant past either cap replaces the oldest (of that peer, for the first), so a peer
     /// that asks again and again only churns its own grants. A grant not used within 30 s is
-    /// forgotten.
+    /// forgotten. The port returned is the current listener's; a listener replaced at a port
+    /// rotation still accepts the grant during its grace (grants are the node's, not a
+    /// listener's).
     func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
         guard let listener, let advertised, advertised.sequence == sequence, let activity = advertisedActivity, activity.isValid else {
             throw .notCurrent

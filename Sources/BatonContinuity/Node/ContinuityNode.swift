@@ -21,7 +21,16 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     let credential: TLSCredential
     /// The peers this node dials.
     public let staticPeers: [PeerAddress]
+    /// The listener whose port is published and handed out in stream grants now. With
+    /// `previousListeners`, every listener that accepts connections: there is no other.
     var listener: SecureListener?
+    /// Listeners replaced at a port rotation, oldest first, each with the timer of its next
+    /// step out (see `rotateListener()`).
+    private(set) var previousListeners: [(listener: SecureListener, timer: LoopSource)] = []
+    /// The address a listener on a fresh port is opened on at a rotation of the published
+    /// name; nil when the port was given, which then stays. (A node that does not publish has
+    /// no rotation.)
+    private var rotatingHost: String?
     /// The linked devices, by identifier (their certificates' common names); the names shown
     /// for them come from the group's signed list held (`name(of:)`).
     var links: [String: PeerLink] = [:]
@@ -34,8 +43,15 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// Peers found through DNS-SD and still published.
     private var discovered: Set<PeerAddress> = []
     private var discovery: ServiceDiscovery?
-    /// How often the DNS-SD name and group token are renewed.
+    /// How often the DNS-SD name and group token are renewed — and the listening port, when
+    /// the node was started on port 0 and publishes.
     public var discoveryRotation: Duration = .seconds(15 * 60)
+    /// How long a listener replaced at a port rotation still accepts connections: a device
+    /// that resolved the old record just before can still dial it (after up to its
+    /// `discoveryDialGrace`) and a stream granted on the old port can still be opened. Then
+    /// its port refuses connections; those it accepted by then finish within their
+    /// `handshakeDeadline`.
+    public var listenerRotationGrace: Duration = .seconds(10)
     /// How long a node waits for a found device that is the one to dial before dialing it.
     public var discoveryDialGrace: Duration = .seconds(3)
     /// How long an incoming connection has, from accept, to become a verified link with D-Bus
@@ -64,8 +80,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// Watches the identity's `revocations` and `discovery.key`, so a list copied in takes
     /// effect at once.
     private var identityWatches: [FileWatch] = []
-    /// How discovery was started, to start it again with a new key.
-    private var discoveryStart: (port: UInt16, publishes: Bool)?
+    /// How discovery was started (publishing or not), to start it again with a new key.
+    private var discoveryStart: Bool?
     /// True while the node asks its peers for the discovery key the list it holds names.
     private var askingForDiscoveryKey = false
     /// The sequence of the activity last fetched from each device (one entry per device, by identifier).
@@ -92,7 +108,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         case publishAndBrowse
     }
 
-    /// The port this node listens on, once started.
+    /// The port this node listens on, once started: the one it publishes and grants streams
+    /// on now (after a port rotation, the previous one still accepts for
+    /// `listenerRotationGrace`).
     public var port: UInt16? { listener?.port }
     /// Where discovery stands; nil when the node does not use it.
     public var discoveryState: ServiceDiscovery.State? { discovery?.state }
@@ -134,11 +152,13 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// With discovery (by default: when `host` is not a loopback address), the node also
     /// publishes itself and browses for the group's devices through avahi-daemon. It needs the
     /// identity's discovery key; without a daemon it says so once and goes on with the static
-    /// peers.
+    /// peers. A node that publishes and was given port 0 moves to a fresh random port at each
+    /// rotation of its published name (`discoveryRotation`, `listenerRotationGrace`); a port
+    /// given stays.
     public func start(host: String = "127.0.0.1", port: UInt16 = 0, discovery mode: DiscoveryMode = .automatic) throws {
-        let listener = try SecureListener(identity: identity, credential: credential, host: host, port: port)
-        listener.handshakeDeadline = handshakeDeadline
+        let listener = try openListener(host: host, port: port)
         self.listener = listener
+        rotatingHost = port == 0 ? host : nil
         Application.shared.nearbySource = self
         if Application.shared.associatedDomainVerifier == nil {
             Application.shared.associatedDomainVerifier = try? AssociatedDomains()
@@ -174,7 +194,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     private func startDiscovery(port: UInt16, publishes: Bool) {
-        discoveryStart = (port, publishes)
+        discoveryStart = publishes
         guard let key = identity.discoveryKey else {
             return log.error("no discovery key beside this device's identity (issued before discovery existed?): using the static peers only")
         }
@@ -187,6 +207,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         }, lost: { [weak self] address in
             self?.discovered.remove(address)
         })
+        if publishes { discovery.portAtRotation = { [weak self] in self?.rotateListener() } }
         discovery.onSettled = { [weak self] in
             self?.discoveryUnsettled = false
             MainLoop.idle { [weak self] in self?.checkFirstDials() }  // never from inside start()
@@ -194,6 +215,56 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         self.discovery = discovery
         discoveryUnsettled = true
         discovery.start()
+    }
+
+    /// A listener on `host:port` with the node's deadline, and the caps of the listener in use.
+    private func openListener(host: String, port: UInt16) throws -> SecureListener {
+        let opened = try SecureListener(identity: identity, credential: credential, host: host, port: port)
+        opened.handshakeDeadline = handshakeDeadline
+        if let current = listener {
+            opened.maximumUnauthenticated = current.maximumUnauthenticated
+            opened.maximumUnauthenticatedPerAddress = current.maximumUnauthenticatedPerAddress
+        }
+        return opened
+    }
+
+    /// At a rotation of the published name, when the port was not given: opens a listener on
+    /// a fresh random port and returns that port, to publish (nil: the port stays). The
+    /// listener it replaces accepts for `listenerRotationGrace` more, then stops listening (its
+    /// port refuses connections) while the connections it accepted finish within their
+    /// `handshakeDeadline`, then closes. Links and stream connections already made do not
+    /// depend on a listener and stay.
+    func rotateListener() -> UInt16? {
+        guard let host = rotatingHost, let old = listener else { return nil }
+        let fresh: SecureListener
+        do { fresh = try openListener(host: host, port: 0) } catch {
+            log.error("cannot listen on a fresh port; port \(old.port) stays: \(error)")
+            return nil
+        }
+        listener = fresh
+        Task { @MainActor [weak self] in await self?.acceptLoop(fresh) }
+        let timer = MainLoop.after(listenerRotationGrace) { [weak self] in self?.stopListening(old) }
+        previousListeners.append((old, timer))
+        log.info("rotated to port \(fresh.port); port \(old.port) accepts for \(listenerRotationGrace) more")
+        return fresh.port
+    }
+
+    /// The grace of a replaced listener is over: its port refuses connections from now on; it
+    /// closes once the connections it accepted are past their deadline.
+    private func stopListening(_ old: SecureListener) {
+        guard let index = previousListeners.firstIndex(where: { $0.listener === old }) else { return }
+        old.stopListening()
+        log.info("stopped listening on port \(old.port)")
+        previousListeners[index].timer = MainLoop.after(handshakeDeadline + .seconds(1)) { [weak self] in
+            guard let self, let index = self.previousListeners.firstIndex(where: { $0.listener === old }) else { return }
+            self.previousListeners.remove(at: index)
+            old.close()
+        }
+    }
+
+    /// Whether `listener` is one of the node's (the current one, or one in its grace).
+    private func accepts(on listener: SecureListener) -> Bool {
+        self.listener === listener || previousListeners.contains { $0.listener === listener }
     }
 
     static func isLoopback(_ host: String) -> Bool {
@@ -230,6 +301,12 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     public func stop() {
         listener?.close()
         listener = nil
+        for (previous, timer) in previousListeners {
+            timer.cancel()
+            previous.close()
+        }
+        previousListeners = []
+        rotatingHost = nil
         discovery?.stop()
         discovery = nil
         discoveryStart = nil
@@ -255,10 +332,11 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     /// Takes each connection the listener has verified and hands it to a task of its own, so
     /// no peer's D-Bus set-up or token holds up the next one (the listener runs the TLS
-    /// handshakes concurrently, each against its deadline).
+    /// handshakes concurrently, each against its deadline). One loop per listener, until the
+    /// node lets go of it.
     private func acceptLoop(_ listener: SecureListener) async {
         let fallback = listener.fallbackIdentity  // not the listener: it keeps this closure
-        while self.listener === listener {
+        while accepts(on: listener) {
             do {
                 let channel = try await listener.accept(identity: { [weak self] in
                     self?.currentIdentity() ?? fallback
@@ -269,7 +347,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                     Task { @MainActor [weak self] in await self?.adopt(channel, dialed: nil) }
                 }
             } catch {
-                guard self.listener === listener else { return }
+                guard accepts(on: listener) else { return }
                 log.notice("refused an incoming connection: \(error)")
             }
         }
@@ -295,7 +373,11 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     /// Dials `address` again after a delay that doubles up to 30 s: a retry timer, not a poll.
-    private func scheduleRedial(_ address: PeerAddress) {
+    private func scheduleRedial(_ dialed: PeerAddress) {
+        // A device found through DNS-SD may have moved to another port since (it rotates with
+        // its published name): redial it where it is published now.
+        let address = staticPeers.contains(dialed) || discovered.contains(dialed)
+            ? dialed : discovered.first { $0.host == dialed.host } ?? dialed
         guard listener != nil, redials[address] == nil, staticPeers.contains(address) || discovered.contains(address) else { return }
         let delay = min((backoff[address] ?? .milliseconds(500)) * 2, .seconds(30))
         backoff[address] = delay
@@ -465,12 +547,14 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         }
     }
 
-    /// Starts discovery again with the key held now (a new name, a new token).
+    /// Starts discovery again with the key held now (a new name, a new token, and a new port
+    /// when it rotates).
     private func restartDiscovery() {
-        guard let start = discoveryStart else { return }
+        guard let publishes = discoveryStart, let current = listener else { return }
         discovery?.stop()
         discovery = nil
-        startDiscovery(port: start.port, publishes: start.publishes)
+        let port = publishes ? rotateListener() ?? current.port : current.port
+        startDiscovery(port: port, publishes: publishes)
     }
 
     private func remoteChanged(_ link: PeerLink, _ metadata: Variant) {

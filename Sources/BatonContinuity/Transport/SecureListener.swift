@@ -47,6 +47,8 @@ public final class SecureListener {
     private var finished: [Result<SecureChannel, TransportError>] = []
     private var taker: CheckedContinuation<Result<SecureChannel, TransportError>, Never>?
     private var closed = false
+    /// True once `stopListening()` closed the listening socket.
+    private var stoppedListening = false
 
     /// Listens on `host` (an IP address; loopback by default) and `port` (0: any free port).
     public init(identity: DeviceIdentity, credential: TLSCredential, host: String = "127.0.0.1",
@@ -104,6 +106,20 @@ public final class SecureListener {
         taker = nil
     }
 
+    /// Closes the listening socket, so the port refuses new connections from now on. The
+    /// connections the kernel had already queued are accepted first, and none accepted is
+    /// disturbed: each goes on with its handshake within its own deadline, and `accept()`
+    /// still hands out those that finish. `close()` ends the rest. (A node uses it for the
+    /// listener it replaced at a port rotation.)
+    public func stopListening() {
+        guard !closed, !stoppedListening else { return }
+        if watch != nil { acceptWaitingConnections() }
+        stoppedListening = true
+        watch?.cancel()
+        watch = nil
+        g_socket_close(socket.pointer, nil)
+    }
+
     /// The next peer that connected and proved it is a device of the group. A peer that
     /// failed is dropped and its failure thrown, so the caller can log it and accept again.
     /// `identity`, when given, is asked as each connection arrives, so the peer is checked
@@ -127,7 +143,7 @@ public final class SecureListener {
     }
 
     private func startWatching() {
-        guard watch == nil, !closed else { return }
+        guard watch == nil, !closed, !stoppedListening else { return }
         watch = MainLoop.whenReadable(g_socket_get_fd(socket.pointer)) { [weak self] in
             guard let self, !self.closed else { return .stop }
             self.acceptWaitingConnections()
@@ -137,7 +153,7 @@ public final class SecureListener {
 
     /// Accepts every connection the kernel has queued, each into a handshake of its own.
     private func acceptWaitingConnections() {
-        while !closed {
+        while !closed, !stoppedListening {
             var error: UnsafeMutablePointer<GError>?
             guard let client = g_socket_accept(socket.pointer, nil, &error) else {
                 let failure = GLibError(consuming: error!)

@@ -1,7 +1,8 @@
 // A device that misbehaves when asked for its activity's payload, for the failure tests:
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
-//                 [--listen HOST] [--rotate SECONDS] [--streams | --stream-die | --stream-close]
+//                 [--listen HOST] [--port PORT] [--rotate SECONDS] [--rotation-grace SECONDS]
+//                 [--streams | --stream-die | --stream-close]
 //                 [--webpage URL] [--browsing] [--discover] [--title TITLE] [--embed]
 //                 [--handshake-deadline SECONDS] [--stream-idle SECONDS]
 //
@@ -167,10 +168,11 @@ MainActor.assumeIsolated {
         let node = try ContinuityNode(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
                                       staticPeers: peers)
         if let seconds = value(after: "--rotate").flatMap(Double.init) { node.discoveryRotation = .milliseconds(Int(seconds * 1000)) }
+        if let seconds = value(after: "--rotation-grace").flatMap(Double.init) { node.listenerRotationGrace = .milliseconds(Int(seconds * 1000)) }
         if let seconds = value(after: "--handshake-deadline").flatMap(Double.init) { node.handshakeDeadline = .milliseconds(Int(seconds * 1000)) }
         if let seconds = value(after: "--stream-idle").flatMap(Double.init) { node.streamIdleTimeout = .milliseconds(Int(seconds * 1000)) }
         let host = value(after: "--listen") ?? "127.0.0.1"
-        try node.start(host: host, discovery: arguments.contains("--discover") ? .publishAndBrowse : .automatic)
+        try node.start(host: host, port: value(after: "--port").flatMap(UInt16.init) ?? 0, discovery: arguments.contains("--discover") ? .publishAndBrowse : .automatic)
         var current = activity
         var line: [UInt8] = []
         MainLoop.whenReadable(STDIN_FILENO) {
