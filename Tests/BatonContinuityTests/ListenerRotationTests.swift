@@ -48,12 +48,12 @@ final class ListenerRotationTests: TrustTestCase {
             spin(until: { node.advertised != nil })
             let sequence = try XCTUnwrap(node.advertised?.sequence)
 
-            let (token, old) = try node.streamGrant(sequence: sequence, for: "B")
+            let (token, old) = try node.streamGrant(sequence: sequence, for: b.identifier)
             XCTAssertEqual(old, node.port)
             let rotated = try XCTUnwrap(node.rotateListener())
             XCTAssertNotEqual(rotated, old)
             XCTAssertEqual(node.port, rotated)
-            XCTAssertEqual(try node.streamGrant(sequence: sequence, for: "B").port, rotated, "a new grant names the new port")
+            XCTAssertEqual(try node.streamGrant(sequence: sequence, for: b.identifier).port, rotated, "a new grant names the new port")
 
             let credential = try TLSCredential(identity: b)
             var answer: Result<Data, Error>?
