@@ -28,6 +28,10 @@ final class PeerTextTests: TrustTestCase {
         defer { b.terminate() }
         let linked = try XCTUnwrap(a.waitForLine(containing: "linked with evil"), a.output)
         XCTAssertTrue(linked.contains(#"evil\u{1B}[2J\u{202E}gpj.exe"#), linked)
+        // The name apps are given (`NearbyActivity.device`, which the probe prints as it is) is
+        // escaped too: the certificate's name is not one that could have been issued.
+        let nearby = try XCTUnwrap(a.waitForLine(containing: "nearby evil"), a.output)
+        XCTAssertTrue(nearby.contains(#"evil\u{1B}[2J\u{202E}gpj.exe"#), nearby)
         XCTAssertFalse(a.output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E },
                        "a raw escape or override reached the log")
     }

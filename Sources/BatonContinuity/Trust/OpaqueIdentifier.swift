@@ -26,8 +26,11 @@ public enum OpaqueIdentifier {
 
     /// What is shown for a device whose name the list held does not give: `device ` and the
     /// identifier's first 8 hex digits for an opaque one; an older certificate's identifier
-    /// (the name it was issued with) as it is.
+    /// (the name it was issued with) as it is if it could have been issued
+    /// (`GroupAuthority.isAcceptableName`), else escaped (`PrintableText.escaped`), so no
+    /// control or bidirectional character of a certificate reaches what apps show.
     public static func shortForm(_ identifier: String) -> String {
-        isOpaque(identifier) ? "device \(identifier.prefix(8))" : identifier
+        if isOpaque(identifier) { return "device \(identifier.prefix(8))" }
+        return GroupAuthority.isAcceptableName(identifier) ? identifier : PrintableText.escaped(identifier)
     }
 }
