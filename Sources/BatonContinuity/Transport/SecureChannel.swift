@@ -182,8 +182,11 @@ public final class SecureChannel: @unchecked Sendable {
     /// system's two hours. And `TCP_NODELAY`: the handshake's and the protocol's small
     /// messages go out at once instead of waiting on Nagle's algorithm for the peer's delayed
     /// acknowledgement (40 ms on Linux).
+    /// And a wake-up of the app's loop when the socket is freed on a GIO thread (GDBus's worker,
+    /// a TLS close), so a loop waiting for the link's descriptor to go sees it go.
     private static func configureSocket(_ connection: UnsafeMutablePointer<GSocketConnection>) {
         let socket = g_socket_connection_get_socket(connection)
+        MainLoop.wakeOnRelease(of: UnsafeMutableRawPointer(socket!))
         g_socket_set_keepalive(socket, 1)
         for (option, value) in [(TCP_KEEPIDLE, 10), (TCP_KEEPINTVL, 3), (TCP_KEEPCNT, 3), (TCP_USER_TIMEOUT, 20_000), (TCP_NODELAY, 1)] {
             g_socket_set_option(socket, gint(IPPROTO_TCP), gint(option), gint(value), nil)
