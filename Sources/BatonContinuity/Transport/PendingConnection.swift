@@ -10,20 +10,11 @@ import CGLib
 /// end of the stream. `authenticated()` ends the wait; the connection is then the caller's.
 @MainActor
 final class PendingConnection {
-    /// How far a waiting connection has come, for the listener's choice of which to drop.
-    enum Stage {
-        /// Accepted; its whole ClientHello has not arrived.
-        case connected
-        /// Its TLS handshake runs.
-        case handshaking
-        /// TLS done: a verified device of the group, setting up D-Bus or sending its token.
-        case verified
-    }
-
     /// The peer's IP address, for the cap per source address.
     let host: String
-    /// Set by the listener as the connection gets further.
-    var stage = Stage.connected
+    /// Set by the listener once the whole ClientHello has arrived and the handshake starts
+    /// (past a cap, connections still without one are dropped first).
+    var sentClientHello = false
     private let socket: SendablePointer<GSocket>
     private let deadline: LoopSource
     private var onEnd: (@MainActor (PendingConnection) -> Void)?

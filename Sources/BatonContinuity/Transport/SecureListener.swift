@@ -200,7 +200,6 @@ public final class SecureListener {
                     // the stream token) makes the same check before `authenticated()`. So a
                     // connection ends either authenticated or shut down, and every channel made
                     // is either delivered or closed.
-                    pending.stage = .verified
                     guard pending.isWaiting else {
                         channel.close()
                         throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "TLS finished only after the deadline"))
@@ -221,7 +220,7 @@ public final class SecureListener {
 
     /// Counts `pending`'s handshake as running in a worker thread.
     private func startHandshake(_ pending: PendingConnection) {
-        pending.stage = .handshaking
+        pending.sentClientHello = true
         handshaking.append((pending, ContinuousClock.now))
         shutDownStalledHandshakes()
     }
@@ -262,7 +261,7 @@ public final class SecureListener {
 
     /// The oldest of `connections` (oldest first) still waiting for its ClientHello, else the oldest.
     private static func victim(among connections: [PendingConnection]) -> PendingConnection? {
-        connections.first { $0.stage == .connected } ?? connections.first
+        connections.first { !$0.sentClientHello } ?? connections.first
     }
 
     private func deliver(_ outcome: Result<SecureChannel, TransportError>) {
