@@ -11,7 +11,10 @@ import XCTest
 final class RawSocket {
     let fd: Int32
     private(set) var ended = false
+    /// How many bytes the listener has sent it (a TLS server's first flight, say).
+    private(set) var received = 0
     private var watch: LoopSource?
+    private var sending: LoopSource?
 
     init(to port: UInt16, from source: String = "127.0.0.1") throws {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -35,6 +38,7 @@ final class RawSocket {
         watch = MainLoop.whenReadable(fd) { [weak self] in
             var byte: UInt8 = 0
             let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
+            if count > 0 { self?.received += 1 }
             guard count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) else { return .again }
             self?.ended = true
             return .stop
@@ -44,10 +48,61 @@ final class RawSocket {
     /// Sends `bytes` (without waiting: a few bytes always fit).
     func send(_ bytes: [UInt8]) { _ = Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) }
 
+    /// Sends `bytes` once the connection is made (a few kilobytes always fit its buffer).
+    func sendWhenConnected(_ bytes: [UInt8]) {
+        sending = MainLoop.whenWritable(fd) { [weak self] in
+            self?.send(bytes)
+            self?.sending = nil
+            return .stop
+        }
+    }
+
     deinit {
         watch?.cancel()
+        sending?.cancel()
         close(fd)
     }
+}
+
+/// A whole TLS ClientHello record as a device of the group sends it: a real dial from
+/// `identity` to a plain TCP socket that reads its first record and then hangs up.
+@MainActor
+func capturedClientHello(from identity: DeviceIdentity) throws -> [UInt8] {
+    let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    defer { close(listening) }
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+    var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, size) } }
+    listen(listening, 1)
+    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &size) } }
+    let credential = try TLSCredential(identity: identity)
+    let dial = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: UInt16(bigEndian: address.sin_port),
+                                                         identity: identity, credential: credential) }
+    var accepted: Int32 = -1
+    let acceptWatch = MainLoop.whenReadable(listening) {
+        accepted = accept(listening, nil, nil)
+        return .stop
+    }
+    defer { acceptWatch.cancel() }
+    spin(until: { accepted >= 0 })
+    defer { close(accepted) }
+    var bytes: [UInt8] = []
+    func whole() -> Bool { bytes.count >= 5 && bytes.count >= 5 + (Int(bytes[3]) << 8 | Int(bytes[4])) }
+    let readWatch = MainLoop.whenReadable(accepted) {
+        var chunk = [UInt8](repeating: 0, count: 4096)
+        let count = recv(accepted, &chunk, chunk.count, Int32(MSG_DONTWAIT))
+        if count > 0 { bytes += chunk[..<count] }
+        return count == 0 || whole() ? .stop : .again
+    }
+    defer { readWatch.cancel() }
+    spin(until: { whole() })
+    shutdown(accepted, Int32(SHUT_RDWR))
+    spin(until: { dial.done })
+    let record = 5 + (Int(bytes[3]) << 8 | Int(bytes[4]))
+    XCTAssertEqual(bytes[0], 0x16, "a TLS handshake record")
+    return Array(bytes[..<record])
 }
 
 /// Issue 9, "Accepting connections": connections that never authenticate — silent sockets, a
@@ -151,6 +206,86 @@ final class ListenerAttackTests: TrustTestCase {
             spin(until: { second.ended })
             XCTAssertEqual(listener.unauthenticatedCount, 3, "past the total cap, the oldest of all made room")
             XCTAssertFalse(third.ended || fourth.ended || fifth.ended)
+        }
+    }
+
+    /// Connections that send a whole, real ClientHello and then go silent: each has the
+    /// listener's TLS server answer and then wait for the client's next flight, which never
+    /// comes, in a GIO worker thread. Up to the caps (8 from each of 8 addresses: 64), held
+    /// open, while a device links, continues and streams: it must get through in its normal
+    /// time, not queue behind the stalled handshakes for GLib's worker threads.
+    func testStalledHandshakesDoNotKeepADeviceOut() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let a = root.appendingPathComponent("A")
+        try authority.issueDevice(named: "A").write(to: a)
+        let b = try authority.issueDevice(named: "B"), c = try authority.issueDevice(named: "C")
+        let deadline = 10
+        let probe = try RunningProcess(product: "DeviceProbe", [a.path, "--ok", "--streams", "--handshake-deadline", "\(deadline)"])
+        defer { probe.terminate() }
+        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
+        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        try MainActor.assumeIsolated {
+            let hello = try capturedClientHello(from: c)
+            let stalled = try (0..<64).map { try RawSocket(to: address.port, from: "127.0.0.\(2 + $0 % 8)") }
+            for socket in stalled { socket.sendWhenConnected(hello) }
+            // The listener's TLS server has answered some: their handshakes are in worker threads.
+            spin(until: { stalled.filter { $0.received > 0 }.count >= 8 })
+            let attackStarted = ContinuousClock.now
+
+            let recorder = ContinuedActivityRecorder()
+            launchAsProbeApp(recorder)
+            let node = try ContinuityNode(identity: b, staticPeers: [address])
+            try node.start()
+            defer { node.stop() }
+            spin(until: { !Application.shared.nearbyActivities.isEmpty })
+            let linked = ContinuousClock.now - attackStarted
+            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
+            spin(until: { recorder.activity != nil || recorder.failure != nil })
+            let activity = try XCTUnwrap(recorder.activity, "\(String(describing: recorder.failure))")
+            let streamed = Outcome { () async throws -> Int in
+                let (input, output) = try await activity.continuationStreams()
+                try await output.write(Data("send 1000".utf8))
+                try await output.close()
+                return try await input.readToEnd(limit: 10_000).count
+            }
+            spin(until: { streamed.done })
+            XCTAssertEqual(try streamed.get(), 1000)
+            let took = ContinuousClock.now - attackStarted
+            print("stalled handshakes: \(stalled.filter { $0.received > 0 }.count) answered; linked after \(linked), "
+                  + "continued and streamed after \(took)")
+            // Loose: with no attack it takes under 0.1 s; under this one about 1.5 s (each
+            // ClientHello costs the listener's loop ~25 ms to set up its TLS server); queued
+            // behind the stalled handshakes for worker threads, it took the whole deadline.
+            XCTAssertLessThan(took, .seconds(deadline / 2), "linking, continuing and streaming took \(took) under attack")
+        }
+        probe.send("ping")
+        XCTAssertNotNil(probe.waitForLine(containing: "pong"), probe.output)
+    }
+
+    /// Past the total cap, a connection that has not sent its ClientHello makes room before
+    /// an older one whose handshake has started: a flood of silent sockets does not push out
+    /// a peer that is already proving itself.
+    func testSilentConnectionsMakeRoomBeforeAHandshake() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
+        try MainActor.assumeIsolated {
+            let hello = try capturedClientHello(from: phone)
+            let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+            defer { listener.close() }
+            listener.handshakeDeadline = .seconds(120)
+            listener.maximumUnauthenticated = 3
+            let accepting = Outcome { try await listener.accept() }
+            _ = accepting
+            let proving = try RawSocket(to: listener.port, from: "127.0.0.2")
+            proving.sendWhenConnected(hello)
+            spin(until: { proving.received > 0 })  // the listener's TLS server answered: its handshake runs
+            let silent = try (0..<2).map { try RawSocket(to: listener.port, from: "127.0.0.\(3 + $0)") }
+            spin(until: { listener.unauthenticatedCount == 3 })
+            let newcomer = try RawSocket(to: listener.port, from: "127.0.0.5")
+            spin(until: { silent[0].ended })
+            XCTAssertEqual(listener.unauthenticatedCount, 3)
+            XCTAssertFalse(proving.ended, "the oldest, but its handshake had started")
+            XCTAssertFalse(silent[1].ended || newcomer.ended)
         }
     }
 

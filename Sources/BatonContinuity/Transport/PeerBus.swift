@@ -101,8 +101,18 @@ public final class PeerBus: @unchecked Sendable {
             // Before message processing starts, so the filter sees every incoming message.
             g_dbus_connection_add_filter(connection.pointer, capIncomingMessages, nil, nil)
             let bus = PeerBus(connection: connection.pointer, channel: channel)
+            // The listener's deadline and this completion both run on the loop, one after the
+            // other: if the deadline came first (D-Bus finished in the worker just as it
+            // passed), the socket is already shut down and the link is refused here; otherwise
+            // `authenticated()` ends the deadline for good. Never both.
+            guard channel.isWithinDeadline else {
+                bus.close()
+                throw TransportError.handshakeFailed(GLibError(domain: "baton", code: 0, message: "D-Bus set up only after the deadline"))
+            }
             channel.authenticated()
             return bus
+        } catch let error as TransportError {
+            throw error
         } catch {
             throw .handshakeFailed(GLibError(error))
         }

@@ -12,6 +12,9 @@ import CGLib
 final class PendingConnection {
     /// The peer's IP address, for the cap per source address.
     let host: String
+    /// Set by the listener once the whole ClientHello has arrived and the handshake starts
+    /// (past a cap, connections still without one are dropped first).
+    var sentClientHello = false
     private let socket: SendablePointer<GSocket>
     private let deadline: LoopSource
     private var onEnd: (@MainActor (PendingConnection) -> Void)?

@@ -182,9 +182,12 @@ public final class SecureChannel: @unchecked Sendable {
     /// link that went down, ends the connection with an error within about 20 s instead of the
     /// system's two hours. And `TCP_NODELAY`: the handshake's and the protocol's small
     /// messages go out at once instead of waiting on Nagle's algorithm for the peer's delayed
-    /// acknowledgement (40 ms on Linux).
+    /// acknowledgement (40 ms on Linux). And a wake-up of the app's loop when the socket is
+    /// freed on a GIO thread (GDBus's worker, a TLS close), so a loop waiting for the link's
+    /// descriptor to go sees it go.
     private static func configureSocket(_ connection: UnsafeMutablePointer<GSocketConnection>) {
         let socket = g_socket_connection_get_socket(connection)
+        MainLoop.wakeOnRelease(of: UnsafeMutableRawPointer(socket!))
         g_socket_set_keepalive(socket, 1)
         for (option, value) in [(TCP_KEEPIDLE, 10), (TCP_KEEPINTVL, 3), (TCP_KEEPCNT, 3), (TCP_USER_TIMEOUT, 20_000), (TCP_NODELAY, 1)] {
             g_socket_set_option(socket, gint(IPPROTO_TCP), gint(option), gint(value), nil)
@@ -207,6 +210,9 @@ public final class SecureChannel: @unchecked Sendable {
                                pending: PendingConnection? = nil) async throws(TransportError) -> SecureChannel {
         let connection: UnsafeMutablePointer<GTlsConnection> = gCast(tls)
         let owned = SendablePointer(tls)
+        // Finalized on a GIO thread, the TLS connection closes descriptors of its own (its
+        // operations' wake-up eventfd) after its socket has gone: the loop hears of that too.
+        MainLoop.wakeOnRelease(of: UnsafeMutableRawPointer(tls))
         g_tls_connection_set_database(connection, nil)  // never the system CAs: PeerVerification decides
         protocols.names.withUnsafeBufferPointer { g_tls_connection_set_advertised_protocols(connection, $0.baseAddress) }
         let verification = PeerVerification(identity: identity)

@@ -16,8 +16,18 @@ import Foundation
 /// arrived. A connection still waiting at its deadline is shut down. At most
 /// `maximumUnauthenticated` connections wait at once, and at most
 /// `maximumUnauthenticatedPerAddress` from one IP address; a new connection past either cap
-/// shuts down the oldest waiting one (of that address, for the second). The kernel queues up
-/// to `listenBacklog` connections not yet accepted, for bursts.
+/// shuts down a waiting one (of that address, for the second): the oldest of those that have
+/// not sent a whole ClientHello yet, else the oldest of all. The kernel queues up to
+/// `listenBacklog` connections not yet accepted, for bursts.
+///
+/// A connection's TLS handshake starts only once its whole ClientHello has arrived, and then
+/// runs in a worker thread of GLib's shared pool (glib-networking's way), blocked on the
+/// peer's next flight. A real handshake on a LAN takes milliseconds; one still running after
+/// `stalledHandshakeAge` is stalled. At most `maximumHandshakesInWorkers` handshakes, well
+/// under the pool's ten threads, may run longer than that at once: past the cap, the one
+/// running longest is shut down as soon as it is that old. So peers that send a ClientHello
+/// and stall hold few threads, for about a second each, and a device does not queue behind
+/// them for the pool; a burst of handshakes younger than that is never cut.
 @MainActor
 public final class SecureListener {
     /// The port listened on (the one the system chose when asked for port 0).
@@ -28,6 +38,10 @@ public final class SecureListener {
     public var maximumUnauthenticated = 64
     /// How many of those may come from one IP address.
     public var maximumUnauthenticatedPerAddress = 8
+    /// How many TLS handshakes may run in GIO worker threads at once (see the type's comment).
+    public var maximumHandshakesInWorkers = 4
+    /// How long a handshake may run in a worker thread before it counts as stalled.
+    public var stalledHandshakeAge: Duration = .seconds(1)
     /// The listen backlog asked for (`g_socket_set_listen_backlog`; the kernel caps it at
     /// `net.core.somaxconn`).
     public nonisolated static let listenBacklog: Int32 = 128
@@ -43,6 +57,10 @@ public final class SecureListener {
     private var watch: LoopSource?
     /// Connections waiting to authenticate, oldest first.
     private var waiting: [PendingConnection] = []
+    /// Connections whose TLS handshake runs in a worker thread now, longest running first.
+    private var handshaking: [(connection: PendingConnection, started: ContinuousClock.Instant)] = []
+    /// When the longest running handshake turns stalled, while more than the cap run.
+    private var stallCheck: LoopSource?
     /// Handshakes finished and not yet taken by `accept()`, in the order they finished.
     private var finished: [Result<SecureChannel, TransportError>] = []
     private var taker: CheckedContinuation<Result<SecureChannel, TransportError>, Never>?
@@ -78,6 +96,7 @@ public final class SecureListener {
     deinit {
         // Not `close()`: a deinit may run off the main actor. What it does is thread-safe.
         watch?.cancel()
+        stallCheck?.cancel()
         for connection in waiting { connection.shutDown() }
         g_socket_close(socket.pointer, nil)
         g_object_unref(socket.pointer)
@@ -100,6 +119,9 @@ public final class SecureListener {
         g_socket_close(socket.pointer, nil)
         for connection in waiting { connection.drop() }
         waiting = []
+        handshaking = []
+        stallCheck?.cancel()
+        stallCheck = nil
         for case .success(let channel) in finished { channel.close() }
         finished = []
         taker?.resume(returning: .failure(.closed))
@@ -183,8 +205,22 @@ public final class SecureListener {
                     guard await Readiness.clientHello(on: fd), pending.isWaiting else {
                         throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no TLS ClientHello before the deadline"))
                     }
-                    outcome = .success(try await SecureChannel.accept(connection.pointer, identity: checking,
-                                                                      credential: credential, pending: pending))
+                    self?.startHandshake(pending)
+                    defer { self?.handshakeEnded(pending) }
+                    let channel = try await SecureChannel.accept(connection.pointer, identity: checking,
+                                                                 credential: credential, pending: pending)
+                    // The deadline (or a cap) and this completion run on the loop one after the
+                    // other. If the connection was dropped first — its handshake finished in the
+                    // worker just as the deadline passed — it is closed here, never handed over;
+                    // if not, it is handed over still timed, and the next stage (D-Bus set-up,
+                    // the stream token) makes the same check before `authenticated()`. So a
+                    // connection ends either authenticated or shut down, and every channel made
+                    // is either delivered or closed.
+                    guard pending.isWaiting else {
+                        channel.close()
+                        throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "TLS finished only after the deadline"))
+                    }
+                    outcome = .success(channel)
                 } catch {
                     pending.drop()
                     outcome = .failure(error)
@@ -198,11 +234,50 @@ public final class SecureListener {
         }
     }
 
-    /// Drops the oldest waiting connections until one more from `host` fits both caps.
+    /// Counts `pending`'s handshake as running in a worker thread.
+    private func startHandshake(_ pending: PendingConnection) {
+        pending.sentClientHello = true
+        handshaking.append((pending, ContinuousClock.now))
+        shutDownStalledHandshakes()
+    }
+
+    private func handshakeEnded(_ pending: PendingConnection) {
+        handshaking.removeAll { $0.connection === pending }
+    }
+
+    /// While more than `maximumHandshakesInWorkers` run, shuts down the longest running if it
+    /// is stalled (its thread is free as soon as its blocked read fails); otherwise checks again
+    /// when it will be.
+    private func shutDownStalledHandshakes() {
+        stallCheck?.cancel()
+        stallCheck = nil
+        let now = ContinuousClock.now
+        while handshaking.count > max(1, maximumHandshakesInWorkers), let oldest = handshaking.first {
+            let age = now - oldest.started
+            guard age >= stalledHandshakeAge else {
+                stallCheck = MainLoop.after(stalledHandshakeAge - age) { [weak self] in self?.shutDownStalledHandshakes() }
+                return
+            }
+            handshaking.removeFirst()
+            oldest.connection.drop()
+        }
+    }
+
+    /// Drops waiting connections until one more from `host` fits both caps: the oldest that
+    /// has not sent its ClientHello, else the oldest.
+    ///
+    /// (Only that distinction: a connection past its handshake may be one its caller has
+    /// already closed without authenticating it, which holds its place until its deadline, so
+    /// it must not outrank a handshake that is still running.)
     private func makeRoom(for host: String) {
         let fromHost = waiting.filter { $0.host == host }
-        if fromHost.count >= maximumUnauthenticatedPerAddress, let oldest = fromHost.first { oldest.drop() }
-        while waiting.count >= maximumUnauthenticated, let oldest = waiting.first { oldest.drop() }
+        if fromHost.count >= maximumUnauthenticatedPerAddress { Self.victim(among: fromHost)?.drop() }
+        while waiting.count >= maximumUnauthenticated, let victim = Self.victim(among: waiting) { victim.drop() }
+    }
+
+    /// The oldest of `connections` (oldest first) still waiting for its ClientHello, else the oldest.
+    private static func victim(among connections: [PendingConnection]) -> PendingConnection? {
+        connections.first { !$0.sentClientHello } ?? connections.first
     }
 
     private func deliver(_ outcome: Result<SecureChannel, TransportError>) {
