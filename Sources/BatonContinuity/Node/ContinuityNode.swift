@@ -224,6 +224,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         if let current = listener {
             opened.maximumUnauthenticated = current.maximumUnauthenticated
             opened.maximumUnauthenticatedPerAddress = current.maximumUnauthenticatedPerAddress
+            opened.maximumHandshakesInWorkers = current.maximumHandshakesInWorkers
+            opened.stalledHandshakeAge = current.stalledHandshakeAge
         }
         return opened
     }
