@@ -8,22 +8,11 @@ import XCTest
 /// the group's devices dial the replaying host — now it is ignored, while the same record with
 /// a token made for the address it comes from is found. And a revoked device, which keeps the
 /// old discovery key, no longer recognises the group's devices on the network.
-final class DiscoveryAttacksBetweenHostsTests: TrustTestCase {
-    private var hosts: [TestHost] = []
+final class DiscoveryAttacksBetweenHostsTests: TestHostsOnlyTestCase {
     private var publishers: [RunningProcess] = []
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        if let reason = TestHost.unavailableReason { throw XCTSkip(reason) }
-    }
 
     override func tearDownWithError() throws {
         for publisher in publishers { publisher.terminate() }
-        for host in hosts {
-            host.shutDown()
-            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)")
-        }
-        hosts = []
         try super.tearDownWithError()
     }
 

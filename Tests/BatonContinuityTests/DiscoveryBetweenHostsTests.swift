@@ -3,28 +3,11 @@ import BatonTestSupport
 import Foundation
 import XCTest
 
-/// Real hosts (DESIGN.md section 4): two network namespaces joined by veth, each with its own
+/// Real hosts (`TestHost`): two network namespaces joined by veth, each with its own
 /// `dbus-daemon --system` and `avahi-daemon`, the devices finding each other through Avahi
-/// with no static peers (DESIGN.md section 5, "Discovery"). Needs root, which CI has; skipped
+/// with no static peers. Needs root, which CI has; skipped
 /// with the reason printed elsewhere.
-final class DiscoveryBetweenHostsTests: TrustTestCase {
-    private var hosts: [TestHost] = []
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        if let reason = TestHost.unavailableReason { throw XCTSkip(reason) }
-    }
-
-    /// Shuts every host down, even when the test failed, and checks that nothing is left.
-    override func tearDownWithError() throws {
-        for host in hosts {
-            host.shutDown()
-            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)")
-        }
-        hosts = []
-        try super.tearDownWithError()
-    }
-
+final class DiscoveryBetweenHostsTests: TestHostsOnlyTestCase {
     private func startPair(_ commandA: [String], _ commandB: [String], avahiOnA: Bool = true) throws -> (TestHost, TestHost) {
         let (a, b) = try TestHost.pair(commandA, commandB, avahiOnA: avahiOnA)
         hosts = [a, b]

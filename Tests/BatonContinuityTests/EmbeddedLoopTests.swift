@@ -10,19 +10,7 @@ import XCTest
 /// dialing, the TLS handshake and its certificate check, accepting, D-Bus set-up, calls,
 /// signals, exported objects, stream connections — must start on and call back through that
 /// context, or nothing links.
-final class EmbeddedLoopTests: TrustTestCase {
-    private var hosts: [TestHost] = []
-
-    /// Shuts down the test hosts of the discovery test, even when it failed.
-    override func tearDownWithError() throws {
-        for host in hosts {
-            host.shutDown()
-            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)")
-        }
-        hosts = []
-        try super.tearDownWithError()
-    }
-
+final class EmbeddedLoopTests: TestHostTestCase {
     func testTwoHostedDevicesLinkContinueAndStream() throws {
         let folders = try devices("A", "B")
         let a = try RunningProcess(product: "DeviceProbe", [folders[0], "--ok", "--streams", "--embed"])
@@ -59,7 +47,7 @@ final class EmbeddedLoopTests: TrustTestCase {
     /// D-Bus and avahi-daemon; needs root): Avahi's GLib poll runs on the host's context, so the
     /// devices find each other with no static peers, and one continues the other's activity.
     func testTwoHostedDevicesFindEachOtherThroughAvahi() throws {
-        if let reason = TestHost.unavailableReason { throw XCTSkip(reason) }
+        try skipUnlessTestHostsAvailable()
         let folders = try devices("A", "B")
         let probe = productURL("DeviceProbe").path
         let (a, b) = try TestHost.pair([probe, folders[0], "--ok", "--listen", "0.0.0.0", "--embed"],

@@ -6,24 +6,7 @@ import XCTest
 /// The listening port rotates with the DNS-SD name, between real hosts (network namespaces
 /// with their own `dbus-daemon --system` and `avahi-daemon`; see `TestHost`), read with Avahi's
 /// own `avahi-browse` as an onlooker on the link would. Needs root, which CI has.
-final class PortRotationBetweenHostsTests: TrustTestCase {
-    private var hosts: [TestHost] = []
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        if let reason = TestHost.unavailableReason { throw XCTSkip(reason) }
-    }
-
-    /// Shuts every host down, even when the test failed, and checks that nothing is left.
-    override func tearDownWithError() throws {
-        for host in hosts {
-            host.shutDown()
-            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)")
-        }
-        hosts = []
-        try super.tearDownWithError()
-    }
-
+final class PortRotationBetweenHostsTests: TestHostsOnlyTestCase {
     /// One resolved `avahi-browse --parsable` line: `=;iface;IPv4;name;type;domain;host;address;port;txt`.
     private struct Published {
         let name: String
