@@ -142,7 +142,9 @@ extension Application {
                 do {
                     try await source.confirmContinued(activity)
                 } catch {
-                    if !wait.isFinished { log.notice("could not tell \(activity.device) its activity was continued: \(error)") }
+                    // The reason in words (a CocoaError's description), not the error's dump.
+                    let reason = (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
+                    if !wait.isFinished { log.notice("could not tell \(activity.device) its activity was continued: \(reason)") }
                 }
                 wait.finish()
             }
