@@ -18,16 +18,21 @@ final class RawSocket {
     private(set) var received = 0
     /// The bytes of the admission gate received (the nonce, then the verdict).
     private(set) var gateBytes: [UInt8] = []
-    private let gateKey: DiscoveryKey?
+    /// The answer sent to the gate's nonce (the client's nonce and MAC).
+    private(set) var gateAnswer: [UInt8] = []
+    private let answering: ((Data) -> Data)?
     private var watch: LoopSource?
     private var sending: LoopSource?
     private var queued: [UInt8] = []
 
-    /// True once the listener admitted it (always, without a key: it does not ask).
-    var admitted: Bool { gateKey == nil || gateBytes.count > AdmissionGate.nonceSize }
+    /// True once the listener admitted it (always, when it does not answer the gate).
+    var admitted: Bool { answering == nil || gateBytes.count > AdmissionGate.nonceSize }
 
-    init(to port: UInt16, from source: String = "127.0.0.1", gateKey: DiscoveryKey? = nil) throws {
-        self.gateKey = gateKey
+    /// With `gateKey`, it answers the gate as a device holding that key does; with
+    /// `gateAnswer`, with what that returns for the nonce (a replayed or forged answer).
+    init(to port: UInt16, from source: String = "127.0.0.1", gateKey: DiscoveryKey? = nil,
+         gateAnswer: ((Data) -> Data)? = nil) throws {
+        answering = gateAnswer ?? gateKey.map { key in { AdmissionGate.answer(to: $0, key: key) } }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         self.fd = fd
@@ -60,10 +65,11 @@ final class RawSocket {
     func send(_ bytes: [UInt8]) { _ = Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) }
 
     private func took(_ byte: UInt8) {
-        guard let gateKey, !admitted else { return received += 1 }
+        guard let answering, !admitted else { return received += 1 }
         gateBytes.append(byte)
         if gateBytes.count == AdmissionGate.nonceSize {
-            send(Array(AdmissionGate.answer(to: Data(gateBytes), key: gateKey)))
+            gateAnswer = Array(answering(Data(gateBytes)))
+            send(gateAnswer)
         } else if admitted, !queued.isEmpty {
             send(queued)
             queued = []
