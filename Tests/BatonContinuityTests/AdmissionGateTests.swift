@@ -178,4 +178,38 @@ final class AdmissionGateTests: TrustTestCase {
         a.send("continue 5")
         XCTAssertNotNil(a.waitForLine(containing: "continued Probe"), a.output)
     }
+
+    /// An identity without a discovery key (issued before discovery existed) neither asks nor
+    /// answers the gate: two such devices link as before; a device with a key admits no such one.
+    func testAnIdentityWithoutADiscoveryKeyNeitherAsksNorAnswers() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        func legacy(_ name: String) throws -> DeviceIdentity {
+            let issued = try authority.issueDevice(named: name)
+            return try DeviceIdentity(certificate: issued.certificate, privateKeyPEM: issued.privateKeyPEM,
+                                      groupCertificate: issued.groupCertificate, revocationData: issued.revocationData,
+                                      discoveryKey: nil)
+        }
+        let oldLaptop = try legacy("old-laptop"), oldPhone = try legacy("old-phone")
+        let laptop = try authority.issueDevice(named: "laptop")
+        try MainActor.assumeIsolated {
+            let phoneCredential = try TLSCredential(identity: oldPhone)
+            let old = try SecureListener(identity: oldLaptop, credential: try TLSCredential(identity: oldLaptop))
+            defer { old.close() }
+            let accepted = Outcome { try await old.accept() }
+            let dialed = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: old.port, identity: oldPhone,
+                                                                   credential: phoneCredential) }
+            spin(until: { accepted.done && dialed.done })
+            XCTAssertEqual(try dialed.get().peerName, oldLaptop.identifier)
+            XCTAssertEqual(try accepted.get().peerName, oldPhone.identifier)
+
+            let gated = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+            defer { gated.close() }
+            let refused = Outcome { try await gated.accept() }
+            let refusedDial = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: gated.port, identity: oldPhone,
+                                                                        credential: phoneCredential) }
+            spin(until: { refused.done && refusedDial.done })
+            guard case .notAdmitted? = refused.error as? TransportError else { return XCTFail("\(String(describing: refused.error))") }
+            XCTAssertNotNil(refusedDial.error)
+        }
+    }
 }
