@@ -212,4 +212,39 @@ final class AdmissionGateTests: TrustTestCase {
             XCTAssertNotNil(refusedDial.error)
         }
     }
+
+    /// A listener that never sends its nonce (a stranger's port, or a device without a key)
+    /// holds a dial for the client's admission deadline at most, and not at all once the dial
+    /// is cancelled.
+    func testADialToAListenerThatSaysNothingEndsAtItsDeadline() throws {
+        let phone = try GroupAuthority.create(name: "Ada", in: config("admin")).issueDevice(named: "phone")
+        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(listening) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, size) } }
+        XCTAssertEqual(listen(listening, 4), 0)  // the kernel completes connections; nobody answers
+        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &size) } }
+        let port = UInt16(bigEndian: address.sin_port)
+        try MainActor.assumeIsolated {
+            let credential = try TLSCredential(identity: phone)
+            var started = ContinuousClock.now
+            let waited = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: port, identity: phone, credential: credential) }
+            spin(until: { waited.done })
+            guard case .admissionTimedOut? = waited.error as? TransportError else { return XCTFail("\(String(describing: waited.error))") }
+            XCTAssertGreaterThanOrEqual(ContinuousClock.now - started, SecureChannel.admissionDeadline - .milliseconds(100))
+
+            started = ContinuousClock.now
+            let dial = Task { @MainActor in
+                try await SecureChannel.connect(host: "127.0.0.1", port: port, identity: phone, credential: credential)
+            }
+            let cancelled = Outcome { try await dial.value }
+            MainLoop.after(.milliseconds(200)) { dial.cancel() }
+            spin(until: { cancelled.done })
+            XCTAssertNotNil(cancelled.error)
+            XCTAssertLessThan(ContinuousClock.now - started, SecureChannel.admissionDeadline, "a cancelled dial ends at once")
+        }
+    }
 }

@@ -68,10 +68,25 @@ enum AdmissionGate {
     }
 
     /// The client's side on a connection just made: reads the server's nonce, answers it under
-    /// `key` and waits for the server to admit it, all within `deadline`.
+    /// `key` and waits for the server to admit it, all within `deadline`. Cancelling the task
+    /// shuts the connection down, which ends the wait at once.
     static func pass(_ connection: UnsafeMutablePointer<GSocketConnection>, key: DiscoveryKey,
                      deadline: Duration) async throws(TransportError) {
-        let socket = g_socket_connection_get_socket(connection)!
+        let socket = SendablePointer(g_socket_connection_get_socket(connection)!)
+        let result: Result<Void, TransportError> = await withTaskCancellationHandler {
+            do throws(TransportError) {
+                return .success(try await pass(socket.pointer, key: key, deadline: deadline))
+            } catch {
+                return .failure(error)
+            }
+        } onCancel: {
+            g_socket_shutdown(socket.pointer, 1, 1, nil)  // thread-safe: a system call on a descriptor kept open
+        }
+        try result.get()
+    }
+
+    private static func pass(_ socket: UnsafeMutablePointer<GSocket>, key: DiscoveryKey,
+                             deadline: Duration) async throws(TransportError) {
         let fd = g_socket_get_fd(socket)
         var timedOut = false
         let timer = MainLoop.after(deadline) {
@@ -81,14 +96,15 @@ enum AdmissionGate {
         defer { timer.cancel() }
         await Readiness.socket(fd, holds: nonceSize)
         var serverNonce = [UInt8](repeating: 0, count: nonceSize)
-        guard !timedOut, recv(fd, &serverNonce, nonceSize, Int32(MSG_DONTWAIT)) == nonceSize else {
-            throw timedOut ? .admissionTimedOut(deadline) : .admissionFailed
+        guard !timedOut, !Task.isCancelled, recv(fd, &serverNonce, nonceSize, Int32(MSG_DONTWAIT)) == nonceSize else {
+            throw timedOut ? .admissionTimedOut(deadline) : Task.isCancelled ? .closed : .admissionFailed
         }
         guard sendAll(answer(to: Data(serverNonce), key: key), on: fd) else { throw .admissionFailed }
         await Readiness.socket(fd, holds: 1)
         var verdict: UInt8 = 0
         let read = recv(fd, &verdict, 1, Int32(MSG_DONTWAIT))
         guard !timedOut else { throw .admissionTimedOut(deadline) }
+        guard !Task.isCancelled else { throw .closed }
         // The server shuts the connection down, without a byte, on a wrong answer.
         guard read == 1 else { throw .admissionRefused }
         guard verdict == admitted else { throw .admissionFailed }

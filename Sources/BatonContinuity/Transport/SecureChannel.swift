@@ -155,7 +155,7 @@ public final class SecureChannel: @unchecked Sendable {
             if attempt < keys.count {
                 do throws(TransportError) {
                     try await AdmissionGate.pass(connection, key: keys[attempt], deadline: admissionDeadline)
-                } catch .admissionRefused where attempt + 1 < keys.count {
+                } catch .admissionRefused where attempt + 1 < keys.count && !Task.isCancelled {
                     attempt += 1
                     g_io_stream_close(gCast(connection), nil, nil)  // only a socket: closing never waits
                     continue
