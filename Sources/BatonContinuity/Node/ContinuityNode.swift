@@ -196,7 +196,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private func startDiscovery(port: UInt16, publishes: Bool) {
         discoveryStart = publishes
         guard let key = identity.discoveryKey else {
-            return log.error("no discovery key beside this device's identity (issued before discovery existed?): using the static peers only")
+            return log.error("no discovery key beside this device's identity (issued before discovery existed?): using the static peers only, without the admission gate (only devices without a key either can link with it)")
         }
         guard identity.discoveryKeyIsCurrent else {
             // Fail closed: the key held is one a revoked device knows too.

@@ -16,8 +16,9 @@ public struct DeviceIdentity: Sendable {
     /// The signed revocation list as held (its bytes can be passed on as they are).
     public private(set) var revocationData: Data
     public private(set) var revocations: RevocationList
-    /// The group's discovery secret; nil for an identity issued before discovery existed,
-    /// which then links through static peers only.
+    /// The group's discovery secret, also proved and asked at the admission gate before TLS;
+    /// nil for an identity issued before discovery existed, which then links through static
+    /// peers only, without the gate (so only with devices that have no key either).
     public private(set) var discoveryKey: DiscoveryKey?
     /// The discovery key held before the last one adopted (`discovery.key.previous`), if any:
     /// proved at a device's admission gate when the current one is refused, so a device that
