@@ -17,9 +17,6 @@ import Glibc
 public final class GateRelay: @unchecked Sendable {
     /// The loopback port clients connect to.
     public let port: UInt16
-    /// What the relay saw of the device's gate on its last connection: the nonce it read, and
-    /// whether the device admitted it.
-    public var lastNonce: Data? { lock.withLock { nonce } }
 
     private let listening: Int32
     private let target: UInt16
@@ -28,7 +25,6 @@ public final class GateRelay: @unchecked Sendable {
     private let lock = NSLock()
     private var open: Set<Int32> = []
     private var closed = false
-    private var nonce: Data?
     private static let maximumConnections = 64
 
     /// A relay to the device listening on `127.0.0.1:devicePort`; `answer` turns the device's
@@ -113,7 +109,6 @@ public final class GateRelay: @unchecked Sendable {
             $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(device, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
         }
         guard connected == 0, let serverNonce = read(device, count: 16) else { return }
-        lock.withLock { nonce = serverNonce }
         let reply = answer(serverNonce)
         guard reply.withUnsafeBytes({ send(device, $0.baseAddress, reply.count, Int32(MSG_NOSIGNAL)) }) == reply.count,
               read(device, count: 1) == Data([1]) else { return }
