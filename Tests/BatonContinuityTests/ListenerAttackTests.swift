@@ -167,14 +167,21 @@ final class ListenerAttackTests: TrustTestCase {
             // 50 silent sockets, from 7 addresses (each under the cap per address); a
             // ClientHello record header and body at one byte a second (both now stopped at the
             // admission gate, which waits for 48 bytes of answer); device C, which passes the
-            // gate, completes TLS with its group certificate and then says nothing.
+            // gate, completes TLS with its group certificate and then says nothing. And an
+            // insider that passes the gate and then sends its ClientHello at 1 byte/s (it must
+            // not hold a worker thread either).
             let silent = try (0..<50).map { try RawSocket(to: address.port, from: "127.0.0.\(2 + $0 % 7)") }
             let slow = try RawSocket(to: address.port, from: "127.0.0.9")
             let hello: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03] + Array(repeating: 0x42, count: 64)
-            var trickled = 0
+            let slowInsider = try RawSocket(to: address.port, from: "127.0.0.10", gateKey: c.discoveryKey)
+            var trickled = 0, insiderTrickled = 0
             let trickle = MainLoop.every(.seconds(1)) {
                 if trickled < hello.count { slow.send([hello[trickled]]) }
                 trickled += 1
+                if slowInsider.admitted, insiderTrickled < hello.count {
+                    slowInsider.send([hello[insiderTrickled]])
+                    insiderTrickled += 1
+                }
                 return .again
             }
             defer { trickle.cancel() }
@@ -211,9 +218,11 @@ final class ListenerAttackTests: TrustTestCase {
             XCTAssertFalse(quietEnded.done, "the attack was still on while the device got through")
 
             // The listener closes every attacking connection after its deadline.
-            let closed = MainLoop.run(until: { silent.allSatisfy(\.ended) && slow.ended && quietEnded.done },
+            let closed = MainLoop.run(until: { silent.allSatisfy(\.ended) && slow.ended && slowInsider.ended && quietEnded.done },
                                       timeout: .seconds(deadline + 15))
-            XCTAssertTrue(closed, "still open: \(silent.filter { !$0.ended }.count) silent, slow \(!slow.ended), quiet \(!quietEnded.done)")
+            XCTAssertTrue(closed, "still open: \(silent.filter { !$0.ended }.count) silent, slow \(!slow.ended), "
+                          + "slow insider \(!slowInsider.ended), quiet \(!quietEnded.done)")
+            XCTAssertTrue(slowInsider.admitted && insiderTrickled > 0, "the slow insider was past the gate, sending its ClientHello")
             XCTAssertGreaterThanOrEqual(ContinuousClock.now - attackStarted, .seconds(deadline - 2), "closed by the deadline, not before")
         }
         probe.send("ping")
