@@ -49,14 +49,19 @@ final class DeviceNamesTests: TrustTestCase {
     /// A client with no certificate reads the device's certificate chain as the handshake
     /// sends it: no name of the user, the group or the device in it, in the text s_client
     /// prints or in the certificate's bytes — one opaque identifier in each distinguished name.
+    /// (Only an insider gets that far: s_client goes through a relay that passes the admission
+    /// gate with the group's discovery key. A stranger sees no certificate: AdmissionGateTests.)
     func testAClientWithoutACertificateLearnsNoName() throws {
         let authority = try GroupAuthority.create(name: groupName, in: config("admin"))
         let laptop = try authority.issueDevice(named: deviceName)
-        let (listener, server) = try MainActor.assumeIsolated {
+        let key = try XCTUnwrap(laptop.discoveryKey)
+        let (relay, server) = try MainActor.assumeIsolated {
             let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
-            return (listener, Outcome { try await listener.accept() })
+            let relay = try GateRelay(to: listener.port) { AdmissionGate.answer(to: $0, key: key) }
+            return (relay, Outcome { try await listener.accept() })
         }
-        let port = listener.port
+        defer { relay.close() }
+        let port = relay.port
         let client = MainActor.assumeIsolated {
             Outcome {
                 try await Task.detached {

@@ -4,17 +4,22 @@ import BatonTestSupport
 import Foundation
 import XCTest
 
-/// A device listener of `authority`'s group; returns the listener and the server side's outcome.
+/// A device listener of `authority`'s group behind a relay that passes its admission gate with
+/// the group's discovery key (`GateRelay`), so that a foreign TLS client meets the listener's
+/// TLS as a device's would; returns the relay and the server side's outcome.
 @MainActor
-private func listen(_ authority: GroupAuthority) throws -> (SecureListener, Outcome<SecureChannel>) {
+private func listen(_ authority: GroupAuthority) throws -> (GateRelay, Outcome<SecureChannel>) {
     let laptop = try authority.issueDevice(named: "laptop-\(UUID().uuidString.prefix(4))")
     let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
-    return (listener, Outcome { try await listener.accept() })
+    let key = try XCTUnwrap(laptop.discoveryKey)
+    let relay = try GateRelay(to: listener.port) { AdmissionGate.answer(to: $0, key: key) }
+    return (relay, Outcome { try await listener.accept() })
 }
 
 /// Security with a real client nobody on the team wrote: `openssl s_client`, offering the
-/// baton/1 ALPN over TLS 1.3, is refused by a device's listener unless it holds a current
-/// device certificate of the group — and nothing is sent to it before that.
+/// baton/1 ALPN over TLS 1.3 through a relay that passes the admission gate for it (as an
+/// insider holding the group's discovery key could), is refused by a device's listener unless
+/// it holds a current device certificate of the group — and nothing is sent to it before that.
 final class ForeignClientTests: TrustTestCase {
     /// Runs s_client against `port` with optional certificate and key files; returns its output.
     private func sClient(port: UInt16, certificate: String? = nil, key: String? = nil) -> Outcome<String> {
@@ -37,16 +42,18 @@ final class ForeignClientTests: TrustTestCase {
 
     /// What a device of `authority`'s group says to s_client presenting `certificate` and `key`.
     private func refusalOfSClient(to authority: GroupAuthority, certificate: URL, key: URL) throws -> TransportError? {
-        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
-        let client = sClient(port: listener.port, certificate: certificate.path, key: key.path)
+        let (relay, server) = try MainActor.assumeIsolated { try listen(authority) }
+        defer { relay.close() }
+        let client = sClient(port: relay.port, certificate: certificate.path, key: key.path)
         MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
         return refusal(server)
     }
 
     func testNoClientCertificateIsRefused() throws {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
-        let client = sClient(port: listener.port)
+        let (relay, server) = try MainActor.assumeIsolated { try listen(authority) }
+        defer { relay.close() }
+        let client = sClient(port: relay.port)
         MainActor.assumeIsolated { spin(until: { server.done && client.done }) }
         guard case .handshakeFailed? = refusal(server) else { return XCTFail("\(String(describing: refusal(server)))") }
     }
@@ -90,8 +97,9 @@ final class ForeignClientTests: TrustTestCase {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let phone = root.appendingPathComponent("phone")
         try authority.issueDevice(named: "phone").write(to: phone)
-        let (listener, server) = try MainActor.assumeIsolated { try listen(authority) }
-        let client = sClient(port: listener.port, certificate: phone.appendingPathComponent("certificate.pem").path,
+        let (relay, server) = try MainActor.assumeIsolated { try listen(authority) }
+        defer { relay.close() }
+        let client = sClient(port: relay.port, certificate: phone.appendingPathComponent("certificate.pem").path,
                              key: phone.appendingPathComponent("key.pem").path)
         MainActor.assumeIsolated { spin(until: { server.done }) }
         XCTAssertEqual(try MainActor.assumeIsolated { try server.get().peerName }, try DeviceIdentity.load(from: phone).identifier)

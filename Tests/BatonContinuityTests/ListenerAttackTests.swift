@@ -6,17 +6,33 @@ import XCTest
 
 /// A plain TCP connection to a listener from a chosen loopback address (all of 127/8 is this
 /// machine): an attacker that never finishes a TLS handshake. `ended` turns true when the
-/// listener closes it (the socket reads its end, or an error).
+/// listener closes it (the socket reads its end, or an error). Given the group's discovery key
+/// (an insider: a revoked device holds the key of its time), it first passes the listener's
+/// admission gate, and what it sends waits for that.
 @MainActor
 final class RawSocket {
     let fd: Int32
     private(set) var ended = false
-    /// How many bytes the listener has sent it (a TLS server's first flight, say).
+    /// How many bytes the listener has sent it past the admission gate (a TLS server's first
+    /// flight, say).
     private(set) var received = 0
+    /// The bytes of the admission gate received (the nonce, then the verdict).
+    private(set) var gateBytes: [UInt8] = []
+    /// The answer sent to the gate's nonce (the client's nonce and MAC).
+    private(set) var gateAnswer: [UInt8] = []
+    private let answering: ((Data) -> Data)?
     private var watch: LoopSource?
     private var sending: LoopSource?
+    private var queued: [UInt8] = []
 
-    init(to port: UInt16, from source: String = "127.0.0.1") throws {
+    /// True once the listener admitted it (always, when it does not answer the gate).
+    var admitted: Bool { answering == nil || gateBytes.count > AdmissionGate.nonceSize }
+
+    /// With `gateKey`, it answers the gate as a device holding that key does; with
+    /// `gateAnswer`, with what that returns for the nonce (a replayed or forged answer).
+    init(to port: UInt16, from source: String = "127.0.0.1", gateKey: DiscoveryKey? = nil,
+         gateAnswer: ((Data) -> Data)? = nil) throws {
+        answering = gateAnswer ?? gateKey.map { key in { AdmissionGate.answer(to: $0, key: key) } }
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw POSIXError(.EMFILE) }
         self.fd = fd
@@ -38,7 +54,7 @@ final class RawSocket {
         watch = MainLoop.whenReadable(fd) { [weak self] in
             var byte: UInt8 = 0
             let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))
-            if count > 0 { self?.received += 1 }
+            if count > 0 { self?.took(byte) }
             guard count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) else { return .again }
             self?.ended = true
             return .stop
@@ -48,8 +64,22 @@ final class RawSocket {
     /// Sends `bytes` (without waiting: a few bytes always fit).
     func send(_ bytes: [UInt8]) { _ = Glibc.send(fd, bytes, bytes.count, Int32(MSG_NOSIGNAL)) }
 
-    /// Sends `bytes` once the connection is made (a few kilobytes always fit its buffer).
+    private func took(_ byte: UInt8) {
+        guard let answering, !admitted else { return received += 1 }
+        gateBytes.append(byte)
+        if gateBytes.count == AdmissionGate.nonceSize {
+            gateAnswer = Array(answering(Data(gateBytes)))
+            send(gateAnswer)
+        } else if admitted, !queued.isEmpty {
+            send(queued)
+            queued = []
+        }
+    }
+
+    /// Sends `bytes` once the connection is made and, with a key, admitted (a few kilobytes
+    /// always fit its buffer).
     func sendWhenConnected(_ bytes: [UInt8]) {
+        guard admitted else { return queued += bytes }
         sending = MainLoop.whenWritable(fd) { [weak self] in
             self?.send(bytes)
             self?.sending = nil
@@ -65,7 +95,8 @@ final class RawSocket {
 }
 
 /// A whole TLS ClientHello record as a device of the group sends it: a real dial from
-/// `identity` to a plain TCP socket that reads its first record and then hangs up.
+/// `identity` to a plain TCP socket that admits it at the gate (any answer), reads its first
+/// TLS record and then hangs up.
 @MainActor
 func capturedClientHello(from identity: DeviceIdentity) throws -> [UInt8] {
     let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
@@ -88,12 +119,21 @@ func capturedClientHello(from identity: DeviceIdentity) throws -> [UInt8] {
     defer { acceptWatch.cancel() }
     spin(until: { accepted >= 0 })
     defer { close(accepted) }
+    _ = send(accepted, Array(AdmissionGate.nonce()), AdmissionGate.nonceSize, Int32(MSG_NOSIGNAL))
+    var answer: [UInt8] = []
     var bytes: [UInt8] = []
-    func whole() -> Bool { bytes.count >= 5 && bytes.count >= 5 + (Int(bytes[3]) << 8 | Int(bytes[4])) }
+    func whole() -> Bool {
+        answer.count == AdmissionGate.answerSize && bytes.count >= 5 && bytes.count >= 5 + (Int(bytes[3]) << 8 | Int(bytes[4]))
+    }
     let readWatch = MainLoop.whenReadable(accepted) {
         var chunk = [UInt8](repeating: 0, count: 4096)
         let count = recv(accepted, &chunk, chunk.count, Int32(MSG_DONTWAIT))
         if count > 0 { bytes += chunk[..<count] }
+        if answer.count < AdmissionGate.answerSize, bytes.count >= AdmissionGate.answerSize {
+            answer = Array(bytes.prefix(AdmissionGate.answerSize))
+            bytes.removeFirst(AdmissionGate.answerSize)
+            _ = send(accepted, [AdmissionGate.admitted], 1, Int32(MSG_NOSIGNAL))
+        }
         return count == 0 || whole() ? .stop : .again
     }
     defer { readWatch.cancel() }
@@ -125,15 +165,23 @@ final class ListenerAttackTests: TrustTestCase {
         let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
         try MainActor.assumeIsolated {
             // 50 silent sockets, from 7 addresses (each under the cap per address); a
-            // ClientHello record header and body at one byte a second; device C, which
-            // completes TLS with its group certificate and then says nothing.
+            // ClientHello record header and body at one byte a second (both now stopped at the
+            // admission gate, which waits for 48 bytes of answer); device C, which passes the
+            // gate, completes TLS with its group certificate and then says nothing. And an
+            // insider that passes the gate and then sends its ClientHello at 1 byte/s (it must
+            // not hold a worker thread either).
             let silent = try (0..<50).map { try RawSocket(to: address.port, from: "127.0.0.\(2 + $0 % 7)") }
             let slow = try RawSocket(to: address.port, from: "127.0.0.9")
             let hello: [UInt8] = [0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0x00, 0x01, 0xfc, 0x03, 0x03] + Array(repeating: 0x42, count: 64)
-            var trickled = 0
+            let slowInsider = try RawSocket(to: address.port, from: "127.0.0.10", gateKey: c.discoveryKey)
+            var trickled = 0, insiderTrickled = 0
             let trickle = MainLoop.every(.seconds(1)) {
                 if trickled < hello.count { slow.send([hello[trickled]]) }
                 trickled += 1
+                if slowInsider.admitted, insiderTrickled < hello.count {
+                    slowInsider.send([hello[insiderTrickled]])
+                    insiderTrickled += 1
+                }
                 return .again
             }
             defer { trickle.cancel() }
@@ -170,9 +218,11 @@ final class ListenerAttackTests: TrustTestCase {
             XCTAssertFalse(quietEnded.done, "the attack was still on while the device got through")
 
             // The listener closes every attacking connection after its deadline.
-            let closed = MainLoop.run(until: { silent.allSatisfy(\.ended) && slow.ended && quietEnded.done },
+            let closed = MainLoop.run(until: { silent.allSatisfy(\.ended) && slow.ended && slowInsider.ended && quietEnded.done },
                                       timeout: .seconds(deadline + 15))
-            XCTAssertTrue(closed, "still open: \(silent.filter { !$0.ended }.count) silent, slow \(!slow.ended), quiet \(!quietEnded.done)")
+            XCTAssertTrue(closed, "still open: \(silent.filter { !$0.ended }.count) silent, slow \(!slow.ended), "
+                          + "slow insider \(!slowInsider.ended), quiet \(!quietEnded.done)")
+            XCTAssertTrue(slowInsider.admitted && insiderTrickled > 0, "the slow insider was past the gate, sending its ClientHello")
             XCTAssertGreaterThanOrEqual(ContinuousClock.now - attackStarted, .seconds(deadline - 2), "closed by the deadline, not before")
         }
         probe.send("ping")
@@ -209,7 +259,9 @@ final class ListenerAttackTests: TrustTestCase {
         }
     }
 
-    /// Connections that send a whole, real ClientHello and then go silent: each has the
+    /// Connections that pass the admission gate (an insider holding the group's discovery key:
+    /// a device revoked since the last rotation of the key would not), send a whole, real
+    /// ClientHello and then go silent: each has the
     /// listener's TLS server answer and then wait for the client's next flight, which never
     /// comes, in a GIO worker thread. Up to the caps (8 from each of 8 addresses: 64), held
     /// open, while a device links, continues and streams: it must get through in its normal
@@ -226,7 +278,8 @@ final class ListenerAttackTests: TrustTestCase {
         let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
         try MainActor.assumeIsolated {
             let hello = try capturedClientHello(from: c)
-            let stalled = try (0..<64).map { try RawSocket(to: address.port, from: "127.0.0.\(2 + $0 % 8)") }
+            // Insiders: they hold the group's discovery key and pass the admission gate.
+            let stalled = try (0..<64).map { try RawSocket(to: address.port, from: "127.0.0.\(2 + $0 % 8)", gateKey: c.discoveryKey) }
             for socket in stalled { socket.sendWhenConnected(hello) }
             // The listener's TLS server has answered some: their handshakes are in worker threads.
             spin(until: { stalled.filter { $0.received > 0 }.count >= 8 })
@@ -276,7 +329,7 @@ final class ListenerAttackTests: TrustTestCase {
             listener.maximumUnauthenticated = 3
             let accepting = Outcome { try await listener.accept() }
             _ = accepting
-            let proving = try RawSocket(to: listener.port, from: "127.0.0.2")
+            let proving = try RawSocket(to: listener.port, from: "127.0.0.2", gateKey: phone.discoveryKey)
             proving.sendWhenConnected(hello)
             spin(until: { proving.received > 0 })  // the listener's TLS server answered: its handshake runs
             let silent = try (0..<2).map { try RawSocket(to: listener.port, from: "127.0.0.\(3 + $0)") }

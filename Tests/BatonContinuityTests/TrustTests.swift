@@ -28,7 +28,8 @@ class TrustTestCase: XCTestCase {
         }
     }
 
-    /// A device identity whose certificate the group CA signs with `extensions`.
+    /// A device identity whose certificate the group CA signs with `extensions` (holding the
+    /// group's discovery key, as whoever can have the CA sign can).
     func identity(_ name: String, extensions: Certificate.Extensions, authority: GroupAuthority) throws -> DeviceIdentity {
         let key = P256.Signing.PrivateKey()
         let now = Date()
@@ -41,7 +42,7 @@ class TrustTestCase: XCTestCase {
         return try DeviceIdentity(certificate: certificate, privateKeyPEM: key.pemRepresentation,
                                   groupCertificate: authority.certificate,
                                   revocationData: try authority.revocationList().signed(with: authority.privateKey),
-                                  discoveryKey: nil)
+                                  discoveryKey: try authority.discoveryKey())
     }
 
     func mode(_ url: URL) -> UInt16 {

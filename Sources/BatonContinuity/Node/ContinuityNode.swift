@@ -196,7 +196,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private func startDiscovery(port: UInt16, publishes: Bool) {
         discoveryStart = publishes
         guard let key = identity.discoveryKey else {
-            return log.error("no discovery key beside this device's identity (issued before discovery existed?): using the static peers only")
+            return log.error("no discovery key beside this device's identity (issued before discovery existed?): using the static peers only, without the admission gate (only devices without a key either can link with it)")
         }
         guard identity.discoveryKeyIsCurrent else {
             // Fail closed: the key held is one a revoked device knows too.
@@ -521,7 +521,18 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
               let bytes = try? SecureFiles.readPrivate(directory.appendingPathComponent("discovery.key")),
               (try? identity.adopt(discoveryKey: bytes)) != nil else { return }
         log.info("discovery key of revocation list \(identity.revocations.sequence) read from \(directory.path)")
+        savePreviousDiscoveryKey()
         restartDiscovery()
+    }
+
+    /// Writes the key held before the one just adopted beside the identity
+    /// (`discovery.key.previous`), so that after a restart this device still proves it to a
+    /// device that missed the rotation.
+    private func savePreviousDiscoveryKey() {
+        guard let directory = identityDirectory, let previous = identity.previousDiscoveryKey else { return }
+        do { try SecureFiles.write(previous.bytes, to: directory.appendingPathComponent("discovery.key.previous"), mode: 0o600) } catch {
+            log.error("cannot save the previous discovery key: \(error)")
+        }
     }
 
     /// Asks the linked devices, one after another, for the discovery key the list held names,
@@ -540,6 +551,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                     if let directory = self.identityDirectory {
                         try SecureFiles.write(bytes, to: directory.appendingPathComponent("discovery.key"), mode: 0o600)
                     }
+                    self.savePreviousDiscoveryKey()
                     self.log.info("discovery key of revocation list \(self.identity.revocations.sequence) received from \(self.name(of: link))")
                     self.restartDiscovery()
                 } catch {

@@ -131,20 +131,57 @@ public final class SecureChannel: @unchecked Sendable {
         }
     }
 
+    /// How long a client waits for a listening peer's admission gate (its nonce, then its verdict).
+    public static let admissionDeadline: Duration = .seconds(5)
+
     /// Connects to a peer at `host:port` and proves both identities; `applicationProtocol` is
     /// `alpn` for a device link, `streamALPN` for a continuation stream.
+    ///
+    /// First the admission gate (`AdmissionGate`), with the identity's discovery key: if the
+    /// peer refuses it and the identity holds the key it had before its last one
+    /// (`DeviceIdentity.previousDiscoveryKey`), a second connection proves that one, so a
+    /// device that missed a rotation of the key is still reached (and then gets the new key
+    /// over the link). An identity without a discovery key connects without the gate.
     @MainActor
     public static func connect(host: String, port: UInt16, identity: DeviceIdentity, credential: TLSCredential,
                                applicationProtocol: String = alpn) async throws(TransportError) -> SecureChannel {
+        var keys = [identity.discoveryKey].compactMap { $0 }
+        if let previous = identity.previousDiscoveryKey, previous != identity.discoveryKey { keys.append(previous) }
+        var attempt = 0
+        while true {
+            let connection = try await openTCP(host: host, port: port)
+            defer { g_object_unref(connection) }
+            configureSocket(connection)
+            if attempt < keys.count {
+                do throws(TransportError) {
+                    try await AdmissionGate.pass(connection, key: keys[attempt], deadline: admissionDeadline)
+                } catch .admissionRefused where attempt + 1 < keys.count && !Task.isCancelled {
+                    attempt += 1
+                    g_io_stream_close(gCast(connection), nil, nil)  // only a socket: closing never waits
+                    continue
+                }
+            }
+            var error: UnsafeMutablePointer<GError>?
+            guard let tls = g_tls_client_connection_new(gCast(connection), nil, &error) else {
+                throw .handshakeFailed(GLibError(consuming: error!))
+            }
+            g_tls_connection_set_certificate(gCast(tls), credential.certificate)
+            let offered = applicationProtocol == streamALPN ? streamProtocols : linkProtocols
+            return try await secure(tls, identity: identity, isServer: false, peerHost: remoteHost(connection), offering: offered)
+        }
+    }
+
+    /// A TCP connection to `host:port`, straight (no proxy).
+    @MainActor
+    private static func openTCP(host: String, port: UInt16) async throws(TransportError) -> UnsafeMutablePointer<GSocketConnection> {
         let client = g_socket_client_new()!
         defer { g_object_unref(client) }
         // Straight to the device: a desktop's HTTP proxy has no business with links between
         // the user's own devices (and resolving it costs a GSettings or libproxy lookup).
         g_socket_client_set_enable_proxy(client, 0)
         let address = PeerAddress(host: host, port: port).description  // brackets an IPv6 host
-        let connection: UnsafeMutablePointer<GSocketConnection>
         do {
-            connection = try await GIOAsync.call { cancellable, callback, userData in
+            return try await GIOAsync.call { cancellable, callback, userData in
                 g_socket_client_connect_to_host_async(client, address, port, cancellable, callback, userData)
             } finish: { result, error in
                 g_socket_client_connect_to_host_finish(client, result, error).map(SendablePointer.init)
@@ -152,15 +189,6 @@ public final class SecureChannel: @unchecked Sendable {
         } catch {
             throw .connectionFailed(GLibError(error))
         }
-        defer { g_object_unref(connection) }
-        configureSocket(connection)
-        var error: UnsafeMutablePointer<GError>?
-        guard let tls = g_tls_client_connection_new(gCast(connection), nil, &error) else {
-            throw .handshakeFailed(GLibError(consuming: error!))
-        }
-        g_tls_connection_set_certificate(gCast(tls), credential.certificate)
-        let offered = applicationProtocol == streamALPN ? streamProtocols : linkProtocols
-        return try await secure(tls, identity: identity, isServer: false, peerHost: remoteHost(connection), offering: offered)
     }
 
     /// Wraps an accepted TCP connection as the TLS server and proves both identities.

@@ -10,8 +10,12 @@ import Foundation
 /// come and go quickly — a peer that reconnects fast crashed the listening process — so Baton
 /// does not use it.)
 ///
-/// Accepting never waits on a peer. Each accepted connection does its TLS handshake in a task
-/// of its own, and has `handshakeDeadline` from accept to being authenticated: a verified
+/// Before TLS, each connection passes the admission gate (`AdmissionGate`): the peer proves it
+/// holds the group's current discovery key (the one of the identity the connection is checked
+/// against), or is shut down without having seen a TLS byte, the certificate included.
+///
+/// Accepting never waits on a peer. Each accepted connection does its gate and TLS handshake in
+/// a task of its own, and has `handshakeDeadline` from accept to being authenticated: a verified
 /// link whose D-Bus is set up (`PeerBus.open`), or a stream connection whose token has
 /// arrived. A connection still waiting at its deadline is shut down. At most
 /// `maximumUnauthenticated` connections wait at once, and at most
@@ -201,6 +205,11 @@ public final class SecureListener {
                 defer { g_object_unref(connection.pointer) }
                 let outcome: Result<SecureChannel, TransportError>
                 do throws(TransportError) {
+                    // Nothing, not even the certificate, to a peer that has not proved it holds
+                    // the group's discovery key (a device issued before there was one: no gate).
+                    if let key = checking.discoveryKey {
+                        guard await AdmissionGate.admit(on: fd, key: key), pending.isWaiting else { throw .notAdmitted }
+                    }
                     // No worker thread for a peer that has not sent its ClientHello yet.
                     guard await Readiness.clientHello(on: fd), pending.isWaiting else {
                         throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no TLS ClientHello before the deadline"))

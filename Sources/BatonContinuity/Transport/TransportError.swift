@@ -17,6 +17,17 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     /// A continuation stream's peer sent nothing, or took nothing, for this long: the
     /// connection was shut down.
     case idle(Duration)
+    /// The peer listening shut the connection down at the admission gate, after this device's
+    /// answer: it does not take the discovery key this device proved (it holds another one).
+    case admissionRefused
+    /// The admission gate did not go as the protocol says: the peer hung up, or sent a wrong
+    /// byte, before admitting this device.
+    case admissionFailed
+    /// The peer listening did not finish the admission gate within this time.
+    case admissionTimedOut(Duration)
+    /// The peer connecting did not prove, at the admission gate and within the deadline, that
+    /// it holds this device's discovery key: it was shut down before any TLS byte.
+    case notAdmitted
 
     public var description: String {
         switch self {
@@ -28,6 +39,10 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
         case .invalidAddress(let address): "'\(address)' is not an address Baton can listen on"
         case .closed: "the connection is closed"
         case .idle(let duration): "the peer sent and took nothing for \(duration): the connection was shut down"
+        case .admissionRefused: "the peer refused this device at the admission gate: it holds another discovery key"
+        case .admissionFailed: "the peer hung up, or answered out of protocol, at the admission gate"
+        case .admissionTimedOut(let duration): "the peer did not finish the admission gate within \(duration)"
+        case .notAdmitted: "the peer did not prove it holds the group's discovery key (admission gate)"
         }
     }
 }

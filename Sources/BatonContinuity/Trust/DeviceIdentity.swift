@@ -16,14 +16,20 @@ public struct DeviceIdentity: Sendable {
     /// The signed revocation list as held (its bytes can be passed on as they are).
     public private(set) var revocationData: Data
     public private(set) var revocations: RevocationList
-    /// The group's discovery secret; nil for an identity issued before discovery existed,
-    /// which then links through static peers only.
+    /// The group's discovery secret, also proved and asked at the admission gate before TLS;
+    /// nil for an identity issued before discovery existed, which then links through static
+    /// peers only, without the gate (so only with devices that have no key either).
     public private(set) var discoveryKey: DiscoveryKey?
+    /// The discovery key held before the last one adopted (`discovery.key.previous`), if any:
+    /// proved at a device's admission gate when the current one is refused, so a device that
+    /// missed a rotation of the key can still be reached. Never accepted from others.
+    public private(set) var previousDiscoveryKey: DiscoveryKey?
 
     init(certificate: Certificate, privateKeyPEM: String, groupCertificate: Certificate,
-         revocationData: Data, discoveryKey: DiscoveryKey?) throws {
+         revocationData: Data, discoveryKey: DiscoveryKey?, previousDiscoveryKey: DiscoveryKey? = nil) throws {
         identifier = certificate.commonName ?? "?"
         self.discoveryKey = discoveryKey
+        self.previousDiscoveryKey = previousDiscoveryKey
         self.certificate = certificate
         self.privateKeyPEM = privateKeyPEM
         self.groupCertificate = groupCertificate
@@ -42,7 +48,7 @@ public struct DeviceIdentity: Sendable {
     public func deviceName(of identifier: String) -> String { revocations.deviceName(of: identifier) }
 
     /// The files of an identity, in its folder.
-    static let files = ["key.pem", "certificate.pem", "group.pem", "revocations", "discovery.key"]
+    static let files = ["key.pem", "certificate.pem", "group.pem", "revocations", "discovery.key", "discovery.key.previous"]
 
     /// Writes the identity's files to `directory` (the keys with mode 0600), all together or
     /// none. A folder that already holds an identity (any of its files) is refused with
@@ -79,6 +85,9 @@ public struct DeviceIdentity: Sendable {
         if let discoveryKey {
             try transaction.write(discoveryKey.bytes, to: directory.appendingPathComponent("discovery.key"), mode: 0o600)
         }
+        if let previousDiscoveryKey {
+            try transaction.write(previousDiscoveryKey.bytes, to: directory.appendingPathComponent("discovery.key.previous"), mode: 0o600)
+        }
         return movedAside
     }
 
@@ -114,18 +123,22 @@ public struct DeviceIdentity: Sendable {
             throw TrustError.malformedFile(path: directory.appendingPathComponent("certificate.pem").path,
                                            problem: "it is not signed by group.pem beside it: the two come from different groups")
         }
-        let discoveryFile = directory.appendingPathComponent("discovery.key")
-        var discoveryKey: DiscoveryKey?
-        if try SecureFiles.exists(discoveryFile) {
-            let bytes = try SecureFiles.readPrivate(discoveryFile)
-            guard bytes.count == 32 else {
-                throw TrustError.malformedFile(path: discoveryFile.path, problem: "it holds \(bytes.count) bytes, not the 32 of a discovery key")
-            }
-            discoveryKey = try DiscoveryKey(bytes: bytes)
-        }
+        let discoveryKey = try readDiscoveryKey(directory.appendingPathComponent("discovery.key"))
+        let previous = try readDiscoveryKey(directory.appendingPathComponent("discovery.key.previous"))
         let revocations = try SecureFiles.revocationList(at: directory.appendingPathComponent("revocations"), authority: group)
         return try DeviceIdentity(certificate: certificate, privateKeyPEM: key.pemRepresentation,
-                                  groupCertificate: group, revocationData: revocations.data, discoveryKey: discoveryKey)
+                                  groupCertificate: group, revocationData: revocations.data, discoveryKey: discoveryKey,
+                                  previousDiscoveryKey: discoveryKey == nil ? nil : previous)
+    }
+
+    /// The discovery key in `file` (mode 0600, 32 bytes), nil if there is no such file.
+    static func readDiscoveryKey(_ file: URL) throws -> DiscoveryKey? {
+        guard try SecureFiles.exists(file) else { return nil }
+        let bytes = try SecureFiles.readPrivate(file)
+        guard bytes.count == 32 else {
+            throw TrustError.malformedFile(path: file.path, problem: "it holds \(bytes.count) bytes, not the 32 of a discovery key")
+        }
+        return try DiscoveryKey(bytes: bytes)
     }
 
     /// Takes a newer signed list (from the authority, or passed on by a peer); the names shown
@@ -146,12 +159,14 @@ public struct DeviceIdentity: Sendable {
         return discoveryKey?.commitment == commitment
     }
 
-    /// Takes `bytes` as the group's discovery key if the revocation list held commits to it.
+    /// Takes `bytes` as the group's discovery key if the revocation list held commits to it; the
+    /// key held until then becomes `previousDiscoveryKey`.
     public mutating func adopt(discoveryKey bytes: Data) throws {
         let key = try DiscoveryKey(bytes: bytes)
         guard let commitment = revocations.discoveryKeyCommitment, key.commitment == commitment else {
             throw TrustError.discoveryKeyNotCommitted(sequence: revocations.sequence)
         }
+        if discoveryKey != key { previousDiscoveryKey = discoveryKey }
         discoveryKey = key
     }
 

@@ -151,7 +151,7 @@ public struct GroupAuthority: Sendable {
     /// written as `group/discovery.key` (0600), to copy with the list to one device, which
     /// hands it to the others. The list and the key are also written into each of
     /// `deviceDirectories` that holds a list and belongs to this group (this machine's own
-    /// device). All of it is written together or not at all.
+    /// device), whose key held until then becomes its `discovery.key.previous`. All of it is written together or not at all.
     /// Returns the list's bytes, to copy to the devices.
     @discardableResult
     public func revokeDevice(named name: String, updating deviceDirectories: [URL] = []) throws -> Data {
@@ -170,7 +170,13 @@ public struct GroupAuthority: Sendable {
         let data = try list.signed(with: privateKey)
         try files.write(key.bytes, to: directory.groupDirectory.appendingPathComponent("discovery.key"), mode: 0o600)
         for device in try stage(data, in: files, updating: deviceDirectories) {
-            try files.write(key.bytes, to: device.appendingPathComponent("discovery.key"), mode: 0o600)
+            // The key replaced stays beside it as the previous one, proved at the admission
+            // gate of a device that missed this rotation (see `DeviceIdentity.previousDiscoveryKey`).
+            let held = device.appendingPathComponent("discovery.key")
+            if let previous = try? DeviceIdentity.readDiscoveryKey(held), previous != key {
+                try files.write(previous.bytes, to: device.appendingPathComponent("discovery.key.previous"), mode: 0o600)
+            }
+            try files.write(key.bytes, to: held, mode: 0o600)
         }
         try files.commit()
         return data
