@@ -199,8 +199,8 @@ final class AdmissionGateTests: TrustTestCase {
             let dialed = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: old.port, identity: oldPhone,
                                                                    credential: phoneCredential) }
             spin(until: { accepted.done && dialed.done })
-            XCTAssertEqual(try dialed.get().peerName, oldLaptop.identifier)
-            XCTAssertEqual(try accepted.get().peerName, oldPhone.identifier)
+            XCTAssertEqual(try dialed.get().peerIdentifier, oldLaptop.identifier)
+            XCTAssertEqual(try accepted.get().peerIdentifier, oldPhone.identifier)
 
             let gated = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
             defer { gated.close() }

@@ -102,7 +102,7 @@ final class ForeignClientTests: TrustTestCase {
         let client = sClient(port: relay.port, certificate: phone.appendingPathComponent("certificate.pem").path,
                              key: phone.appendingPathComponent("key.pem").path)
         MainActor.assumeIsolated { spin(until: { server.done }) }
-        XCTAssertEqual(try MainActor.assumeIsolated { try server.get().peerName }, try DeviceIdentity.load(from: phone).identifier)
+        XCTAssertEqual(try MainActor.assumeIsolated { try server.get().peerIdentifier }, try DeviceIdentity.load(from: phone).identifier)
         MainActor.assumeIsolated {
             try? server.get().close()
             spin(until: { client.done })

@@ -29,7 +29,7 @@ class InProcessDevice: DeviceServiceHandler {
                     continue
                 }
                 guard let bus = try? await PeerBus.open(over: channel) else { continue }
-                let service = DeviceService(handler: self, peer: DevicePeer(id: channel.peerName, serial: channel.peerSerial))
+                let service = DeviceService(handler: self, peer: DevicePeer(id: channel.peerIdentifier, serial: channel.peerSerial))
                 try? service.register(on: bus)
                 bus.startMessageProcessing()
                 buses.append(bus)

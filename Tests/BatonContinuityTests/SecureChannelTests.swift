@@ -33,8 +33,8 @@ final class SecureChannelTests: TrustTestCase {
             let client = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: listener.port,
                                                                    identity: phone, credential: phoneCredential) }
             spin(until: { server.done && client.done })
-            XCTAssertEqual(try server.get().peerName, phone.identifier, "the peer is known by its certificate's identifier")
-            XCTAssertEqual(try client.get().peerName, laptop.identifier)
+            XCTAssertEqual(try server.get().peerIdentifier, phone.identifier, "the peer is known by its certificate's identifier")
+            XCTAssertEqual(try client.get().peerIdentifier, laptop.identifier)
 
             // D-Bus peer-to-peer over the channel, and a round trip each way.
             let serverChannel = try server.get(), clientChannel = try client.get()

@@ -83,21 +83,21 @@ extension ContinuityNode {
                 token.append(chunk)
             }
         } catch {
-            return log.notice("a stream connection from \(identity.deviceName(of: channel.peerName)) failed before its token: \(error)")
+            return log.notice("a stream connection from \(identity.deviceName(of: channel.peerIdentifier)) failed before its token: \(error)")
         }
         guard channel.isWithinDeadline else { return channel.close() }
         channel.authenticated()
-        guard let grant = removeStreamGrant(token), grant.peer == channel.peerName else {
-            log.notice("refused a stream connection from \(identity.deviceName(of: channel.peerName)): not a token granted to it")
+        guard let grant = removeStreamGrant(token), grant.peer == channel.peerIdentifier else {
+            log.notice("refused a stream connection from \(identity.deviceName(of: channel.peerIdentifier)): not a token granted to it")
             return channel.close()
         }
         guard let activity = grant.activity, let delegate = activity.delegate else { return channel.close() }
         let streams = StreamChannel(channel, idleTimeout: streamIdleTimeout)
         do { try await streams.write(Data([Self.streamAcceptance])) } catch {
-            return log.notice("a stream connection from \(identity.deviceName(of: channel.peerName)) failed before it opened: \(error)")
+            return log.notice("a stream connection from \(identity.deviceName(of: channel.peerIdentifier)) failed before it opened: \(error)")
         }
         let (input, output) = UserActivity.streams(over: streams)
-        log.debug("streams open to \(identity.deviceName(of: channel.peerName)) for \(activity.activityType)")
+        log.debug("streams open to \(identity.deviceName(of: channel.peerIdentifier)) for \(activity.activityType)")
         delegate.userActivity(activity, didReceive: input, outputStream: output)
     }
 
@@ -119,10 +119,10 @@ extension ContinuityNode {
         let opening = Task { @MainActor () throws -> StreamChannel in
             let channel = try await SecureChannel.connect(host: host, port: validPort, identity: identity, credential: credential,
                                                           applicationProtocol: SecureChannel.streamALPN)
-            guard channel.peerName == link.id else {
+            guard channel.peerIdentifier == link.id else {
                 channel.close()
                 throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey:
-                    "the stream port of \(activity.device) answered as \(identity.deviceName(of: channel.peerName))"])
+                    "the stream port of \(activity.device) answered as \(identity.deviceName(of: channel.peerIdentifier))"])
             }
             let streams = StreamChannel(channel, idleTimeout: idle)
             do {

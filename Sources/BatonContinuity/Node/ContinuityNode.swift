@@ -393,23 +393,22 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         defer { firstDialFinished(address) }
         let bus: PeerBus
         do { bus = try await PeerBus.open(over: channel) } catch {
-            log.notice("D-Bus over the link to \(identity.deviceName(of: channel.peerName)) failed: \(error)")
+            log.notice("D-Bus over the link to \(identity.deviceName(of: channel.peerIdentifier)) failed: \(error)")
             if let address { scheduleRedial(address) }
             return
         }
-        // The channel's peer name is the identifier its certificate carries.
-        guard listener != nil, channel.peerName != identity.identifier, keepsNewLink(to: channel.peerName, dialed: address != nil) else {
+        guard listener != nil, channel.peerIdentifier != identity.identifier, keepsNewLink(to: channel.peerIdentifier, dialed: address != nil) else {
             bus.startMessageProcessing()
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return
         }
-        if let older = links.removeValue(forKey: channel.peerName) {
+        if let older = links.removeValue(forKey: channel.peerIdentifier) {
             log.info("replacing the link with \(name(of: older)): both dialed, the one \(identity.deviceName(of: min(identity.identifier, older.id))) dialed stays")
             retire(older)
         }
-        let service = DeviceService(handler: self, peer: DevicePeer(id: channel.peerName, serial: channel.peerSerial))
+        let service = DeviceService(handler: self, peer: DevicePeer(id: channel.peerIdentifier, serial: channel.peerSerial))
         do { try service.register(on: bus) } catch {
-            log.error("cannot serve \(identity.deviceName(of: channel.peerName)): \(error)")
+            log.error("cannot serve \(identity.deviceName(of: channel.peerIdentifier)): \(error)")
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return
         }
@@ -820,7 +819,7 @@ final class PeerLink {
     var remote: NearbyActivity?
 
     init(_ channel: SecureChannel, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
-        id = channel.peerName
+        id = channel.peerIdentifier
         serial = channel.peerSerial
         host = channel.peerHost
         self.bus = bus

@@ -25,7 +25,7 @@ public final class SecureChannel: @unchecked Sendable {
 
     /// The peer device's identifier, its verified certificate's common name (opaque: the name
     /// to show is `DeviceIdentity.deviceName(of:)`).
-    public let peerName: String
+    public let peerIdentifier: String
     /// The serial number (hex) of the peer's certificate, for revocation.
     public let peerSerial: String
     /// The peer's IP address, as the socket sees it.
@@ -36,10 +36,10 @@ public final class SecureChannel: @unchecked Sendable {
     /// `authenticated()` (or its deadline).
     private let pending: PendingConnection?
 
-    private init(peerName: String, peerSerial: String, peerHost: String?, applicationProtocol: String,
+    private init(peerIdentifier: String, peerSerial: String, peerHost: String?, applicationProtocol: String,
                  stream: UnsafeMutablePointer<GIOStream>, isServer: Bool, pending: PendingConnection?) {
         self.applicationProtocol = applicationProtocol
-        self.peerName = peerName
+        self.peerIdentifier = peerIdentifier
         self.peerSerial = peerSerial
         self.peerHost = peerHost
         self.stream = stream
@@ -270,7 +270,7 @@ public final class SecureChannel: @unchecked Sendable {
         guard version == G_TLS_PROTOCOL_VERSION_TLS_1_3 else { throw fail(.tlsVersionTooOld(Int(version.rawValue))) }
         let negotiated = g_tls_connection_get_negotiated_protocol(connection).map { String(cString: $0) }
         guard let negotiated, protocols.contains(negotiated) else { throw fail(.wrongProtocol(negotiated: negotiated)) }
-        return SecureChannel(peerName: peer, peerSerial: verification.peerSerial ?? "", peerHost: peerHost,
+        return SecureChannel(peerIdentifier: peer, peerSerial: verification.peerSerial ?? "", peerHost: peerHost,
                              applicationProtocol: negotiated, stream: tls, isServer: isServer, pending: pending)
     }
 }
