@@ -11,16 +11,7 @@ import XCTest
 /// closed socket; a recorded answer does not open another connection; a revoked device (which
 /// holds only the key of its time) never sees an up-to-date device's certificate; and a device
 /// that missed a rotation of the key is still reached, and catches up.
-final class AdmissionGateTests: TrustTestCase {
-    private var processes: [RunningProcess] = []
-
-    override func tearDownWithError() throws {
-        for process in processes { process.terminate() }
-        for process in processes { process.waitForExit(timeout: 10) }
-        processes = []
-        try super.tearDownWithError()
-    }
-
+final class AdmissionGateTests: ProcessTestCase {
     /// `openssl s_client -showcerts` against `port`; its output.
     private func sClient(port: UInt16) -> Outcome<String> {
         MainActor.assumeIsolated {

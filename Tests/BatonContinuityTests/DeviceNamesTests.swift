@@ -16,16 +16,7 @@ private let deviceName = "Ada's laptop"
 /// an opaque identifier — and the names travel inside the authenticated link, in the group's
 /// signed list, relayed like the revocations it also holds. Real TLS (`openssl s_client` as the
 /// foreign client), real processes (DeviceProbe) on loopback.
-final class DeviceNamesTests: TrustTestCase {
-    private var processes: [RunningProcess] = []
-
-    override func tearDownWithError() throws {
-        for process in processes { process.terminate() }
-        for process in processes { process.waitForExit(timeout: 10) }
-        processes = []
-        try super.tearDownWithError()
-    }
-
+final class DeviceNamesTests: ProcessTestCase {
     /// Starts a DeviceProbe for `folder`; returns it and the address it listens on.
     private func probe(_ folder: URL, _ arguments: [String] = []) throws -> (RunningProcess, String) {
         let process = try RunningProcess(product: "DeviceProbe", [folder.path, "--ok"] + arguments)

@@ -8,16 +8,7 @@ import XCTest
 /// group's discovery key, which the remaining devices get over their links. `Continued` is
 /// honoured only from the device that fetched that activity. Real processes (DeviceProbe) on
 /// loopback.
-final class RevocationTests: TrustTestCase {
-    private var processes: [RunningProcess] = []
-
-    override func tearDownWithError() throws {
-        for process in processes { process.terminate() }
-        for process in processes { process.waitForExit(timeout: 10) }
-        processes = []
-        try super.tearDownWithError()
-    }
-
+final class RevocationTests: ProcessTestCase {
     /// Issues devices of one group into folders of their own.
     private func group(_ names: [String]) throws -> (GroupAuthority, [String: URL]) {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
