@@ -227,16 +227,8 @@ final class AdmissionGateTests: ProcessTestCase {
     /// is cancelled.
     func testADialToAListenerThatSaysNothingEndsAtItsDeadline() throws {
         let phone = try GroupAuthority.create(name: "Ada", in: config("admin")).issueDevice(named: "phone")
-        let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (listening, port) = try loopbackListeningSocket(backlog: 4)  // the kernel completes connections; nobody answers
         defer { close(listening) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-        var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, size) } }
-        XCTAssertEqual(listen(listening, 4), 0)  // the kernel completes connections; nobody answers
-        _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &size) } }
-        let port = UInt16(bigEndian: address.sin_port)
         try MainActor.assumeIsolated {
             let credential = try TLSCredential(identity: phone)
             var started = ContinuousClock.now

@@ -94,23 +94,33 @@ final class RawSocket {
     }
 }
 
+/// A plain TCP socket listening on 127.0.0.1, on a port the system chose, and that port. The
+/// kernel completes connections to it; nobody answers them until the caller accepts.
+func loopbackListeningSocket(backlog: Int32) throws -> (socket: Int32, port: UInt16) {
+    let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    var address = sockaddr_in()
+    address.sin_family = sa_family_t(AF_INET)
+    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
+    var size = socklen_t(MemoryLayout<sockaddr_in>.size)
+    let bound = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, size) } }
+    guard listening >= 0, bound == 0, listen(listening, backlog) == 0,
+          withUnsafeMutablePointer(to: &address, { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &size) } }) == 0 else {
+        let reason = String(cString: strerror(errno))
+        if listening >= 0 { close(listening) }
+        throw TestHost.HostError.failed("cannot listen on 127.0.0.1: \(reason)")
+    }
+    return (listening, UInt16(bigEndian: address.sin_port))
+}
+
 /// A whole TLS ClientHello record as a device of the group sends it: a real dial from
 /// `identity` to a plain TCP socket that admits it at the gate (any answer), reads its first
 /// TLS record and then hangs up.
 @MainActor
 func capturedClientHello(from identity: DeviceIdentity) throws -> [UInt8] {
-    let listening = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+    let (listening, port) = try loopbackListeningSocket(backlog: 1)
     defer { close(listening) }
-    var address = sockaddr_in()
-    address.sin_family = sa_family_t(AF_INET)
-    inet_pton(AF_INET, "127.0.0.1", &address.sin_addr)
-    var size = socklen_t(MemoryLayout<sockaddr_in>.size)
-    _ = withUnsafePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listening, $0, size) } }
-    listen(listening, 1)
-    _ = withUnsafeMutablePointer(to: &address) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(listening, $0, &size) } }
     let credential = try TLSCredential(identity: identity)
-    let dial = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: UInt16(bigEndian: address.sin_port),
-                                                         identity: identity, credential: credential) }
+    let dial = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: port, identity: identity, credential: credential) }
     var accepted: Int32 = -1
     let acceptWatch = MainLoop.whenReadable(listening) {
         accepted = accept(listening, nil, nil)
@@ -150,6 +160,33 @@ func capturedClientHello(from identity: DeviceIdentity) throws -> [UInt8] {
 /// a device out, and are closed after the listener's deadline; the connections waiting to
 /// authenticate are capped, in total and per address, the oldest dropped first.
 final class ListenerAttackTests: TrustTestCase {
+    /// As device `identity`, in this process: links to the device at `address`, continues
+    /// its activity and has 1000 bytes sent over continuation streams; returns how long it took
+    /// to link, and to do it all.
+    @MainActor
+    private static func linkContinueAndStream(as identity: DeviceIdentity, to address: PeerAddress) throws -> (linked: Duration, took: Duration) {
+        let started = ContinuousClock.now
+        let recorder = ContinuedActivityRecorder()
+        launchAsProbeApp(recorder)
+        let node = try ContinuityNode(identity: identity, staticPeers: [address])
+        try node.start()
+        defer { node.stop() }
+        spin(until: { !Application.shared.nearbyActivities.isEmpty })
+        let linked = ContinuousClock.now - started
+        Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
+        spin(until: { recorder.activity != nil || recorder.failure != nil })
+        let activity = try XCTUnwrap(recorder.activity, "\(String(describing: recorder.failure))")
+        let streamed = Outcome { () async throws -> Int in
+            let (input, output) = try await activity.continuationStreams()
+            try await output.write(Data("send 1000".utf8))
+            try await output.close()
+            return try await input.readToEnd(limit: 10_000).count
+        }
+        spin(until: { streamed.done })
+        XCTAssertEqual(try streamed.get(), 1000)
+        return (linked, ContinuousClock.now - started)
+    }
+
     /// The attack the issue names, against a real device process: while it is held open, a
     /// new device links, continues the activity and streams in its normal time, and afterwards
     /// the listener closes every attacking connection once its deadline has passed.
@@ -194,24 +231,7 @@ final class ListenerAttackTests: TrustTestCase {
             }
             let attackStarted = ContinuousClock.now
 
-            let recorder = ContinuedActivityRecorder()
-            launchAsProbeApp(recorder)
-            let node = try ContinuityNode(identity: b, staticPeers: [address])
-            try node.start()
-            defer { node.stop() }
-            spin(until: { !Application.shared.nearbyActivities.isEmpty })
-            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
-            spin(until: { recorder.activity != nil || recorder.failure != nil })
-            let activity = try XCTUnwrap(recorder.activity, "\(String(describing: recorder.failure))")
-            let streamed = Outcome { () async throws -> Int in
-                let (input, output) = try await activity.continuationStreams()
-                try await output.write(Data("send 1000".utf8))
-                try await output.close()
-                return try await input.readToEnd(limit: 10_000).count
-            }
-            spin(until: { streamed.done })
-            XCTAssertEqual(try streamed.get(), 1000)
-            let took = ContinuousClock.now - attackStarted
+            let took = try Self.linkContinueAndStream(as: b, to: address).took
             // Loose: the normal time is well under a second; blocked, it is forever (or, with
             // the deadline but no concurrency, at least the deadline).
             XCTAssertLessThan(took, .seconds(deadline - 1), "linking, continuing and streaming took \(took) under attack")
@@ -283,27 +303,7 @@ final class ListenerAttackTests: TrustTestCase {
             for socket in stalled { socket.sendWhenConnected(hello) }
             // The listener's TLS server has answered some: their handshakes are in worker threads.
             spin(until: { stalled.filter { $0.received > 0 }.count >= 8 })
-            let attackStarted = ContinuousClock.now
-
-            let recorder = ContinuedActivityRecorder()
-            launchAsProbeApp(recorder)
-            let node = try ContinuityNode(identity: b, staticPeers: [address])
-            try node.start()
-            defer { node.stop() }
-            spin(until: { !Application.shared.nearbyActivities.isEmpty })
-            let linked = ContinuousClock.now - attackStarted
-            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
-            spin(until: { recorder.activity != nil || recorder.failure != nil })
-            let activity = try XCTUnwrap(recorder.activity, "\(String(describing: recorder.failure))")
-            let streamed = Outcome { () async throws -> Int in
-                let (input, output) = try await activity.continuationStreams()
-                try await output.write(Data("send 1000".utf8))
-                try await output.close()
-                return try await input.readToEnd(limit: 10_000).count
-            }
-            spin(until: { streamed.done })
-            XCTAssertEqual(try streamed.get(), 1000)
-            let took = ContinuousClock.now - attackStarted
+            let (linked, took) = try Self.linkContinueAndStream(as: b, to: address)
             print("stalled handshakes: \(stalled.filter { $0.received > 0 }.count) answered; linked after \(linked), "
                   + "continued and streamed after \(took)")
             // Loose: with no attack it takes under 0.1 s; under this one about 1.5 s (each
