@@ -7,7 +7,9 @@ let package = Package(
     products: [
         .library(name: "Baton", targets: ["Baton"]),
         .library(name: "BatonContinuity", targets: ["BatonContinuity"]),
+        .library(name: "BatonAgent", targets: ["BatonAgent"]),
         .executable(name: "baton", targets: ["BatonTool"]),
+        .executable(name: "batond", targets: ["BatonDaemon"]),
         .executable(name: "baton-screens", targets: ["Screens"]),
         .executable(name: "baton-hello", targets: ["Hello"]),
         .executable(name: "baton-shapes", targets: ["Shapes"]),
@@ -62,6 +64,14 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Layer 5: the per-user agent that owns the device for all of the user's Baton apps, and
+        // the client an app joins it with (D-Bus peer-to-peer on a Unix socket).
+        .target(
+            name: "BatonAgent",
+            dependencies: ["BatonContinuity", "Baton", "BatonLoop", "CGLib", .product(name: "Logging", package: "swift-log")]
+        ),
+        // `batond`, the agent's process.
+        .executableTarget(name: "BatonDaemon", dependencies: ["BatonAgent", "BatonContinuity", "BatonLoop", "CGLib"]),
         // Layer 5: the `baton` command.
         .executableTarget(
             name: "BatonTool",
@@ -90,6 +100,7 @@ let package = Package(
         .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),
         .testTarget(name: "BatonTests", dependencies: ["Baton", "BatonTestSupport"]),
         .testTarget(name: "BatonContinuityTests", dependencies: ["BatonContinuity", "Baton", "CGLib", "BatonTestSupport"]),
+        .testTarget(name: "BatonAgentTests", dependencies: ["BatonAgent", "BatonContinuity", "Baton", "CGLib", "BatonTestSupport"]),
     ]
 )
 
