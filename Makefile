@@ -1,7 +1,7 @@
 # Every target installs the Debian packages it needs first (scripts/install-deps.sh).
 SWIFT ?= swift
 
-.PHONY: deps build demo test fuzz bench clean
+.PHONY: deps build demo test fuzz bench install clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -34,6 +34,14 @@ fuzz: deps
 bench: deps
 	$(SWIFT) build -c release --product BatonBench
 	$(SWIFT) run -c release --skip-build BatonBench $(BENCH_ARGS)
+
+# `make install [PREFIX=/usr/local] [DESTDIR=]`: baton, batond, the systemd user units
+# (batond.socket, batond.service) and the docs, built in release mode (scripts/install.sh).
+PREFIX ?= /usr/local
+install: deps
+	$(SWIFT) build -c release --product baton
+	$(SWIFT) build -c release --product batond
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)"
 
 clean:
 	rm -rf .build .build-fuzz

@@ -1,0 +1,39 @@
+import BatonLoop
+import CGLib
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What the agent's process sets up before it serves, in this order: the runtime directory
+/// (created 0700 and checked), the agent lock (a second agent stops here with
+/// `alreadyRunning`), then the listening socket — systemd's, or bound under the lock.
+public final class AgentHost {
+    public let directory: AgentRuntimeDirectory
+    public let lock: AgentLock
+    /// The listening `GSocket *` (this object holds a reference until it is freed).
+    public let socket: OpaquePointer
+    public let origin: AgentListeningSocket.Origin
+
+    /// `runtimeDirectory` overrides `$XDG_RUNTIME_DIR/baton` (tests, `--runtime-dir`).
+    public init(runtimeDirectory: URL? = nil) throws(AgentHostError) {
+        if let runtimeDirectory {
+            directory = AgentRuntimeDirectory(url: runtimeDirectory)
+        } else {
+            directory = try AgentRuntimeDirectory.standard()
+        }
+        try directory.prepare()
+        lock = try AgentLock.acquire(in: directory)
+        (socket, origin) = try AgentListeningSocket.obtain(in: directory, lock: lock)
+    }
+
+    deinit { g_object_unref(UnsafeMutableRawPointer(socket)) }
+
+    /// Tells the process that started this agent (`AgentAutostart`, `--ready-fd`) that it
+    /// listens: one byte on `fd`, which is then closed.
+    public static func signalReady(on fd: Int32) {
+        var byte = AgentAutostart.readyByte
+        _ = write(fd, &byte, 1)
+        close(fd)
+    }
+}

@@ -1,0 +1,58 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Where the agent's socket and lock live: `$XDG_RUNTIME_DIR/baton`.
+///
+///     agent.socket   the agent's Unix socket, mode 0600 (D-Bus peer-to-peer; see PROTOCOL.md)
+///     agent.lock     held (flock) by the one running agent, with its pid
+///     spawn.lock     held by an app while it starts the agent (autostart)
+///
+/// The runtime directory is the user's own: created by the login manager, mode 0700, removed
+/// at logout (XDG Base Directory Specification, `$XDG_RUNTIME_DIR`). `baton/` inside it is
+/// created 0700 and checked every time — a directory owned by someone else, a symlink or a
+/// mode that lets others in is refused, never used — so no other user can reach the socket
+/// or put one of their own in its place. The socket and lock carry the sticky bit, which the
+/// specification names as the way to keep files from periodic clean-up.
+public struct AgentRuntimeDirectory: Sendable, Equatable {
+    public let url: URL
+
+    /// `directory` as given (a test's own, or `--runtime-dir`); `prepare()` creates and checks it.
+    public init(url: URL) { self.url = url }
+
+    /// `$XDG_RUNTIME_DIR/baton`; without `XDG_RUNTIME_DIR`, `noRuntimeDirectory` (the
+    /// specification leaves the fallback to the app; a socket in a shared folder such as /tmp
+    /// is what this avoids).
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) throws(AgentHostError) -> AgentRuntimeDirectory {
+        guard let base = environment["XDG_RUNTIME_DIR"], base.hasPrefix("/") else { throw .noRuntimeDirectory }
+        return AgentRuntimeDirectory(url: URL(fileURLWithPath: base).appendingPathComponent("baton"))
+    }
+
+    public var socketPath: String { url.appendingPathComponent("agent.socket").path }
+    public var lockPath: String { url.appendingPathComponent("agent.lock").path }
+    public var spawnLockPath: String { url.appendingPathComponent("spawn.lock").path }
+
+    /// Creates the directory (mode 0700) if it is missing, then checks that it is a directory,
+    /// not a symlink, owned by this user, and closed to everyone else.
+    public func prepare() throws(AgentHostError) {
+        let path = url.path
+        if mkdir(path, 0o700) != 0, errno != EEXIST { throw .system(path, "mkdir", errno: errno) }
+        try Self.checkPrivate(path)
+    }
+
+    /// Refuses `path` unless it is a real directory of this user's with no access for group or others.
+    static func checkPrivate(_ path: String) throws(AgentHostError) {
+        var info = stat()
+        guard lstat(path, &info) == 0 else { throw .system(path, "lstat", errno: errno) }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw .unsafeDirectory(path: path, problem: info.st_mode & S_IFMT == S_IFLNK ? "it is a symbolic link" : "it is not a directory")
+        }
+        guard info.st_uid == getuid() else {
+            throw .unsafeDirectory(path: path, problem: "it belongs to uid \(info.st_uid), not to this user (uid \(getuid()))")
+        }
+        guard info.st_mode & 0o077 == 0 else {
+            throw .unsafeDirectory(path: path, problem: "mode \(String(info.st_mode & 0o777, radix: 8)) lets other users in; it must be 700")
+        }
+    }
+}
