@@ -35,9 +35,9 @@ public final class DesktopAppLauncher: AppLaunching {
     public var onLaunched: ((_ appID: String, _ processID: pid_t) -> Void)?
 
     /// The environment variables a launched app never inherits from the agent.
-    public static let withheldVariables = ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"]
+    nonisolated public static let withheldVariables = ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"]
     /// The longest activation token passed on.
-    public static let maximumTokenLength = 256
+    nonisolated public static let maximumTokenLength = 256
 
     public init(catalog: InstalledAppCatalog = InstalledAppCatalog()) {
         self.catalog = catalog
@@ -94,7 +94,7 @@ public final class DesktopAppLauncher: AppLaunching {
 
     /// Whether `token` may be passed on: 1–`maximumTokenLength` bytes of printable ASCII (what
     /// startup-notification ids and xdg-activation tokens are).
-    static func isAcceptable(token: String) -> Bool {
+    nonisolated static func isAcceptable(token: String) -> Bool {
         !token.isEmpty && token.utf8.count <= maximumTokenLength && token.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
 }
