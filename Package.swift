@@ -68,14 +68,14 @@ let package = Package(
         // the client an app joins it with (D-Bus peer-to-peer on a Unix socket).
         .target(
             name: "BatonAgent",
-            dependencies: ["BatonContinuity", "Baton", "BatonLoop", "CGLib", .product(name: "Logging", package: "swift-log")]
+            dependencies: ["BatonContinuity", "Baton", "BatonLoop", "CGLib", "CBatonStreams", .product(name: "Logging", package: "swift-log")]
         ),
         // `batond`, the agent's process.
         .executableTarget(name: "BatonDaemon", dependencies: ["BatonAgent", "BatonContinuity", "BatonLoop", "CGLib"]),
         // Layer 5: the `baton` command.
         .executableTarget(
             name: "BatonTool",
-            dependencies: ["BatonContinuity", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["BatonContinuity", "BatonAgent", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "Screens", dependencies: ["Baton"], path: "Examples/Screens"),
         .executableTarget(name: "Hello", dependencies: ["Baton"], path: "Examples/Hello"),
@@ -95,6 +95,7 @@ let package = Package(
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),
         .executableTarget(name: "AsyncMainProbe", dependencies: ["Baton"], path: "Tests/Probes/AsyncMainProbe"),
+        .executableTarget(name: "LaunchProbe", dependencies: ["Baton"], path: "Tests/Probes/LaunchProbe"),
         .executableTarget(name: "DeviceProbe", dependencies: ["BatonContinuity", "CGLib"], path: "Tests/Probes/DeviceProbe"),
         .target(name: "BatonTestSupport", dependencies: ["BatonLoop", "CGLib"], path: "Tests/BatonTestSupport"),
         .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),

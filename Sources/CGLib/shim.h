@@ -6,6 +6,7 @@
 #include <gio/gio.h>
 #include <gio/gunixinputstream.h>
 #include <gio/gunixoutputstream.h>
+#include <gio/gdesktopappinfo.h>
 #include <unistd.h>
 #include <sys/syscall.h>
 

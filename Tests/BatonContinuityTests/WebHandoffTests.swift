@@ -63,6 +63,9 @@ final class WebHandoffTests: TrustTestCase {
                                        "NSUserActivityTypes": ["com.example.probe.editing"]]
         try PropertyListSerialization.data(fromPropertyList: manifest, format: .xml, options: 0)
             .write(to: apps.appendingPathComponent("com.example.probe.plist"))
+        // An installed app is its manifest and its desktop entry (InstalledApps).
+        try "[Desktop Entry]\nType=Application\nName=Probe\nExec=/bin/true\n"
+            .write(to: root.appendingPathComponent("data/applications/com.example.probe.desktop"), atomically: true, encoding: .utf8)
         let nearby = try baton(["nearby", "--peer", address])
         XCTAssertFalse(nearby.stdout.contains("opens in the browser"), nearby.stdout)
         let continued = try baton(["continue", "--peer", address])

@@ -110,9 +110,11 @@ public final class Application: Responder {
     /// `…WithOptions` method returns false, no continuation callbacks are sent
     /// (handoff-programming-guide, "Continuing an Activity", last note). `run()` calls it; a
     /// host that iterates its own GLib context calls it instead of `run()`. Only the first
-    /// call acts.
+    /// call acts. The options also carry what the launcher put in the environment (see
+    /// `LaunchEnvironment`: `userActivityType` for an app started to continue an activity).
     public func finishLaunching(options: [LaunchOptionsKey: Any] = [:]) {
         guard !isFinishedLaunching else { return }
+        let options = options.merging(LaunchEnvironment.takeLaunchOptions()) { given, _ in given }
         post(Application.willFinishLaunchingNotification) { $0.applicationWillFinishLaunching($1) }
         let willAccept = delegate?.application(self, willFinishLaunchingWithOptions: options) ?? true
         isFinishedLaunching = true

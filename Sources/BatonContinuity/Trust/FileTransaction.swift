@@ -9,7 +9,7 @@ import Foundation
 /// every step taken is undone, so the folders are exactly as before, and the error names the
 /// file. Temporary files of a transaction never committed are removed when it ends, and so
 /// are folders it created that stay empty.
-final class FileTransaction {
+package final class FileTransaction {
     private struct Staged {
         let temporary: URL
         let target: URL
@@ -20,11 +20,11 @@ final class FileTransaction {
     private var keptAside: (files: [URL], folder: URL)?
     private var committed = false
 
-    init() {}
+    package init() {}
 
     /// Writes `data` to a temporary file beside `target`, with `mode`; creates the folder
     /// (0700) if it does not exist.
-    func write(_ data: Data, to target: URL, mode: UInt16) throws(TrustError) {
+    package func write(_ data: Data, to target: URL, mode: UInt16) throws(TrustError) {
         let folder = target.deletingLastPathComponent()
         try makeFolder(folder)
         let temporary = folder.appendingPathComponent(".\(target.lastPathComponent).tmp-\(getpid())-\(UInt32.random(in: 0...UInt32.max))")
@@ -50,7 +50,7 @@ final class FileTransaction {
     }
 
     /// Makes every file written visible at once, or none of them: see the type's summary.
-    func commit() throws(TrustError) {
+    package func commit() throws(TrustError) {
         var undo: [() -> Void] = []
         var backups: [URL] = []
         do throws(TrustError) {
