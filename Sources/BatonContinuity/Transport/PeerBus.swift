@@ -22,13 +22,15 @@ public final class PeerBus: @unchecked Sendable {
     /// The largest header-fields array taken from a peer (path, interface, member, signature…).
     public static let maximumHeaderFields = 64 * 1024
 
-    let connection: OpaquePointer  // GDBusConnection *
-    /// The channel, kept alive as long as the bus runs on it.
-    public let channel: SecureChannel
+    /// The `GDBusConnection *`, for code that exports or calls its own interfaces on the bus.
+    public let connection: OpaquePointer
+    /// The channel, kept alive as long as the bus runs on it (nil for a bus opened over a
+    /// local stream: `open(over:serving:)`).
+    public let channel: SecureChannel?
     /// Signal subscriptions, ended (and their boxes released) with the bus.
     var subscriptions: [guint] = []
 
-    private init(connection: OpaquePointer, channel: SecureChannel) {
+    private init(connection: OpaquePointer, channel: SecureChannel?) {
         self.connection = connection
         self.channel = channel
     }
@@ -72,11 +74,50 @@ public final class PeerBus: @unchecked Sendable {
         // peer that never starts D-Bus holds no GDBus worker thread (see `Readiness`).
         if channel.isServer { await Readiness.stream(g_io_stream_get_input_stream(channel.stream)) }
         channel.handToBus()
-        let capped = baton_dbus_capped_stream_new(channel.stream, maximumMessageBody, maximumHeaderFields)!
+        do {
+            let connection = try await connect(over: channel.stream, isServer: channel.isServer)
+            let bus = PeerBus(connection: connection, channel: channel)
+            // The listener's deadline and this completion both run on the loop, one after the
+            // other: if the deadline came first (D-Bus finished in the worker just as it
+            // passed), the socket is already shut down and the link is refused here; otherwise
+            // `authenticated()` ends the deadline for good. Never both.
+            guard channel.isWithinDeadline else {
+                bus.close()
+                throw TransportError.handshakeFailed(GLibError(domain: "baton", code: 0, message: "D-Bus set up only after the deadline"))
+            }
+            channel.authenticated()
+            return bus
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw .handshakeFailed(GLibError(error))
+        }
+    }
+
+    /// Starts D-Bus peer-to-peer over `stream`, any connected `GIOStream` (such as a Unix
+    /// socket connection whose peer the caller has already checked), with the same message caps
+    /// and ANONYMOUS authentication as a link: the side that `serving` runs the
+    /// authentication. Incoming messages wait until `startMessageProcessing()`. The caller
+    /// bounds the time this takes (close the stream to end it).
+    @MainActor
+    public static func open(over stream: UnsafeMutablePointer<GIOStream>, serving: Bool) async throws(TransportError) -> PeerBus {
+        do {
+            return PeerBus(connection: try await connect(over: stream, isServer: serving), channel: nil)
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw .handshakeFailed(GLibError(error))
+        }
+    }
+
+    /// A D-Bus connection over `raw`, read through the size-capping filter, with the message
+    /// filter installed; message processing waits.
+    @MainActor
+    private static func connect(over raw: UnsafeMutablePointer<GIOStream>, isServer: Bool) async throws -> OpaquePointer {
+        let capped = baton_dbus_capped_stream_new(raw, maximumMessageBody, maximumHeaderFields)!
             .assumingMemoryBound(to: GIOStream.self)
         let stream = SendablePointer(capped)
         defer { g_object_unref(capped) }  // GDBus takes its own reference
-        let isServer = channel.isServer
         do {
             let connection = try await GIOAsync.call { cancellable, callback, userData in
                 if isServer {
@@ -100,21 +141,7 @@ public final class PeerBus: @unchecked Sendable {
             }
             // Before message processing starts, so the filter sees every incoming message.
             g_dbus_connection_add_filter(connection.pointer, capIncomingMessages, nil, nil)
-            let bus = PeerBus(connection: connection.pointer, channel: channel)
-            // The listener's deadline and this completion both run on the loop, one after the
-            // other: if the deadline came first (D-Bus finished in the worker just as it
-            // passed), the socket is already shut down and the link is refused here; otherwise
-            // `authenticated()` ends the deadline for good. Never both.
-            guard channel.isWithinDeadline else {
-                bus.close()
-                throw TransportError.handshakeFailed(GLibError(domain: "baton", code: 0, message: "D-Bus set up only after the deadline"))
-            }
-            channel.authenticated()
-            return bus
-        } catch let error as TransportError {
-            throw error
-        } catch {
-            throw .handshakeFailed(GLibError(error))
+            return connection.pointer
         }
     }
 
