@@ -80,7 +80,7 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
             // Answered after the handler's await (GDBus's invocation stays ours until then).
             let call = SendableOpaque(invocation), peer = peer
             Task { @MainActor in
-                do {
+                do throws(DeviceServiceError) {
                     self.reply(call.pointer, .tuple([.bytes(try await handler.payload(sequence: sequence, for: peer))]))
                 } catch {
                     self.fail(call.pointer, error)
@@ -102,7 +102,7 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
             guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
             let call = SendableOpaque(invocation), peer = peer
             Task { @MainActor in
-                do {
+                do throws(DeviceServiceError) {
                     try await handler.continued(sequence: sequence, by: peer)
                     self.reply(call.pointer, .tuple([]))
                 } catch {

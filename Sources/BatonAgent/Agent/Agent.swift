@@ -1,0 +1,174 @@
+import Baton
+import BatonContinuity
+import BatonLoop
+import Foundation
+import Logging
+
+/// The per-user agent: one `ContinuityNode` for this device (identity, listener, links,
+/// discovery, roster and revocations, stream grants), hosted for all of the user's Baton apps,
+/// which join it over `AgentServer`'s socket. The device advertises the activity of the joined
+/// app that became active most recently; every joined app sees the peers' activities and
+/// continues them through the agent. `batond` is a thin main around it.
+@MainActor
+public final class Agent {
+    public let node: ContinuityNode
+    let apps = JoinedApps()
+    let log = Logger(label: "baton.agent")
+    /// How many calls one app may have waiting on the network at once; past it a call is
+    /// refused (`org.baton.Agent1.Error.Refused`).
+    public var maximumPendingCallsPerApp = 8
+    /// How long the agent waits for an app to answer one of its calls (a payload, `Continued`).
+    public var appCallTimeout: Duration {
+        get { apps.appCallTimeout }
+        set { apps.appCallTimeout = newValue }
+    }
+    /// Continuation streams relayed between apps and peers (`StreamRelay`).
+    let relay = StreamRelay()
+
+    /// An agent for the device `identity` (see `ContinuityNode.init`).
+    public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
+        node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps)
+        apps.streamsArrived = { [weak self] app, id, channel in self?.streamsArrived(app, id, channel) }
+    }
+
+    /// Starts the device: listens on `host:port`, dials the static peers (`ContinuityNode.start`).
+    public func start(host: String = "127.0.0.1", port: UInt16 = 0, discovery: ContinuityNode.DiscoveryMode = .automatic) throws {
+        try node.start(host: host, port: port, discovery: discovery)
+    }
+
+    /// Stops the device and drops every app.
+    public func stop() {
+        for app in apps.apps.values {
+            apps.remove(app)
+            app.bus.close()
+        }
+        relay.closeAll()
+        node.stop()
+    }
+
+    /// How many apps have joined.
+    public var joinedAppCount: Int { apps.apps.values.count { $0.isJoined } }
+
+    // MARK: Connections (from AgentServer)
+
+    /// A new app connection whose D-Bus is set up (message processing not yet started).
+    func adopt(_ app: JoinedApp, joinDeadline: Duration) {
+        do {
+            try ExportedObject.export(on: app.bus, path: AgentInterface.agentPath, info: AgentInterface.agentInfo) { [weak self, weak app] call in
+                guard let self, let app else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
+                self.answer(call, from: app)
+            }
+        } catch {
+            log.error("cannot serve an app: \(error)")
+            return app.bus.close()
+        }
+        apps.add(app)
+        app.bus.onClosed { [weak self, weak app] in
+            guard let self, let app else { return }
+            self.apps.remove(app)
+        }
+        app.joinDeadline = MainLoop.after(joinDeadline) { [weak self, weak app] in
+            guard let self, let app, !app.isJoined else { return }
+            self.log.notice("pid \(app.pid) did not join within \(joinDeadline): closed")
+            app.joinDeadline = nil
+            app.bus.close()
+            self.apps.remove(app)
+        }
+        app.bus.startMessageProcessing()
+    }
+
+    private func answer(_ call: MethodCall, from app: JoinedApp) {
+        let args = call.arguments
+        if call.method == "Join" {
+            guard !app.isJoined else { return call.fail(AgentInterface.ErrorName.notJoined, "already joined") }
+            guard args.count == 3, case .string(let appID) = args[0], case .string(let team) = args[1],
+                  case .array(_, let typeValues) = args[2], Self.acceptable(appID), Self.acceptable(team),
+                  typeValues.count <= AgentInterface.maximumTypes else {
+                return call.fail(AgentInterface.ErrorName.refused, "Join needs an app ID and team of 1 to \(AgentInterface.maximumText) bytes and at most \(AgentInterface.maximumTypes) types")
+            }
+            let types = typeValues.compactMap { if case .string(let s) = $0, Self.acceptable(s) { s } else { nil } }
+            app.appID = appID
+            app.teamIdentifier = team
+            app.activityTypes = types
+            app.joinDeadline?.cancel()
+            app.joinDeadline = nil
+            log.info("\(app.name) joined")
+            return call.reply([.uint32(AgentInterface.version)])
+        }
+        guard app.isJoined else { return call.fail(AgentInterface.ErrorName.notJoined, "call Join first") }
+        switch call.method {
+        case "SetAdvertisement":
+            guard args.count == 2, case .bool(let active) = args[1] else { return call.fail(AgentInterface.ErrorName.refused, "bad arguments") }
+            switch AppAdvertisement.decode(args[0]) {
+            case .malformed: call.fail(AgentInterface.ErrorName.refused, "a malformed advertisement")
+            case .none:
+                apps.update(app, advertisement: nil, active: active)
+                call.reply([])
+            case .some(let advertisement):
+                var clipped = advertisement
+                clipped.title = advertisement.title.map { String($0.utf8.prefix(AgentInterface.maximumText)) ?? "" }
+                apps.update(app, advertisement: clipped, active: active)
+                call.reply([])
+            }
+        case "GetNearby":
+            call.reply([AgentInterface.encode(apps.nearby)])
+        case "FetchPayload", "Continued", "OpenStreams":
+            guard args.count == 2, case .string(let device) = args[0], case .uint64(let sequence) = args[1] else {
+                return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
+            }
+            guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
+                return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
+            }
+            guard app.pendingCalls < maximumPendingCallsPerApp else {
+                return call.fail(AgentInterface.ErrorName.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
+            }
+            app.pendingCalls += 1
+            Task { @MainActor [weak self, weak app] in
+                defer { app?.pendingCalls -= 1 }
+                guard let self else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
+                await self.forward(call, activity, for: app)
+            }
+        default:
+            call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
+        }
+    }
+
+    /// Runs an app's call toward a nearby device through the node.
+    private func forward(_ call: MethodCall, _ activity: NearbyActivity, for app: JoinedApp?) async {
+        do {
+            switch call.method {
+            case "FetchPayload":
+                call.reply([.bytes(try await node.fetchPayload(of: activity))])
+            case "Continued":
+                try await node.confirmContinued(activity)
+                call.reply([])
+            default:
+                let channel = try await node.openStreams(for: activity)
+                guard app != nil else { return channel.close() }
+                call.reply([.bytes(relay.expect(channel))])
+            }
+        } catch let error as CocoaError {
+            call.fail(AgentInterface.errorName(for: error.code), (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)")
+        } catch {
+            call.fail(AgentInterface.ErrorName.handoffFailed, "\(error)")
+        }
+    }
+
+    /// A peer opened continuation streams to `app`'s activity: the app is given a token to
+    /// connect for them.
+    private func streamsArrived(_ app: JoinedApp, _ id: UInt64, _ channel: any ContinuationStreamChannel) {
+        let token = relay.expect(channel)
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            do {
+                _ = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "StreamsArrived", [.uint64(id), .bytes(token)],
+                                           replyType: "()", timeout: self.appCallTimeout)
+            } catch {
+                self.log.notice("could not hand continuation streams to \(app.name): \(error)")
+                self.relay.cancel(token)
+            }
+        }
+    }
+
+    private static func acceptable(_ text: String) -> Bool { !text.isEmpty && text.utf8.count <= AgentInterface.maximumText }
+}
