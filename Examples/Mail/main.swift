@@ -5,7 +5,7 @@
 //     baton-mail DEVICE-OPTIONS --continue-nearby [--save-to DIR]
 //         continue the draft, fetch the attachment into DIR, check it. The name the other device
 //         gives is reduced to a plain file name in DIR, which replaces no file there.
-// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
+// DEVICE-OPTIONS: --agent SOCKET (join the agent), or --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
 // $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers. A bad value ends the app with status 2.
 import Baton
 import BatonContinuity

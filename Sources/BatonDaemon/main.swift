@@ -64,10 +64,10 @@ do {
     refuse("\(error)")
 }
 
-/// Stops the loop on SIGTERM or SIGINT.
+/// Stops the loop on SIGTERM or SIGINT (the sources stay until main removes them).
 let stopOnSignal: GSourceFunc = { _ in
     MainLoop.quit()
-    return 0
+    return 1
 }
 
 MainActor.assumeIsolated {

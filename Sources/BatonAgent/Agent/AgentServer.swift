@@ -111,7 +111,7 @@ public final class AgentServer {
             }
             let bus: PeerBus
             do {
-                bus = try await PeerBus.open(over: UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self), serving: true)
+                bus = try await PeerBus.open(overSocketConnection: connection, serving: true)
             } catch {
                 self.connections -= 1
                 self.log.notice("D-Bus with pid \(pid) failed: \(error)")

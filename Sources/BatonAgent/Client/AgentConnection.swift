@@ -140,7 +140,7 @@ public final class AgentConnection: NearbyActivitySource {
             g_socket_client_connect_finish(UnsafeMutablePointer(handles.0.pointer), result, error).map { SendableHandle(OpaquePointer($0)) }
         }
         defer { g_object_unref(UnsafeMutableRawPointer(connection.pointer)) }  // the bus holds its own
-        let bus = try await PeerBus.open(over: UnsafeMutableRawPointer(connection.pointer).assumingMemoryBound(to: GIOStream.self), serving: false)
+        let bus = try await PeerBus.open(overSocketConnection: connection.pointer, serving: false)
         try ExportedObject.export(on: bus, path: AgentInterface.appPath, info: AgentInterface.appInfo) { [weak self] call in
             guard let self else { return call.fail(AgentInterface.ErrorName.appFailed, "the app is leaving") }
             self.answer(call)

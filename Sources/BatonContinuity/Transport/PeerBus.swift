@@ -94,13 +94,31 @@ public final class PeerBus: @unchecked Sendable {
         }
     }
 
-    /// Starts D-Bus peer-to-peer over `stream`, any connected `GIOStream` (such as a Unix
-    /// socket connection whose peer the caller has already checked), with the same message caps
-    /// and ANONYMOUS authentication as a link: the side that `serving` runs the
+    /// Starts D-Bus peer-to-peer over `connection`, a connected `GSocketConnection *` (such as
+    /// a Unix socket connection whose peer the caller has already checked), with the same
+    /// message caps and ANONYMOUS authentication as a link: the side that `serving` runs the
     /// authentication. Incoming messages wait until `startMessageProcessing()`. The caller
-    /// bounds the time this takes (close the stream to end it).
+    /// bounds the time this takes (shut the socket down to end it).
+    ///
+    /// GDBus writes through the socket itself when the output stream is a socket's, which it
+    /// can only do for a stream that is a socket connection (not the capped stream around it):
+    /// so the bus writes through a `GUnixOutputStream` on a duplicate of the socket's
+    /// descriptor, and reads through the socket's input stream and the caps.
     @MainActor
-    public static func open(over stream: UnsafeMutablePointer<GIOStream>, serving: Bool) async throws(TransportError) -> PeerBus {
+    public static func open(overSocketConnection connection: OpaquePointer, serving: Bool) async throws(TransportError) -> PeerBus {
+        let socket = g_socket_connection_get_socket(UnsafeMutablePointer(connection))
+        let fd = dup(g_socket_get_fd(socket))
+        guard fd >= 0 else {
+            throw .handshakeFailed(GLibError(domain: "baton", code: errno, message: "cannot duplicate the socket: \(String(cString: strerror(errno)))"))
+        }
+        let base = UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self)
+        let output = g_unix_output_stream_new(fd, 1)!
+        defer { g_object_unref(output) }
+        let stream = g_simple_io_stream_new(g_io_stream_get_input_stream(base), output)!
+        defer { g_object_unref(stream) }
+        // The connection lives as long as the stream (its dispose would close the socket).
+        g_object_set_data_full(UnsafeMutablePointer(OpaquePointer(stream)), "baton-socket-connection",
+                               g_object_ref(UnsafeMutableRawPointer(connection)), g_object_unref)
         do {
             return PeerBus(connection: try await connect(over: stream, isServer: serving), channel: nil)
         } catch let error as TransportError {
