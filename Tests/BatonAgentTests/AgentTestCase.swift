@@ -33,9 +33,10 @@ class AgentTestCase: XCTestCase {
         }
     }
 
-    /// Starts `product` with `arguments`; ended with the test.
-    func start(_ product: String, _ arguments: [String]) throws -> RunningProcess {
-        let process = try RunningProcess(product: product, arguments)
+    /// Starts `product` (or the executable at that absolute path) with `arguments`; ended with the test.
+    func start(_ product: String, _ arguments: [String], environment: [String: String]? = nil) throws -> RunningProcess {
+        let process = product.hasPrefix("/") ? try RunningProcess(executable: URL(fileURLWithPath: product), arguments, environment: environment)
+            : try RunningProcess(product: product, arguments, environment: environment)
         processes.append(process)
         return process
     }

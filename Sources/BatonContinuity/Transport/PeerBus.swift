@@ -30,6 +30,10 @@ public final class PeerBus: @unchecked Sendable {
     /// Signal subscriptions, ended (and their boxes released) with the bus.
     var subscriptions: [guint] = []
 
+    /// The socket under a bus opened over a local socket connection, shut down by `close()`
+    /// so the other side sees the end at once (a reference held until `deinit`).
+    private var localSocket: OpaquePointer?
+
     private init(connection: OpaquePointer, channel: SecureChannel?) {
         self.connection = connection
         self.channel = channel
@@ -37,6 +41,7 @@ public final class PeerBus: @unchecked Sendable {
 
     deinit {
         for id in subscriptions { g_dbus_connection_signal_unsubscribe(connection, id) }
+        if let localSocket { g_object_unref(UnsafeMutableRawPointer(localSocket)) }
         // Asynchronous: the connection lives on (GDBus holds it) until its stream is closed,
         // completed from the thread-default context — on the main thread, the app's loop
         // (`MainLoop.embed(in:)` makes the host's context the main thread's default).
@@ -60,6 +65,7 @@ public final class PeerBus: @unchecked Sendable {
         // Even with no callback, GIO completes the close from an idle source on the
         // thread-default context, holding the connection until then: the app's loop.
         MainLoop.withThreadDefaultContext { g_dbus_connection_close(connection, nil, nil, nil) }
+        if let localSocket { g_socket_shutdown(UnsafeMutablePointer(localSocket), 1, 1, nil) }
     }
 
     private var refusalLogged = false
@@ -120,7 +126,10 @@ public final class PeerBus: @unchecked Sendable {
         g_object_set_data_full(UnsafeMutablePointer(OpaquePointer(stream)), "baton-socket-connection",
                                g_object_ref(UnsafeMutableRawPointer(connection)), g_object_unref)
         do {
-            return PeerBus(connection: try await connect(over: stream, isServer: serving), channel: nil)
+            let bus = PeerBus(connection: try await connect(over: stream, isServer: serving), channel: nil)
+            bus.localSocket = OpaquePointer(socket)
+            g_object_ref(socket)
+            return bus
         } catch let error as TransportError {
             throw error
         } catch {
