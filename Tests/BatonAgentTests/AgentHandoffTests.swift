@@ -69,4 +69,37 @@ final class AgentHandoffTests: AgentTestCase {
         XCTAssertEqual(second.output.components(separatedBy: "went away").count - 1, 1, second.output)
         XCTAssertFalse(second.output.contains("is unavailable"), second.output)
     }
+
+    /// On B, where Mail runs joined to B's agent and waits: `baton nearby` asks the agent and
+    /// lists Mail's draft on A; `baton continue` asks the agent, which hands the draft to the
+    /// running Mail (no second one starts). Mail restores the draft and gets its attachment
+    /// through both agents; A's Mail is told.
+    func testBatonContinueHandsTheActivityToTheRunningAppThroughTheAgent() throws {
+        let folders = try devices("A", "B")
+        let attachment = root.appendingPathComponent("notes.txt")
+        let bytes = Data((0..<200_000).map { UInt8(truncatingIfNeeded: $0 &* 31) })
+        try bytes.write(to: attachment)
+        let inbox = root.appendingPathComponent("inbox")
+        try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
+        let (_, address) = try agent(folders[0], socket: socket("a.sock"))
+        _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let mailA = try app("baton-mail", socket: socket("a.sock"), ["--compose", "--to", "ada@example.org", "--subject", "Notes",
+                                                                      "--body", "Attached.", "--attach", attachment.path])
+        let mailB = try app("baton-mail", socket: socket("b.sock"), ["--wait", "--save-to", inbox.path])
+        XCTAssertNotNil(mailB.waitForLine(containing: "nearby now: com.example.mail.compose on A"), mailB.output)
+
+        let noConfig = ["--config", root.appendingPathComponent("no-config").path]
+        let nearby = try runProduct("baton", ["nearby", "--agent", socket("b.sock")] + noConfig, timeout: 30)
+        XCTAssertEqual(nearby.status, 0, nearby.stderr)
+        XCTAssertTrue(nearby.stdout.contains("A\t\"Editing Mail\"\tcom.example.mail.compose\tcom.example.mail"), nearby.stdout)
+
+        let continued = try runProduct("baton", ["continue", "--agent", socket("b.sock")] + noConfig, timeout: 30)
+        XCTAssertEqual(continued.status, 0, continued.stderr)
+        XCTAssertTrue(continued.stdout.contains("from A in com.example.mail"), continued.stdout)
+        XCTAssertEqual(mailB.waitForExit(timeout: 60), 0, mailB.output)
+        XCTAssertTrue(mailB.output.contains("restoreUserActivityState: draft \"Notes\" to ada@example.org: Attached."), mailB.output)
+        XCTAssertEqual(try Data(contentsOf: inbox.appendingPathComponent("notes.txt")), bytes)
+        XCTAssertEqual(mailA.waitForExit(timeout: 30), 0, mailA.output)
+        XCTAssertTrue(mailA.output.contains("userActivityWasContinued"), mailA.output)
+    }
 }

@@ -24,6 +24,12 @@ public final class Agent {
     }
     /// Continuation streams relayed between apps and peers (`StreamRelay`).
     let relay = StreamRelay()
+    /// Starts an installed app that is not joined, for `ContinueNearby` (none: such a call fails).
+    public weak var launcher: (any AppLaunching)?
+    /// How long a launched app has to join before the continuation handed to it fails.
+    public var launchJoinTimeout: Duration = .seconds(20)
+    /// Continuations waiting for a launched app to join, oldest first (at most 8).
+    private var waitingForLaunch: [(activity: NearbyActivity, call: MethodCall, expiry: LoopSource)] = []
 
     /// An agent for the device `identity` (see `ContinuityNode.init`).
     public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
@@ -43,6 +49,11 @@ public final class Agent {
             app.bus.close()
         }
         relay.closeAll()
+        for waiting in waitingForLaunch {
+            waiting.expiry.cancel()
+            waiting.call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping")
+        }
+        waitingForLaunch = []
         node.stop()
     }
 
@@ -93,7 +104,8 @@ public final class Agent {
             app.joinDeadline?.cancel()
             app.joinDeadline = nil
             log.info("\(app.name) joined")
-            return call.reply([.uint32(AgentInterface.version)])
+            call.reply([.uint32(AgentInterface.version)])
+            return handWaitingContinuations(to: app)
         }
         guard app.isJoined else { return call.fail(AgentInterface.ErrorName.notJoined, "call Join first") }
         switch call.method {
@@ -112,6 +124,13 @@ public final class Agent {
             }
         case "GetNearby":
             call.reply([AgentInterface.encode(apps.nearby)])
+        case "ContinueNearby":
+            guard args.count == 3, case .string(let device) = args[0], case .uint64(let sequence) = args[1],
+                  case .string(let token) = args[2] else { return call.fail(AgentInterface.ErrorName.refused, "bad arguments") }
+            guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
+                return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
+            }
+            continueNearby(activity, activationToken: token.isEmpty ? nil : token, call: call)
         case "FetchPayload", "Continued", "OpenStreams":
             guard args.count == 2, case .string(let device) = args[0], case .uint64(let sequence) = args[1] else {
                 return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
@@ -130,6 +149,57 @@ public final class Agent {
             }
         default:
             call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
+        }
+    }
+
+    /// Hands `activity` to the joined app that declares its type (the one active last), or
+    /// launches the app that advertised it and hands it over when it joins, within
+    /// `launchJoinTimeout`. The reply names the app.
+    private func continueNearby(_ activity: NearbyActivity, activationToken: String?, call: MethodCall) {
+        let candidates = apps.apps.values.filter { $0.isJoined && $0.activityTypes.contains(activity.activityType) }
+        if let app = candidates.max(by: { $0.activeSince < $1.activeSince }) {
+            return hand(activity, to: app, call: call)
+        }
+        guard let launcher else {
+            return call.fail(AgentInterface.ErrorName.unsupported, "no app here that continues \(activity.activityType) is running, and this agent launches none")
+        }
+        do { try launcher.launch(appID: activity.appID, activityType: activity.activityType, activationToken: activationToken) } catch {
+            return call.fail(AgentInterface.ErrorName.handoffFailed, "cannot launch \(activity.appID): \(error)")
+        }
+        if waitingForLaunch.count >= 8, let oldest = waitingForLaunch.first {
+            oldest.expiry.cancel()
+            oldest.call.fail(AgentInterface.ErrorName.refused, "too many continuations waiting for apps to start")
+            waitingForLaunch.removeFirst()
+        }
+        let bound = launchJoinTimeout
+        let expiry = MainLoop.after(bound) { [weak self, weak call] in
+            guard let self, let index = self.waitingForLaunch.firstIndex(where: { $0.call === call }) else { return }
+            let waiting = self.waitingForLaunch.remove(at: index)
+            waiting.call.fail(AgentInterface.ErrorName.timedOut, "\(activity.appID) did not join the agent within \(bound) of its launch")
+        }
+        waitingForLaunch.append((activity, call, expiry))
+    }
+
+    /// A newly joined app takes the continuations that wait for its activity types.
+    private func handWaitingContinuations(to app: JoinedApp) {
+        let mine = waitingForLaunch.filter { app.activityTypes.contains($0.activity.activityType) }
+        waitingForLaunch.removeAll { waiting in mine.contains { $0.call === waiting.call } }
+        for waiting in mine {
+            waiting.expiry.cancel()
+            hand(waiting.activity, to: app, call: waiting.call)
+        }
+    }
+
+    private func hand(_ activity: NearbyActivity, to app: JoinedApp, call: MethodCall) {
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            do {
+                _ = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "ContinueNearby", [AgentInterface.encode(activity)],
+                                           replyType: "()", timeout: self.appCallTimeout)
+                call.reply([.string(app.appID ?? "")])
+            } catch {
+                call.fail(AgentInterface.ErrorName.handoffFailed, "\(app.name) did not take the continuation: \(error)")
+            }
         }
     }
 

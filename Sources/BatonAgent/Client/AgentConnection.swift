@@ -51,7 +51,7 @@ public final class AgentConnection: NearbyActivitySource {
     let log = Logger(label: "baton.agent.client")
 
     /// The agent's socket: `$BATON_AGENT_SOCKET`, else `$XDG_RUNTIME_DIR/baton/agent.socket`.
-    public static var defaultSocketPath: String {
+    nonisolated public static var defaultSocketPath: String {
         let environment = ProcessInfo.processInfo.environment
         if let path = environment["BATON_AGENT_SOCKET"], !path.isEmpty { return path }
         let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/user/\(getuid())"
@@ -62,13 +62,42 @@ public final class AgentConnection: NearbyActivitySource {
     /// `nearbySource` becomes the connection at once, and it joins as soon as the agent
     /// answers, retrying while it does not. Keep the connection (the app's `nearbySource` is
     /// weak); `leave()` ends it.
-    public static func join(socketPath: String = defaultSocketPath) -> AgentConnection {
-        let connection = AgentConnection(socketPath: socketPath)
+    ///
+    /// A tool that shows and continues what is nearby (`baton nearby`) joins with
+    /// `advertising: false`: it never offers an activity and never counts as the active app.
+    public static func join(socketPath: String = defaultSocketPath, advertising: Bool = true) -> AgentConnection {
+        let connection = AgentConnection(socketPath: socketPath, advertising: advertising)
         connection.start()
         return connection
     }
 
-    private init(socketPath: String) { self.socketPath = socketPath }
+    /// Whether this app tells the agent what it advertises and whether it is active.
+    public let advertising: Bool
+
+    private init(socketPath: String, advertising: Bool) {
+        self.socketPath = socketPath
+        self.advertising = advertising
+    }
+
+    /// Asks the agent to continue `activity` in the app here that declares its type: one that
+    /// is joined gets it directly (no second instance); otherwise the agent launches it and
+    /// hands it over when it joins. Returns that app's ID. Fails with the Handoff code the
+    /// agent saw (`.featureUnsupported` when no app here continues it).
+    public func continueInApp(_ activity: NearbyActivity, activationToken: String? = nil) async throws -> String {
+        guard isJoined, let bus else {
+            throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
+        }
+        do {
+            let reply = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "ContinueNearby",
+                                           [.string(activity.device), .uint64(activity.sequence), .string(activationToken ?? "")],
+                                           replyType: "(s)", timeout: .seconds(60))
+            guard case .string(let app)? = reply.first else { return "" }
+            return app
+        } catch let error as GLibError {
+            throw CocoaError.handoff(error.remoteDBusErrorName.map(AgentInterface.code(forErrorName:)) ?? .userActivityConnectionUnavailable,
+                                     error.message)
+        }
+    }
 
     private func start() {
         Application.shared.nearbySource = self
@@ -189,7 +218,7 @@ public final class AgentConnection: NearbyActivitySource {
 
     /// Tells the agent this app's advertised activity and whether it is active, if that changed.
     private func sendAdvertisement() {
-        guard isJoined, let bus else { return }
+        guard advertising, isJoined, let bus else { return }
         let activity = activities.advertisement()
         let active = Application.shared.isActive
         if let lastSent, lastSent.0 == activity, lastSent.1 == active { return }

@@ -37,6 +37,10 @@ enum AgentInterface {
               <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
               <arg name="token" type="ay" direction="out"/>
             </method>
+            <method name="ContinueNearby">
+              <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
+              <arg name="activationToken" type="s" direction="in"/><arg name="app" type="s" direction="out"/>
+            </method>
             <signal name="NearbyChanged"><arg name="activities" type="aa{sv}"/></signal>
           </interface>
         </node>
