@@ -82,7 +82,7 @@ let package = Package(
 
         .executableTarget(name: "Notes", dependencies: ["Baton"], path: "Examples/Notes", resources: [.copy("Manifest")]),
         // What the example apps share to be devices of a group.
-        .target(name: "ExampleSupport", dependencies: ["Baton", "BatonContinuity"], path: "Examples/ExampleSupport"),
+        .target(name: "ExampleSupport", dependencies: ["Baton", "BatonContinuity", "BatonAgent", "CGLib"], path: "Examples/ExampleSupport"),
         .executableTarget(name: "Shapes", dependencies: ["Baton", "BatonContinuity", "ExampleSupport"], path: "Examples/Shapes",
                           resources: [.copy("Manifest")]),
         .executableTarget(name: "MapViewer", dependencies: ["Baton", "BatonContinuity", "ExampleSupport"], path: "Examples/MapViewer",

@@ -1,8 +1,9 @@
 import BatonContinuity
 import Foundation
 
-/// What makes an example app a device of the user's group:
-/// `--device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…`, and the peers configured for
+/// What makes an example app a device of the user's group: `--agent SOCKET` (join the agent
+/// that runs the device), or `--device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…` (a node of
+/// its own in the app), and the peers configured for
 /// every app of this user (`$BATON_PEERS`, else `$XDG_CONFIG_HOME/baton/peers`), read the way
 /// `baton nearby` reads them (`PeerConfiguration`). Listening beyond loopback
 /// (`--listen 0.0.0.0:0`), the device also finds the others through avahi-daemon.
@@ -10,10 +11,19 @@ public struct DeviceOptions: Sendable {
     public var directory: URL
     public var listen: PeerAddress
     public var peers: [PeerAddress]
+    /// The agent's socket, with `--agent`: the app joins it instead of running a node.
+    public var agentSocket: String?
 
-    /// The options in `arguments`; nil without `--device`. A bad value (a port out of range,
+    /// The options in `arguments`; nil without `--device` or `--agent`. A bad value (a port out of range,
     /// a missing host or value, a malformed configured peer) throws an error naming it.
     public init?(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
+        if arguments.contains("--agent") {
+            agentSocket = try ExampleArguments.required(after: "--agent", in: arguments)
+            directory = URL(fileURLWithPath: "/")
+            listen = PeerAddress(host: "127.0.0.1", port: 0)
+            peers = []
+            return
+        }
         guard arguments.contains("--device") else { return nil }
         directory = URL(fileURLWithPath: try ExampleArguments.required(after: "--device", in: arguments))
         let listen = arguments.contains("--listen") ? try ExampleArguments.required(after: "--listen", in: arguments) : nil
@@ -34,5 +44,5 @@ public struct DeviceOptions: Sendable {
         }
     }
 
-    public static let usage = "--device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…"
+    public static let usage = "(--agent SOCKET | --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…)"
 }

@@ -1,5 +1,7 @@
 import Baton
+import BatonAgent
 import BatonContinuity
+import BatonLoop
 import Foundation
 
 /// Prints one line of an example's transcript. Anything another device sent goes through
@@ -15,13 +17,41 @@ public func shown(_ text: String) -> String { PrintableText.escaped(text) }
 public final class ExampleDevice {
     public let options: DeviceOptions
     public private(set) var node: ContinuityNode?
+    /// The connection to the agent, with `--agent`.
+    public private(set) var agent: AgentConnection?
     private var observer: NSObjectProtocol?
+    private var nearbyShown: NSObjectProtocol?
+    private var input: StandardInputLines?
     private var continued = false
 
     public init(_ options: DeviceOptions) { self.options = options }
 
-    /// Starts the node; says where it listens. Throws what stopped it.
+    /// Starts the node; says where it listens. Throws what stopped it. With `--agent`, joins
+    /// the agent instead, says so, prints `nearby now: …` at each change of the nearby
+    /// activities, and takes lines on standard input: `activate` and `deactivate` make the
+    /// app active or inactive (the agent advertises the active app's activity).
     public func start() throws {
+        if let socket = options.agentSocket {
+            let agent = AgentConnection.join(socketPath: socket)
+            agent.onJoined = { say("joined the agent at \(socket)") }
+            self.agent = agent
+            nearbyShown = NotificationCenter.default.addObserver(forName: Application.nearbyActivitiesDidChangeNotification,
+                                                                 object: nil, queue: nil) { _ in
+                MainActor.assumeIsolated {
+                    let nearby = Application.shared.nearbyActivities
+                    say("nearby now: " + (nearby.isEmpty ? "none" : nearby.map { "\(shown($0.activityType)) on \(shown($0.device))" }
+                        .joined(separator: ", ")))
+                }
+            }
+            input = StandardInputLines { line in
+                switch line {
+                case "activate": Application.shared.activate()
+                case "deactivate": Application.shared.deactivate()
+                default: say("unknown command \(shown(line))")
+                }
+            }
+            return
+        }
         let node = try ContinuityNode(identity: try DeviceIdentity.load(from: options.directory),
                                       identityDirectory: options.directory, staticPeers: options.peers)
         try node.start(host: options.listen.host, port: options.listen.port)
@@ -52,6 +82,9 @@ public final class ExampleDevice {
 
     public func stop() {
         if let observer { NotificationCenter.default.removeObserver(observer) }
+        if let nearbyShown { NotificationCenter.default.removeObserver(nearbyShown) }
+        input?.stop()
+        agent?.leave()
         node?.stop()
     }
 }

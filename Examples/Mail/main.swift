@@ -5,7 +5,9 @@
 //     baton-mail DEVICE-OPTIONS --continue-nearby [--save-to DIR]
 //         continue the draft, fetch the attachment into DIR, check it. The name the other device
 //         gives is reduced to a plain file name in DIR, which replaces no file there.
-// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
+//     baton-mail --agent SOCKET --wait [--save-to DIR]
+//         joined to the agent, wait until it hands over a draft to continue (`baton continue`)
+// DEVICE-OPTIONS: --agent SOCKET (join the agent), or --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
 // $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers. A bad value ends the app with status 2.
 import Baton
 import BatonContinuity
@@ -25,15 +27,16 @@ final class MailApp: DeviceExampleApp<DraftViewController> {
             controller.compose(to: value(after: "--to") ?? "", subject: value(after: "--subject") ?? "",
                                body: value(after: "--body") ?? "", attachment: value(after: "--attach").map { URL(fileURLWithPath: $0) },
                                named: value(after: "--as"))
-        } else {
+        } else if arguments.contains("--continue-nearby") {
             device.continueFirstNearby(of: [DraftViewController.composeType]) {}
         }
     }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: baton-mail \(DeviceOptions.usage) (--compose --to ADDR --subject S --body B [--attach FILE [--as NAME]] | --continue-nearby [--save-to DIR])"
-guard let options = DeviceOptions.fromCommandLine(), arguments.contains("--compose") || arguments.contains("--continue-nearby") else {
+let usage = "usage: baton-mail \(DeviceOptions.usage) (--compose --to ADDR --subject S --body B [--attach FILE [--as NAME]] | --continue-nearby [--save-to DIR] | --agent SOCKET --wait [--save-to DIR])"
+guard let options = DeviceOptions.fromCommandLine(), arguments.contains("--compose") || arguments.contains("--continue-nearby")
+        || (options.agentSocket != nil && arguments.contains("--wait")) else {
     say(usage)
     exit(2)
 }

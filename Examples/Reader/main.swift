@@ -2,7 +2,7 @@
 //     baton-reader DEVICE-OPTIONS --read ARTICLE [--page N] [--scroll F]   read; exit once continued elsewhere
 //     baton-reader DEVICE-OPTIONS --continue-nearby                       continue the article read elsewhere
 // Where no Reader is installed, `baton continue` opens the article's web page in the browser.
-// DEVICE-OPTIONS: --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
+// DEVICE-OPTIONS: --agent SOCKET (join the agent), or --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
 // $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers. A bad value ends the app with status 2.
 import Baton
 import BatonContinuity

@@ -7,22 +7,34 @@ import Foundation
 struct ContinueCommand: AsThisDevice {
     static let configuration = CommandConfiguration(
         commandName: "continue",
-        abstract: "Continue a nearby activity in the web browser.",
+        abstract: "Continue a nearby activity in the app that continues it, or in the web browser.",
         discussion: """
             Finds the group's devices as `baton nearby` does and continues the first activity
             they advertise (or the first of --type, or on --device). One that no app installed
             here continues but that has a web page opens in the desktop's default browser, and
             the originating app is told it was continued (this waits up to 5 s for that device
             to acknowledge). For one an installed app continues, run that app.
+            When this user's agent (batond) runs and no --peer is given, it asks the agent
+            instead: an activity an app here continues goes to that app — the running one, or
+            one the agent launches.
             """)
     @Option(name: .long, help: "Continue the activity of this type.") var type: String?
     @Option(name: .long, help: "Continue the activity of this device.") var device: String?
     @Option(name: .long, help: "A peer to connect to, HOST:PORT (repeatable; adds to the configured ones).")
     var peer: [String] = []
+    @Option(name: .long, help: "The agent's socket (default: $BATON_AGENT_SOCKET, else $XDG_RUNTIME_DIR/baton/agent.socket).")
+    var agent: String?
     @OptionGroup var options: ConfigOption
 
     func run() throws {
         let (type, device) = (type, device)
+        if peer.isEmpty, let socket = ThroughAgent.runningAgent(agent) {
+            if let failure = ThroughAgent.run({ AgentContinuer(connection: $0, type: type, device: device) }, socket: socket) {
+                FileHandle.standardError.write(Data("baton continue: \(shown(failure))\n".utf8))
+                throw ExitCode(1)
+            }
+            return
+        }
         if let failure = try runAsThisDevice({ BrowserContinuer(type: type, device: device) }) {
             FileHandle.standardError.write(Data("baton continue: \(shown(failure))\n".utf8))
             throw ExitCode(1)

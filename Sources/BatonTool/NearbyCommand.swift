@@ -8,8 +8,10 @@ struct NearbyCommand: AsThisDevice {
         commandName: "nearby",
         abstract: "List the activities current on the group's other devices.",
         discussion: """
-            Connects, as this device, to the group's devices that avahi-daemon finds and to the
-            static peers ($BATON_PEERS or the `peers` file), and prints what each advertises.
+            Asks this user's agent (batond) when one runs and no --peer is given: its links are
+            already up. Otherwise connects, as this device, to the group's devices that
+            avahi-daemon finds and to the static peers ($BATON_PEERS or the `peers` file), and
+            prints what each advertises.
             Only devices that prove membership of this group appear. Without --watch it prints
             once every device found has answered. An entry that no app installed here continues,
             but which has a web page, is marked: `baton continue` opens it in the browser.
@@ -17,10 +19,18 @@ struct NearbyCommand: AsThisDevice {
     @Flag(name: .long, help: "Keep following the list, printing each change.") var watch = false
     @Option(name: .long, help: "A peer to connect to, HOST:PORT (repeatable; adds to the configured ones).")
     var peer: [String] = []
+    @Option(name: .long, help: "The agent's socket (default: $BATON_AGENT_SOCKET, else $XDG_RUNTIME_DIR/baton/agent.socket).")
+    var agent: String?
     @OptionGroup var options: ConfigOption
 
     func run() throws {
         let watching = watch
+        if peer.isEmpty, let socket = ThroughAgent.runningAgent(agent) {
+            if let failure = ThroughAgent.run({ AgentNearbyPrinter(connection: $0, watch: watching) }, socket: socket) {
+                throw ValidationError(failure)
+            }
+            return
+        }
         if let failure = try runAsThisDevice({ NearbyPrinter(watch: watching) }) { throw ValidationError(failure) }
     }
 }

@@ -7,7 +7,7 @@ import Foundation
 struct StreamGrant {
     let token: Data
     let peer: String
-    weak var activity: UserActivity?
+    let activity: ProvidedActivity
     let expiry: LoopSource
 }
 
@@ -39,10 +39,10 @@ extension ContinuityNode {
     /// rotation still accepts the grant during its grace (grants are the node's, not a
     /// listener's).
     func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
-        guard let listener, let advertised, advertised.sequence == sequence, let activity = advertisedActivity, activity.isValid else {
+        guard let listener, let advertised, advertised.sequence == sequence, let activity = providedActivity else {
             throw .notCurrent
         }
-        guard activity.supportsContinuationStreams, activity.delegate != nil else {
+        guard activity.supportsContinuationStreams, provider.canOpenStreams(for: activity) else {
             throw .noStreams("\(activity.activityType) does not support continuation streams")
         }
         if let oldest = streamGrants.first(where: { $0.peer == peer }),
@@ -91,14 +91,14 @@ extension ContinuityNode {
             log.notice("refused a stream connection from \(identity.deviceName(of: channel.peerIdentifier)): not a token granted to it")
             return channel.close()
         }
-        guard let activity = grant.activity, let delegate = activity.delegate else { return channel.close() }
+        let activity = grant.activity
+        guard provider.canOpenStreams(for: activity) else { return channel.close() }
         let streams = StreamChannel(channel, idleTimeout: streamIdleTimeout)
         do { try await streams.write(Data([Self.streamAcceptance])) } catch {
             return log.notice("a stream connection from \(identity.deviceName(of: channel.peerIdentifier)) failed before it opened: \(error)")
         }
-        let (input, output) = UserActivity.streams(over: streams)
         log.debug("streams open to \(identity.deviceName(of: channel.peerIdentifier)) for \(activity.activityType)")
-        delegate.userActivity(activity, didReceive: input, outputStream: output)
+        provider.acceptStreams(streams, for: activity)
     }
 
     /// On the continuing side: a stream channel to `activity` on its device, once that device

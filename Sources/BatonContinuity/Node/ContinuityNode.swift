@@ -9,9 +9,11 @@ import Logging
 ///
 /// The node listens for its peers, dials the static ones and those DNS-SD finds (through
 /// avahi-daemon, when it listens beyond loopback); each link is mutual TLS 1.3
-/// (`SecureChannel`) carrying D-Bus (`PeerBus`), one per peer device. It advertises the app's
-/// advertised activity to every peer — metadata only, with a sequence number — and keeps
-/// `Application.shared.nearbyActivities` up to date from theirs. Continuing one goes through
+/// (`SecureChannel`) carrying D-Bus (`PeerBus`), one per peer device. It advertises what its
+/// `ActivityProvider` offers to every peer — metadata only, with a sequence number — and hands
+/// the provider theirs. By default the provider is the app the node is embedded in: the app's
+/// advertised activity, and `Application.shared.nearbyActivities` kept up to date; the per-user
+/// agent hosts the same node for all of the user's apps. Continuing one goes through
 /// `Application.continueNearbyActivity`: the payload is pulled from its device, which saves it
 /// first, and that device's activity delegate is told once it is continued.
 @MainActor
@@ -71,7 +73,6 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private var fallbackDials: [PeerAddress: LoopSource] = [:]
     private var redials: [PeerAddress: LoopSource] = [:]
     private var backoff: [PeerAddress: Duration] = [:]
-    private var observers: [NSObjectProtocol] = []
     private var sequence: UInt64 = 0
     /// The devices (certificate serials) that fetched the payload of the advertised sequence:
     /// only they may say they continued it. At most `maxFetchers`, reset with each new sequence.
@@ -86,7 +87,13 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private var askingForDiscoveryKey = false
     /// The sequence of the activity last fetched from each device (one entry per device, by identifier).
     private var fetched: [String: UInt64] = [:]
-    weak var advertisedActivity: UserActivity?
+    /// What this device offers its peers and where their activities go: the app the node is
+    /// embedded in, or the agent's joined apps.
+    public let provider: any ActivityProvider
+    /// The generation of the activity advertised last (`ProvidedActivity.generation`).
+    private var advertisedGeneration: UInt64?
+    /// The activity advertised now, as the provider gave it.
+    var providedActivity: ProvidedActivity?
     var advertised: NearbyActivity?
     let log = PeerLogger(label: "baton.continuity")
     /// Peers whose first dial has not finished (linked and asked, or failed).
@@ -133,10 +140,14 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// A node for `identity`. With `identityDirectory`, the node watches the revocation list
     /// and discovery key there (and reads the list again before every new connection and every
     /// call it answers): a revocation copied in cuts the revoked devices' links at once.
-    public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
+    /// `provider` is what the device offers and where the peers' activities go; by default the
+    /// app the node is embedded in (`ApplicationActivityProvider`).
+    public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = [],
+                provider: (any ActivityProvider)? = nil) throws {
         self.identity = identity
         self.identityDirectory = identityDirectory
         self.staticPeers = staticPeers
+        self.provider = provider ?? ApplicationActivityProvider()
         credential = try TLSCredential(identity: identity)
     }
 
@@ -147,7 +158,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     }
 
     /// Listens on `host:port` (0: any free port), dials the static peers and starts
-    /// advertising. The app's `nearbySource` becomes this node.
+    /// advertising what the provider offers. With the default provider, the app's
+    /// `nearbySource` becomes this node.
     ///
     /// With discovery (by default: when `host` is not a loopback address), the node also
     /// publishes itself and browses for the group's devices through avahi-daemon. It needs the
@@ -159,15 +171,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         let listener = try openListener(host: host, port: port)
         self.listener = listener
         rotatingHost = port == 0 ? host : nil
-        Application.shared.nearbySource = self
-        if Application.shared.associatedDomainVerifier == nil {
-            Application.shared.associatedDomainVerifier = try? AssociatedDomains()
-        }
-        for name in [Application.currentUserActivityDidChangeNotification, UserActivity.didSaveNotification] {
-            observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
-                MainActor.assumeIsolated { self?.readvertise() }
-            })
-        }
+        provider.advertisementDidChange = { [weak self] in self?.readvertise() }
+        provider.nodeDidStart(self)
         readvertise()
         watchIdentityFiles()
         Task { @MainActor [weak self] in await self?.acceptLoop(listener) }
@@ -318,8 +323,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         for timer in fallbackDials.values { timer.cancel() }
         fallbackDials = [:]
         discoveryUnsettled = false
-        for observer in observers { NotificationCenter.default.removeObserver(observer) }
-        observers = []
+        provider.advertisementDidChange = nil
         for timer in redials.values { timer.cancel() }
         redials = [:]
         for grant in streamGrants { grant.expiry.cancel() }
@@ -327,7 +331,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         for link in links.values { retire(link) }
         links = [:]
         publishNearby()
-        if Application.shared.nearbySource === self { Application.shared.nearbySource = nil }
+        provider.nodeDidStop(self)
     }
 
     // MARK: Links
@@ -618,7 +622,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                 return shown
             }
         }
-        Application.shared.updateNearbyActivities(nearby.sorted { $0.device < $1.device })
+        provider.nearbyActivitiesDidChange(nearby.sorted { $0.device < $1.device })
     }
 
     /// The identity with the newest revocation list on disk, if it changed (and then the
@@ -643,21 +647,23 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     // MARK: Advertising
 
-    /// Offers the app's advertised activity (metadata only) to every peer, if it changed. A new
-    /// activity object gets a new sequence number; a save that changes its title keeps it.
+    /// Offers the provider's activity (metadata only) to every peer, if it changed. A new
+    /// activity object (a new generation) gets a new sequence number; a save that changes its
+    /// title keeps it.
     private func readvertise() {
-        let app = Application.shared
         var now: NearbyActivity?
-        if let activity = app.advertisedUserActivity, let manifest = app.manifest {
-            if activity !== advertisedActivity {
+        let offered = provider.advertisement()
+        if let activity = offered {
+            if activity.generation != advertisedGeneration {
                 sequence += 1
-                advertisedActivity = activity
+                advertisedGeneration = activity.generation
             }
             now = NearbyActivity(device: identity.name, sequence: sequence, activityType: activity.activityType,
-                                 title: activity.title.map(DeviceInterface.clipped), appID: manifest.appID,
-                                 teamIdentifier: manifest.teamIdentifier,
+                                 title: activity.title.map(DeviceInterface.clipped), appID: activity.appID,
+                                 teamIdentifier: activity.teamIdentifier,
                                  webpageURL: activity.webpageURL)
         }
+        providedActivity = offered
         guard now != advertised else { return }
         advertised = now
         let metadata = DeviceInterface.metadata(now)
@@ -674,18 +680,20 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         return "\(identity.deviceName(of: peer.id)) has been revoked"
     }
 
-    func payload(sequence requested: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data {
-        guard let advertised, advertised.sequence == requested, let activity = advertisedActivity, activity.isValid else {
+    func payload(sequence requested: UInt64, for peer: DevicePeer) async throws(DeviceServiceError) -> Data {
+        guard let advertised, advertised.sequence == requested, let activity = providedActivity else {
             throw .notCurrent
         }
         if fetchers.sequence != requested { fetchers = (requested, []) }
         if fetchers.serials.count < Self.maxFetchers { fetchers.serials.insert(peer.serial) }
         do {
-            return try activity.payload()
-        } catch let error as CocoaError where error.code == .userActivityHandoffUserInfoTooLarge {
-            throw .tooLarge(error.localizedDescription)
+            return try await provider.payload(of: activity)
         } catch {
-            throw .failed("\(error)")
+            switch error {
+            case .notCurrent: throw .notCurrent
+            case .tooLarge(let reason): throw .tooLarge(reason)
+            case .failed(let reason): throw .failed(reason)
+            }
         }
     }
 
@@ -700,14 +708,14 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
 
     /// Honoured only from a device that fetched that sequence's payload: another group device
     /// cannot make this app drop its activity.
-    func continued(sequence: UInt64, by peer: DevicePeer) throws(DeviceServiceError) {
+    func continued(sequence: UInt64, by peer: DevicePeer) async throws(DeviceServiceError) {
         guard fetchers.sequence == sequence, fetchers.serials.contains(peer.serial) else {
             log.notice("ignoring Continued(\(sequence)) from \(identity.deviceName(of: peer.id)): it did not fetch that activity")
             throw .refused("\(identity.deviceName(of: peer.id)) did not fetch activity \(sequence)")
         }
-        guard advertised?.sequence == sequence, let activity = advertisedActivity else { return }
+        guard advertised?.sequence == sequence, let activity = providedActivity else { return }
         log.debug("\(identity.deviceName(of: peer.id)) continued \(activity.activityType)")
-        activity.delegate?.userActivityWasContinued(activity)
+        await provider.continued(activity)
     }
 
     // MARK: Continuing

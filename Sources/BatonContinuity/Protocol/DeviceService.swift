@@ -13,10 +13,11 @@ protocol DeviceServiceHandler: AnyObject {
     /// The activity advertised now, if any.
     func currentActivity() -> NearbyActivity?
     /// The payload of the activity advertised with `sequence`, saved first, for `peer`.
-    func payload(sequence: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data
+    /// It may await the app (the agent asks it); the provider bounds that wait.
+    func payload(sequence: UInt64, for peer: DevicePeer) async throws(DeviceServiceError) -> Data
     /// The peer continued the activity advertised with `sequence`; refused unless that peer
     /// fetched it.
-    func continued(sequence: UInt64, by peer: DevicePeer) throws(DeviceServiceError)
+    func continued(sequence: UInt64, by peer: DevicePeer) async throws(DeviceServiceError)
     /// The signed revocation list this device holds.
     func revocationList() -> Data
     /// The group's discovery key for the revocation list this device holds.
@@ -76,10 +77,14 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
             reply(invocation, .tuple([DeviceInterface.metadata(handler.currentActivity())]))
         case ("FetchPayload", .tuple(let args)):
             guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
-            do {
-                reply(invocation, .tuple([.bytes(try handler.payload(sequence: sequence, for: peer))]))
-            } catch {
-                fail(invocation, error)
+            // Answered after the handler's await (GDBus's invocation stays ours until then).
+            let call = SendableOpaque(invocation), peer = peer
+            Task { @MainActor in
+                do throws(DeviceServiceError) {
+                    self.reply(call.pointer, .tuple([.bytes(try await handler.payload(sequence: sequence, for: peer))]))
+                } catch {
+                    self.fail(call.pointer, error)
+                }
             }
         case ("OpenStreams", .tuple(let args)):
             guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
@@ -95,11 +100,14 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
             do { reply(invocation, .tuple([.bytes(try handler.discoveryKey())])) } catch { fail(invocation, error) }
         case ("Continued", .tuple(let args)):
             guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
-            do {
-                try handler.continued(sequence: sequence, by: peer)
-                reply(invocation, .tuple([]))
-            } catch {
-                fail(invocation, error)
+            let call = SendableOpaque(invocation), peer = peer
+            Task { @MainActor in
+                do throws(DeviceServiceError) {
+                    try await handler.continued(sequence: sequence, by: peer)
+                    self.reply(call.pointer, .tuple([]))
+                } catch {
+                    self.fail(call.pointer, error)
+                }
             }
         default:
             fail(invocation, "org.freedesktop.DBus.Error.UnknownMethod", "no method \(method)")

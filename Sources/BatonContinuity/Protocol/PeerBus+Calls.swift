@@ -91,7 +91,7 @@ extension PeerBus {
     /// Calls `body` once when the link closes (the peer hung up, the network failed, or `close`),
     /// through the context the connection was made on (`open`): the app's loop.
     @MainActor
-    func onClosed(_ body: @escaping @MainActor () -> Void) {
+    public func onClosed(_ body: @escaping @MainActor () -> Void) {
         let box = SignalBox { _ in body() }
         g_signal_connect_data(UnsafeMutableRawPointer(connection), "closed", unsafeBitCast(closedTrampoline, to: GCallback.self),
                               box.retainedOpaque(), CallbackBox.closureNotify, GConnectFlags(0))

@@ -22,19 +22,26 @@ public final class PeerBus: @unchecked Sendable {
     /// The largest header-fields array taken from a peer (path, interface, member, signature…).
     public static let maximumHeaderFields = 64 * 1024
 
-    let connection: OpaquePointer  // GDBusConnection *
-    /// The channel, kept alive as long as the bus runs on it.
-    public let channel: SecureChannel
+    /// The `GDBusConnection *`, for code that exports or calls its own interfaces on the bus.
+    public let connection: OpaquePointer
+    /// The channel, kept alive as long as the bus runs on it (nil for a bus opened over a
+    /// local stream: `open(over:serving:)`).
+    public let channel: SecureChannel?
     /// Signal subscriptions, ended (and their boxes released) with the bus.
     var subscriptions: [guint] = []
 
-    private init(connection: OpaquePointer, channel: SecureChannel) {
+    /// The socket under a bus opened over a local socket connection, shut down by `close()`
+    /// so the other side sees the end at once (a reference held until `deinit`).
+    private var localSocket: OpaquePointer?
+
+    private init(connection: OpaquePointer, channel: SecureChannel?) {
         self.connection = connection
         self.channel = channel
     }
 
     deinit {
         for id in subscriptions { g_dbus_connection_signal_unsubscribe(connection, id) }
+        if let localSocket { g_object_unref(UnsafeMutableRawPointer(localSocket)) }
         // Asynchronous: the connection lives on (GDBus holds it) until its stream is closed,
         // completed from the thread-default context — on the main thread, the app's loop
         // (`MainLoop.embed(in:)` makes the host's context the main thread's default).
@@ -58,6 +65,7 @@ public final class PeerBus: @unchecked Sendable {
         // Even with no callback, GIO completes the close from an idle source on the
         // thread-default context, holding the connection until then: the app's loop.
         MainLoop.withThreadDefaultContext { g_dbus_connection_close(connection, nil, nil, nil) }
+        if let localSocket { g_socket_shutdown(UnsafeMutablePointer(localSocket), 1, 1, nil) }
     }
 
     private var refusalLogged = false
@@ -72,11 +80,71 @@ public final class PeerBus: @unchecked Sendable {
         // peer that never starts D-Bus holds no GDBus worker thread (see `Readiness`).
         if channel.isServer { await Readiness.stream(g_io_stream_get_input_stream(channel.stream)) }
         channel.handToBus()
-        let capped = baton_dbus_capped_stream_new(channel.stream, maximumMessageBody, maximumHeaderFields)!
+        do {
+            let connection = try await connect(over: channel.stream, isServer: channel.isServer)
+            let bus = PeerBus(connection: connection, channel: channel)
+            // The listener's deadline and this completion both run on the loop, one after the
+            // other: if the deadline came first (D-Bus finished in the worker just as it
+            // passed), the socket is already shut down and the link is refused here; otherwise
+            // `authenticated()` ends the deadline for good. Never both.
+            guard channel.isWithinDeadline else {
+                bus.close()
+                throw TransportError.handshakeFailed(GLibError(domain: "baton", code: 0, message: "D-Bus set up only after the deadline"))
+            }
+            channel.authenticated()
+            return bus
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw .handshakeFailed(GLibError(error))
+        }
+    }
+
+    /// Starts D-Bus peer-to-peer over `connection`, a connected `GSocketConnection *` (such as
+    /// a Unix socket connection whose peer the caller has already checked), with the same
+    /// message caps and ANONYMOUS authentication as a link: the side that `serving` runs the
+    /// authentication. Incoming messages wait until `startMessageProcessing()`. The caller
+    /// bounds the time this takes (shut the socket down to end it).
+    ///
+    /// GDBus writes through the socket itself when the output stream is a socket's, which it
+    /// can only do for a stream that is a socket connection (not the capped stream around it):
+    /// so the bus writes through a `GUnixOutputStream` on a duplicate of the socket's
+    /// descriptor, and reads through the socket's input stream and the caps.
+    @MainActor
+    public static func open(overSocketConnection connection: OpaquePointer, serving: Bool) async throws(TransportError) -> PeerBus {
+        let socket = g_socket_connection_get_socket(UnsafeMutablePointer(connection))
+        let fd = dup(g_socket_get_fd(socket))
+        guard fd >= 0 else {
+            throw .handshakeFailed(GLibError(domain: "baton", code: errno, message: "cannot duplicate the socket: \(String(cString: strerror(errno)))"))
+        }
+        let base = UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self)
+        let output = g_unix_output_stream_new(fd, 1)!
+        defer { g_object_unref(output) }
+        let stream = g_simple_io_stream_new(g_io_stream_get_input_stream(base), output)!
+        defer { g_object_unref(stream) }
+        // The connection lives as long as the stream (its dispose would close the socket).
+        g_object_set_data_full(UnsafeMutablePointer(OpaquePointer(stream)), "baton-socket-connection",
+                               g_object_ref(UnsafeMutableRawPointer(connection)), g_object_unref)
+        do {
+            let bus = PeerBus(connection: try await connect(over: stream, isServer: serving), channel: nil)
+            bus.localSocket = OpaquePointer(socket)
+            g_object_ref(socket)
+            return bus
+        } catch let error as TransportError {
+            throw error
+        } catch {
+            throw .handshakeFailed(GLibError(error))
+        }
+    }
+
+    /// A D-Bus connection over `raw`, read through the size-capping filter, with the message
+    /// filter installed; message processing waits.
+    @MainActor
+    private static func connect(over raw: UnsafeMutablePointer<GIOStream>, isServer: Bool) async throws -> OpaquePointer {
+        let capped = baton_dbus_capped_stream_new(raw, maximumMessageBody, maximumHeaderFields)!
             .assumingMemoryBound(to: GIOStream.self)
         let stream = SendablePointer(capped)
         defer { g_object_unref(capped) }  // GDBus takes its own reference
-        let isServer = channel.isServer
         do {
             let connection = try await GIOAsync.call { cancellable, callback, userData in
                 if isServer {
@@ -100,21 +168,7 @@ public final class PeerBus: @unchecked Sendable {
             }
             // Before message processing starts, so the filter sees every incoming message.
             g_dbus_connection_add_filter(connection.pointer, capIncomingMessages, nil, nil)
-            let bus = PeerBus(connection: connection.pointer, channel: channel)
-            // The listener's deadline and this completion both run on the loop, one after the
-            // other: if the deadline came first (D-Bus finished in the worker just as it
-            // passed), the socket is already shut down and the link is refused here; otherwise
-            // `authenticated()` ends the deadline for good. Never both.
-            guard channel.isWithinDeadline else {
-                bus.close()
-                throw TransportError.handshakeFailed(GLibError(domain: "baton", code: 0, message: "D-Bus set up only after the deadline"))
-            }
-            channel.authenticated()
-            return bus
-        } catch let error as TransportError {
-            throw error
-        } catch {
-            throw .handshakeFailed(GLibError(error))
+            return connection.pointer
         }
     }
 

@@ -1,0 +1,36 @@
+import BatonLoop
+import Foundation
+
+/// Lines read from standard input through a GLib watch on the loop (no thread), each handed to
+/// `body` without its newline; at most 4 KiB are kept for an unfinished line. Ends at the end
+/// of input or `stop()`.
+@MainActor
+public final class StandardInputLines {
+    private var source: LoopSource?
+    private var buffer = Data()
+
+    public init(_ body: @escaping @MainActor (String) -> Void) {
+        source = MainLoop.whenReadable(0) { [weak self] in
+            guard let self else { return .stop }
+            var bytes = [UInt8](repeating: 0, count: 1024)
+            let count = read(0, &bytes, bytes.count)
+            guard count > 0 else {
+                self.source = nil
+                return .stop
+            }
+            self.buffer.append(contentsOf: bytes[0..<count])
+            while let newline = self.buffer.firstIndex(of: UInt8(ascii: "\n")) {
+                let line = String(decoding: self.buffer[self.buffer.startIndex..<newline], as: UTF8.self)
+                self.buffer.removeSubrange(self.buffer.startIndex...newline)
+                body(line)
+            }
+            if self.buffer.count > 4096 { self.buffer.removeAll() }
+            return .again
+        }
+    }
+
+    public func stop() {
+        source?.cancel()
+        source = nil
+    }
+}

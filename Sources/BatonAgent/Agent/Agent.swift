@@ -1,0 +1,244 @@
+import Baton
+import BatonContinuity
+import BatonLoop
+import Foundation
+import Logging
+
+/// The per-user agent: one `ContinuityNode` for this device (identity, listener, links,
+/// discovery, roster and revocations, stream grants), hosted for all of the user's Baton apps,
+/// which join it over `AgentServer`'s socket. The device advertises the activity of the joined
+/// app that became active most recently; every joined app sees the peers' activities and
+/// continues them through the agent. `batond` is a thin main around it.
+@MainActor
+public final class Agent {
+    public let node: ContinuityNode
+    let apps = JoinedApps()
+    let log = Logger(label: "baton.agent")
+    /// How many calls one app may have waiting on the network at once; past it a call is
+    /// refused (`org.baton.Agent1.Error.Refused`).
+    public var maximumPendingCallsPerApp = 8
+    /// How long the agent waits for an app to answer one of its calls (a payload, `Continued`).
+    public var appCallTimeout: Duration {
+        get { apps.appCallTimeout }
+        set { apps.appCallTimeout = newValue }
+    }
+    /// Continuation streams relayed between apps and peers (`StreamRelay`).
+    let relay = StreamRelay()
+    /// Starts an installed app that is not joined, for `ContinueNearby` (none: such a call fails).
+    public weak var launcher: (any AppLaunching)?
+    /// How long a launched app has to join before the continuation handed to it fails.
+    public var launchJoinTimeout: Duration = .seconds(20)
+    /// Continuations waiting for a launched app to join, oldest first (at most 8).
+    private var waitingForLaunch: [(activity: NearbyActivity, call: MethodCall, expiry: LoopSource)] = []
+
+    /// An agent for the device `identity` (see `ContinuityNode.init`).
+    public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
+        node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps)
+        apps.streamsArrived = { [weak self] app, id, channel in self?.streamsArrived(app, id, channel) }
+    }
+
+    /// Starts the device: listens on `host:port`, dials the static peers (`ContinuityNode.start`).
+    public func start(host: String = "127.0.0.1", port: UInt16 = 0, discovery: ContinuityNode.DiscoveryMode = .automatic) throws {
+        try node.start(host: host, port: port, discovery: discovery)
+    }
+
+    /// Stops the device and drops every app.
+    public func stop() {
+        for app in apps.apps.values {
+            apps.remove(app)
+            app.bus.close()
+        }
+        relay.closeAll()
+        for waiting in waitingForLaunch {
+            waiting.expiry.cancel()
+            waiting.call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping")
+        }
+        waitingForLaunch = []
+        node.stop()
+    }
+
+    /// How many apps have joined.
+    public var joinedAppCount: Int { apps.apps.values.count { $0.isJoined } }
+
+    // MARK: Connections (from AgentServer)
+
+    /// A new app connection whose D-Bus is set up (message processing not yet started).
+    func adopt(_ app: JoinedApp, joinDeadline: Duration) {
+        do {
+            try ExportedObject.export(on: app.bus, path: AgentInterface.agentPath, info: AgentInterface.agentInfo) { [weak self, weak app] call in
+                guard let self, let app else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
+                self.answer(call, from: app)
+            }
+        } catch {
+            log.error("cannot serve an app: \(error)")
+            return app.bus.close()
+        }
+        apps.add(app)
+        app.bus.onClosed { [weak self, weak app] in
+            guard let self, let app else { return }
+            self.apps.remove(app)
+        }
+        app.joinDeadline = MainLoop.after(joinDeadline) { [weak self, weak app] in
+            guard let self, let app, !app.isJoined else { return }
+            self.log.notice("pid \(app.pid) did not join within \(joinDeadline): closed")
+            app.joinDeadline = nil
+            app.bus.close()
+            self.apps.remove(app)
+        }
+        app.bus.startMessageProcessing()
+    }
+
+    private func answer(_ call: MethodCall, from app: JoinedApp) {
+        let args = call.arguments
+        if call.method == "Join" {
+            guard !app.isJoined else { return call.fail(AgentInterface.ErrorName.notJoined, "already joined") }
+            guard args.count == 3, case .string(let appID) = args[0], case .string(let team) = args[1],
+                  case .array(_, let typeValues) = args[2], Self.acceptable(appID), Self.acceptable(team),
+                  typeValues.count <= AgentInterface.maximumTypes else {
+                return call.fail(AgentInterface.ErrorName.refused, "Join needs an app ID and team of 1 to \(AgentInterface.maximumText) bytes and at most \(AgentInterface.maximumTypes) types")
+            }
+            let types = typeValues.compactMap { if case .string(let s) = $0, Self.acceptable(s) { s } else { nil } }
+            app.appID = appID
+            app.teamIdentifier = team
+            app.activityTypes = types
+            app.joinDeadline?.cancel()
+            app.joinDeadline = nil
+            log.info("\(app.name) joined")
+            call.reply([.uint32(AgentInterface.version)])
+            return handWaitingContinuations(to: app)
+        }
+        guard app.isJoined else { return call.fail(AgentInterface.ErrorName.notJoined, "call Join first") }
+        switch call.method {
+        case "SetAdvertisement":
+            guard args.count == 2, case .bool(let active) = args[1] else { return call.fail(AgentInterface.ErrorName.refused, "bad arguments") }
+            switch AppAdvertisement.decode(args[0]) {
+            case .malformed: call.fail(AgentInterface.ErrorName.refused, "a malformed advertisement")
+            case .none:
+                apps.update(app, advertisement: nil, active: active)
+                call.reply([])
+            case .some(let advertisement):
+                var clipped = advertisement
+                clipped.title = advertisement.title.map { String($0.utf8.prefix(AgentInterface.maximumText)) ?? "" }
+                apps.update(app, advertisement: clipped, active: active)
+                call.reply([])
+            }
+        case "GetNearby":
+            call.reply([AgentInterface.encode(apps.nearby)])
+        case "ContinueNearby":
+            guard args.count == 3, case .string(let device) = args[0], case .uint64(let sequence) = args[1],
+                  case .string(let token) = args[2] else { return call.fail(AgentInterface.ErrorName.refused, "bad arguments") }
+            guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
+                return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
+            }
+            continueNearby(activity, activationToken: token.isEmpty ? nil : token, call: call)
+        case "FetchPayload", "Continued", "OpenStreams":
+            guard args.count == 2, case .string(let device) = args[0], case .uint64(let sequence) = args[1] else {
+                return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
+            }
+            guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
+                return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
+            }
+            guard app.pendingCalls < maximumPendingCallsPerApp else {
+                return call.fail(AgentInterface.ErrorName.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
+            }
+            app.pendingCalls += 1
+            Task { @MainActor [weak self, weak app] in
+                defer { app?.pendingCalls -= 1 }
+                guard let self else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
+                await self.forward(call, activity, for: app)
+            }
+        default:
+            call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
+        }
+    }
+
+    /// Hands `activity` to the joined app that declares its type (the one active last), or
+    /// launches the app that advertised it and hands it over when it joins, within
+    /// `launchJoinTimeout`. The reply names the app.
+    private func continueNearby(_ activity: NearbyActivity, activationToken: String?, call: MethodCall) {
+        let candidates = apps.apps.values.filter { $0.isJoined && $0.activityTypes.contains(activity.activityType) }
+        if let app = candidates.max(by: { $0.activeSince < $1.activeSince }) {
+            return hand(activity, to: app, call: call)
+        }
+        guard let launcher else {
+            return call.fail(AgentInterface.ErrorName.unsupported, "no app here that continues \(activity.activityType) is running, and this agent launches none")
+        }
+        do { try launcher.launch(appID: activity.appID, activityType: activity.activityType, activationToken: activationToken) } catch {
+            return call.fail(AgentInterface.ErrorName.handoffFailed, "cannot launch \(activity.appID): \(error)")
+        }
+        if waitingForLaunch.count >= 8, let oldest = waitingForLaunch.first {
+            oldest.expiry.cancel()
+            oldest.call.fail(AgentInterface.ErrorName.refused, "too many continuations waiting for apps to start")
+            waitingForLaunch.removeFirst()
+        }
+        let bound = launchJoinTimeout
+        let expiry = MainLoop.after(bound) { [weak self, weak call] in
+            guard let self, let index = self.waitingForLaunch.firstIndex(where: { $0.call === call }) else { return }
+            let waiting = self.waitingForLaunch.remove(at: index)
+            waiting.call.fail(AgentInterface.ErrorName.timedOut, "\(activity.appID) did not join the agent within \(bound) of its launch")
+        }
+        waitingForLaunch.append((activity, call, expiry))
+    }
+
+    /// A newly joined app takes the continuations that wait for its activity types.
+    private func handWaitingContinuations(to app: JoinedApp) {
+        let mine = waitingForLaunch.filter { app.activityTypes.contains($0.activity.activityType) }
+        waitingForLaunch.removeAll { waiting in mine.contains { $0.call === waiting.call } }
+        for waiting in mine {
+            waiting.expiry.cancel()
+            hand(waiting.activity, to: app, call: waiting.call)
+        }
+    }
+
+    private func hand(_ activity: NearbyActivity, to app: JoinedApp, call: MethodCall) {
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            do {
+                _ = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "ContinueNearby", [AgentInterface.encode(activity)],
+                                           replyType: "()", timeout: self.appCallTimeout)
+                call.reply([.string(app.appID ?? "")])
+            } catch {
+                call.fail(AgentInterface.ErrorName.handoffFailed, "\(app.name) did not take the continuation: \(error)")
+            }
+        }
+    }
+
+    /// Runs an app's call toward a nearby device through the node.
+    private func forward(_ call: MethodCall, _ activity: NearbyActivity, for app: JoinedApp?) async {
+        do {
+            switch call.method {
+            case "FetchPayload":
+                call.reply([.bytes(try await node.fetchPayload(of: activity))])
+            case "Continued":
+                try await node.confirmContinued(activity)
+                call.reply([])
+            default:
+                let channel = try await node.openStreams(for: activity)
+                guard app != nil else { return channel.close() }
+                call.reply([.bytes(relay.expect(channel))])
+            }
+        } catch let error as CocoaError {
+            call.fail(AgentInterface.errorName(for: error.code), (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)")
+        } catch {
+            call.fail(AgentInterface.ErrorName.handoffFailed, "\(error)")
+        }
+    }
+
+    /// A peer opened continuation streams to `app`'s activity: the app is given a token to
+    /// connect for them.
+    private func streamsArrived(_ app: JoinedApp, _ id: UInt64, _ channel: any ContinuationStreamChannel) {
+        let token = relay.expect(channel)
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            do {
+                _ = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "StreamsArrived", [.uint64(id), .bytes(token)],
+                                           replyType: "()", timeout: self.appCallTimeout)
+            } catch {
+                self.log.notice("could not hand continuation streams to \(app.name): \(error)")
+                self.relay.cancel(token)
+            }
+        }
+    }
+
+    private static func acceptable(_ text: String) -> Bool { !text.isEmpty && text.utf8.count <= AgentInterface.maximumText }
+}

@@ -1,0 +1,92 @@
+import Baton
+import BatonContinuity
+import BatonLoop
+import Foundation
+import Logging
+
+/// Continuation streams through the agent. A stream to another device is a TLS connection
+/// the agent made (its keys stay in the agent), so the agent relays: it gives the app a one-time
+/// token over D-Bus, the app opens a second connection to the agent's socket whose first byte is
+/// `S` followed by the token, and the agent copies bytes both ways between that connection and
+/// the device's stream channel (whose idle bound applies) until both ends have finished.
+@MainActor
+final class StreamRelay {
+    static let tokenSize = 32
+    /// What a stream connection starts with (D-Bus clients send NUL first).
+    static let marker = UInt8(ascii: "S")
+    /// How long a token waits for its connection, and how many wait at once.
+    var tokenLifetime: Duration = .seconds(30)
+    var maximumWaiting = 32
+    private var waiting: [(token: Data, channel: any ContinuationStreamChannel, expiry: LoopSource)] = []
+    private var running: [ObjectIdentifier: LocalStream] = [:]
+    let log = Logger(label: "baton.agent")
+
+    /// A token for `channel`; the app's connection with it is relayed to `channel`.
+    func expect(_ channel: any ContinuationStreamChannel) -> Data {
+        while waiting.count >= maximumWaiting, let oldest = waiting.first { cancel(oldest.token) }
+        var generator = SystemRandomNumberGenerator()
+        let token = Data((0..<Self.tokenSize).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        let expiry = MainLoop.after(tokenLifetime) { [weak self] in self?.cancel(token) }
+        waiting.append((token, channel, expiry))
+        return token
+    }
+
+    func cancel(_ token: Data) {
+        guard let index = waiting.firstIndex(where: { Self.same($0.token, token) }) else { return }
+        let entry = waiting.remove(at: index)
+        entry.expiry.cancel()
+        entry.channel.close()
+    }
+
+    /// An app's stream connection that sent `token`: relayed, or closed if the token is not one waiting.
+    func connect(_ local: LocalStream, token: Data) {
+        guard let index = waiting.firstIndex(where: { Self.same($0.token, token) }) else {
+            log.notice("refused a stream connection: not a token the agent gave")
+            return local.close()
+        }
+        let entry = waiting.remove(at: index)
+        entry.expiry.cancel()
+        let channel = entry.channel
+        let key = ObjectIdentifier(local)
+        running[key] = local
+        Task { @MainActor [weak self] in
+            async let up: Void = Self.copy(from: local, to: channel)
+            async let down: Void = Self.copy(from: channel, to: local)
+            let failed = await (up, down)
+            _ = failed
+            channel.close()
+            local.close()
+            self?.running[key] = nil
+        }
+    }
+
+    /// Copies `source` to `destination` until its end, then finishes `destination`'s writing;
+    /// on an error both are closed (the other direction then ends too).
+    private static func copy(from source: any ContinuationStreamChannel, to destination: any ContinuationStreamChannel) async {
+        do {
+            while true {
+                let chunk = try await source.read(maxLength: LocalStream.piece)
+                if chunk.isEmpty { break }
+                try await destination.write(chunk)
+            }
+            try await destination.finishWriting()
+        } catch {
+            source.close()
+            destination.close()
+        }
+    }
+
+    func closeAll() {
+        for entry in waiting {
+            entry.expiry.cancel()
+            entry.channel.close()
+        }
+        waiting = []
+        for local in running.values { local.close() }
+    }
+
+    private static func same(_ a: Data, _ b: Data) -> Bool {
+        guard a.count == b.count else { return false }
+        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
+    }
+}

@@ -1,0 +1,353 @@
+import Baton
+import BatonContinuity
+import BatonLoop
+import CGLib
+import Foundation
+import Logging
+
+/// An app's connection to the per-user agent (`batond`): the app joins with one call,
+/// `AgentConnection.join()`, instead of embedding a continuity node.
+///
+/// Once joined, the connection is the app's `nearbySource`, so everything works as with an
+/// embedded node: `Application.shared.nearbyActivities` and its notification,
+/// `continueNearbyActivity` (the payload is pulled from the originating app, which saves it
+/// first), `userActivityWasContinued(_:)` on the originating app, continuation streams (relayed
+/// by the agents) and the Handoff failure codes. The agent advertises this app's advertised
+/// activity while it is the joined app that became active most recently.
+///
+/// If the agent goes (killed, upgraded), the app keeps running: the connection tries again with
+/// a backoff (0.5 s doubling to `maximumBackoff`), joins again and sends its advertisement
+/// again. Meanwhile nothing is nearby and a continuation fails with
+/// `.userActivityConnectionUnavailable`; that the agent is unavailable is logged once per
+/// outage, not per retry.
+@MainActor
+public final class AgentConnection: NearbyActivitySource {
+    /// Where the agent listens.
+    public let socketPath: String
+    /// The longest wait between two attempts to reach the agent.
+    public var maximumBackoff: Duration = .seconds(10)
+    /// How long a call to the agent may take (a continuation's payload, `Continued`); past it
+    /// the call fails with `.userActivityRemoteApplicationTimedOut`.
+    public var callTimeout: Duration = .seconds(15)
+    /// True while joined to the agent.
+    public private(set) var isJoined = false
+    /// The protocol version the agent answered `Join` with.
+    public private(set) var agentVersion: UInt32?
+    /// Called each time the app has (re)joined the agent.
+    public var onJoined: (@MainActor () -> Void)?
+
+    private let activities = ApplicationActivityProvider()
+    private var bus: PeerBus?
+    private var nearbySubscription: guint?
+    private var observers: [NSObjectProtocol] = []
+    private var backoff: Duration = .zero
+    private var retry: LoopSource?
+    private var connecting = false
+    private var stopped = false
+    private var unavailableLogged = false
+    /// The advertisements sent, by id (the last few), to answer the agent's calls about them.
+    private var sent: [ProvidedActivity] = []
+    private var lastSent: (ProvidedActivity?, Bool)?
+    let log = Logger(label: "baton.agent.client")
+
+    /// The agent's socket: `$BATON_AGENT_SOCKET`, else `$XDG_RUNTIME_DIR/baton/agent.socket`.
+    nonisolated public static var defaultSocketPath: String {
+        let environment = ProcessInfo.processInfo.environment
+        if let path = environment["BATON_AGENT_SOCKET"], !path.isEmpty { return path }
+        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/user/\(getuid())"
+        return runtime + "/baton/agent.socket"
+    }
+
+    /// Joins this app to the agent at `socketPath` (by default `defaultSocketPath`): the app's
+    /// `nearbySource` becomes the connection at once, and it joins as soon as the agent
+    /// answers, retrying while it does not. Keep the connection (the app's `nearbySource` is
+    /// weak); `leave()` ends it.
+    ///
+    /// A tool that shows and continues what is nearby (`baton nearby`) joins with
+    /// `advertising: false`: it never offers an activity and never counts as the active app.
+    public static func join(socketPath: String = defaultSocketPath, advertising: Bool = true) -> AgentConnection {
+        let connection = AgentConnection(socketPath: socketPath, advertising: advertising)
+        connection.start()
+        return connection
+    }
+
+    /// Whether this app tells the agent what it advertises and whether it is active.
+    public let advertising: Bool
+
+    private init(socketPath: String, advertising: Bool) {
+        self.socketPath = socketPath
+        self.advertising = advertising
+    }
+
+    /// Asks the agent to continue `activity` in the app here that declares its type: one that
+    /// is joined gets it directly (no second instance); otherwise the agent launches it and
+    /// hands it over when it joins. Returns that app's ID. Fails with the Handoff code the
+    /// agent saw (`.featureUnsupported` when no app here continues it).
+    public func continueInApp(_ activity: NearbyActivity, activationToken: String? = nil) async throws -> String {
+        guard isJoined, let bus else {
+            throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
+        }
+        do {
+            let reply = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "ContinueNearby",
+                                           [.string(activity.device), .uint64(activity.sequence), .string(activationToken ?? "")],
+                                           replyType: "(s)", timeout: .seconds(60))
+            guard case .string(let app)? = reply.first else { return "" }
+            return app
+        } catch let error as GLibError {
+            throw CocoaError.handoff(error.remoteDBusErrorName.map(AgentInterface.code(forErrorName:)) ?? .userActivityConnectionUnavailable,
+                                     error.message)
+        }
+    }
+
+    private func start() {
+        Application.shared.nearbySource = self
+        if Application.shared.associatedDomainVerifier == nil {
+            Application.shared.associatedDomainVerifier = try? AssociatedDomains()
+        }
+        for name in [Application.currentUserActivityDidChangeNotification, UserActivity.didSaveNotification,
+                     Application.didBecomeActiveNotification, Application.didResignActiveNotification] {
+            observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
+                MainActor.assumeIsolated { self?.sendAdvertisement() }
+            })
+        }
+        connect()
+    }
+
+    /// Leaves the agent: the app's activity is withdrawn and nothing is nearby any more.
+    public func leave() {
+        stopped = true
+        retry?.cancel()
+        retry = nil
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
+        observers = []
+        disconnect()
+        if Application.shared.nearbySource === self { Application.shared.nearbySource = nil }
+    }
+
+    // MARK: Connecting
+
+    private func connect() {
+        guard !stopped, !connecting, bus == nil else { return }
+        connecting = true
+        Task { @MainActor in
+            defer { connecting = false }
+            do {
+                try await joinAgent()
+                backoff = .zero
+                if unavailableLogged { log.info("joined the agent at \(socketPath) again") }
+                unavailableLogged = false
+                onJoined?()
+            } catch {
+                disconnect()
+                if !unavailableLogged {
+                    unavailableLogged = true
+                    log.notice("the agent at \(socketPath) is unavailable (\(error)); trying again in the background")
+                }
+                scheduleRetry()
+            }
+        }
+    }
+
+    private func scheduleRetry() {
+        guard !stopped, retry == nil else { return }
+        backoff = min(backoff == .zero ? .milliseconds(500) : backoff * 2, maximumBackoff)
+        retry = MainLoop.after(backoff) { [weak self] in
+            self?.retry = nil
+            self?.connect()
+        }
+    }
+
+    private func joinAgent() async throws {
+        let address = g_unix_socket_address_new(socketPath)!
+        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
+        let client = g_socket_client_new()!
+        defer { g_object_unref(UnsafeMutableRawPointer(client)) }
+        let handles = (SendableHandle(OpaquePointer(client)), SendableHandle(OpaquePointer(address)))
+        let connection = try await GIOAsync.call { cancellable, callback, userData in
+            g_socket_client_connect_async(UnsafeMutablePointer(handles.0.pointer), handles.1.pointer, cancellable, callback, userData)
+        } finish: { result, error in
+            g_socket_client_connect_finish(UnsafeMutablePointer(handles.0.pointer), result, error).map { SendableHandle(OpaquePointer($0)) }
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(connection.pointer)) }  // the bus holds its own
+        let bus = try await PeerBus.open(overSocketConnection: connection.pointer, serving: false)
+        try ExportedObject.export(on: bus, path: AgentInterface.appPath, info: AgentInterface.appInfo) { [weak self] call in
+            guard let self else { return call.fail(AgentInterface.ErrorName.appFailed, "the app is leaving") }
+            self.answer(call)
+        }
+        self.bus = bus
+        nearbySubscription = bus.subscribe(AgentInterface.agentPath, AgentInterface.agentName, "NearbyChanged") { [weak self, weak bus] items in
+            guard let self, let bus, self.bus === bus, let list = items.first else { return }
+            Application.shared.updateNearbyActivities(AgentInterface.nearbyList(from: list))
+        }
+        bus.onClosed { [weak self, weak bus] in
+            guard let self, let bus, self.bus === bus else { return }
+            self.log.notice("the agent at \(self.socketPath) went away; trying again in the background")
+            self.unavailableLogged = true
+            self.disconnect()
+            self.scheduleRetry()
+        }
+        bus.startMessageProcessing()
+        let manifest = Application.shared.manifest
+        guard let manifest else { throw CocoaError.handoff(.userActivityConnectionUnavailable, "this app has no manifest to join the agent with") }
+        let reply = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "Join",
+                                       [.string(manifest.appID), .string(manifest.teamIdentifier),
+                                        .array(elementType: "s", manifest.activityTypes.map(Variant.string))],
+                                       replyType: "(u)", timeout: callTimeout)
+        if case .uint32(let version)? = reply.first { agentVersion = version }
+        isJoined = true
+        lastSent = nil
+        sendAdvertisement()
+        let nearby = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "GetNearby", [], replyType: "(aa{sv})",
+                                        timeout: callTimeout)
+        if let list = nearby.first { Application.shared.updateNearbyActivities(AgentInterface.nearbyList(from: list)) }
+    }
+
+    private func disconnect() {
+        if let bus {
+            if let nearbySubscription { bus.unsubscribe(nearbySubscription) }
+            bus.close()
+        }
+        nearbySubscription = nil
+        bus = nil
+        isJoined = false
+        lastSent = nil
+        Application.shared.updateNearbyActivities([])
+    }
+
+    // MARK: Advertising
+
+    /// Tells the agent this app's advertised activity and whether it is active, if that changed.
+    private func sendAdvertisement() {
+        guard advertising, isJoined, let bus else { return }
+        let activity = activities.advertisement()
+        let active = Application.shared.isActive
+        if let lastSent, lastSent.0 == activity, lastSent.1 == active { return }
+        lastSent = (activity, active)
+        if let activity {
+            sent.removeAll { $0.generation == activity.generation }
+            sent.append(activity)
+            if sent.count > 8 { sent.removeFirst() }
+        }
+        let advertisement = activity.map {
+            AppAdvertisement(id: $0.generation, activityType: $0.activityType, title: $0.title, webpageURL: $0.webpageURL,
+                             supportsContinuationStreams: $0.supportsContinuationStreams)
+        }
+        Task { @MainActor in
+            do {
+                _ = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "SetAdvertisement",
+                                       [AppAdvertisement.encode(advertisement), .bool(active)], replyType: "()", timeout: callTimeout)
+            } catch {
+                log.notice("the agent did not take this app's advertisement: \(error)")
+            }
+        }
+    }
+
+    // MARK: org.baton.App1 (the agent's calls)
+
+    private func answer(_ call: MethodCall) {
+        guard case .uint64(let id)? = call.arguments.first else {
+            if call.method == "ContinueNearby", let activity = call.arguments.first.flatMap(AgentInterface.nearby(from:)) {
+                call.reply([])
+                Application.shared.continueNearbyActivity(activity)
+                return
+            }
+            return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments")
+        }
+        guard let activity = sent.last(where: { $0.generation == id }) else {
+            return call.fail(AgentInterface.ErrorName.notCurrent, "that activity is no longer advertised")
+        }
+        switch call.method {
+        case "FetchPayload":
+            Task { @MainActor in
+                do throws(ProvidedActivityError) {
+                    call.reply([.bytes(try await activities.payload(of: activity))])
+                } catch {
+                    switch error {
+                    case .notCurrent: call.fail(AgentInterface.ErrorName.notCurrent, "that activity is no longer current")
+                    case .tooLarge(let reason): call.fail(AgentInterface.ErrorName.appTooLarge, reason)
+                    case .failed(let reason): call.fail(AgentInterface.ErrorName.appFailed, reason)
+                    }
+                }
+            }
+        case "Continued":
+            Task { @MainActor in
+                await activities.continued(activity)
+                call.reply([])
+            }
+        case "StreamsArrived":
+            guard call.arguments.count == 2, case .bytes(let token) = call.arguments[1], token.count == StreamRelay.tokenSize else {
+                return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments")
+            }
+            call.reply([])
+            Task { @MainActor in
+                do {
+                    let stream = try await self.streamConnection(token: token)
+                    self.activities.acceptStreams(stream, for: activity)
+                } catch {
+                    self.log.notice("could not take continuation streams from the agent: \(error)")
+                }
+            }
+        default:
+            call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
+        }
+    }
+
+    /// A second connection to the agent's socket for a relayed stream: `S` and `token`.
+    private func streamConnection(token: Data) async throws -> LocalStream {
+        let address = g_unix_socket_address_new(socketPath)!
+        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
+        let client = g_socket_client_new()!
+        defer { g_object_unref(UnsafeMutableRawPointer(client)) }
+        let handles = (SendableHandle(OpaquePointer(client)), SendableHandle(OpaquePointer(address)))
+        let connection = try await GIOAsync.call { cancellable, callback, userData in
+            g_socket_client_connect_async(UnsafeMutablePointer(handles.0.pointer), handles.1.pointer, cancellable, callback, userData)
+        } finish: { result, error in
+            g_socket_client_connect_finish(UnsafeMutablePointer(handles.0.pointer), result, error).map { SendableHandle(OpaquePointer($0)) }
+        }
+        let stream = LocalStream(connection.pointer)
+        g_object_unref(UnsafeMutableRawPointer(connection.pointer))
+        try await stream.write(Data([StreamRelay.marker]) + token)
+        return stream
+    }
+
+    // MARK: NearbyActivitySource
+
+    public func fetchPayload(of activity: NearbyActivity) async throws -> Data {
+        let reply = try await callAgent("FetchPayload", activity, replyType: "(ay)")
+        guard case .bytes(let payload)? = reply.first else { throw CocoaError.handoff(.userActivityHandoffFailed, "malformed FetchPayload reply") }
+        return payload
+    }
+
+    public func confirmContinued(_ activity: NearbyActivity) async throws {
+        _ = try await callAgent("Continued", activity, replyType: "()")
+    }
+
+    public func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel {
+        let reply = try await callAgent("OpenStreams", activity, replyType: "(ay)")
+        guard case .bytes(let token)? = reply.first, token.count == StreamRelay.tokenSize else {
+            throw CocoaError.handoff(.userActivityHandoffFailed, "malformed OpenStreams reply")
+        }
+        do { return try await streamConnection(token: token) } catch {
+            throw CocoaError.handoff(.userActivityConnectionUnavailable, "cannot reach the agent for the streams: \(error)")
+        }
+    }
+
+    /// Calls `method` of the agent about `activity`; failures are the Handoff codes the agent
+    /// saw, `.userActivityConnectionUnavailable` without an agent, and
+    /// `.userActivityRemoteApplicationTimedOut` past `callTimeout`.
+    private func callAgent(_ method: String, _ activity: NearbyActivity, replyType: String) async throws -> [Variant] {
+        guard isJoined, let bus else {
+            throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
+        }
+        do {
+            return try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, method,
+                                      [.string(activity.device), .uint64(activity.sequence)], replyType: replyType, timeout: callTimeout)
+        } catch let error as GLibError {
+            if let name = error.remoteDBusErrorName {
+                throw CocoaError.handoff(AgentInterface.code(forErrorName: name), error.message)
+            }
+            if error.isIOError(G_IO_ERROR_TIMED_OUT) { throw CocoaError.handoff(.userActivityRemoteApplicationTimedOut, error.message) }
+            throw CocoaError.handoff(.userActivityConnectionUnavailable, error.message)
+        }
+    }
+}

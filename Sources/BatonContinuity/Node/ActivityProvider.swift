@@ -1,0 +1,68 @@
+import Baton
+import Foundation
+
+/// What this device offers its peers, and where their activities go: the host of a
+/// `ContinuityNode`.
+///
+/// One node code path, two hosts: the app the node is embedded in
+/// (`ApplicationActivityProvider`, the default), or the per-user agent, which offers the
+/// activity of the joined app that became active most recently and hands the peers'
+/// activities to every joined app.
+@MainActor
+public protocol ActivityProvider: AnyObject {
+    /// The activity this device offers now (metadata only), or nil.
+    func advertisement() -> ProvidedActivity?
+    /// Set by the node when it starts (nil when it stops); the provider calls it whenever
+    /// `advertisement()` may have changed. The node asks again and tells its peers if it did.
+    var advertisementDidChange: (@MainActor () -> Void)? { get set }
+    /// The payload of `activity`, saved first, for a peer that asked for it. It may take a
+    /// while (the agent asks the app); the provider bounds the wait.
+    func payload(of activity: ProvidedActivity) async throws(ProvidedActivityError) -> Data
+    /// A peer that fetched `activity` continued it: its delegate is told
+    /// (`userActivityWasContinued(_:)`). Returns once it has been told (or could not be).
+    func continued(_ activity: ProvidedActivity) async
+    /// Whether a continuation stream connection can be handed to `activity` now.
+    func canOpenStreams(for activity: ProvidedActivity) -> Bool
+    /// An accepted continuation stream connection from a peer, for `activity`.
+    func acceptStreams(_ channel: any ContinuationStreamChannel, for activity: ProvidedActivity)
+    /// The peers' activities, each with its device's name, sorted by device.
+    func nearbyActivitiesDidChange(_ activities: [NearbyActivity])
+    /// The node started (before it dials) or stopped.
+    func nodeDidStart(_ node: ContinuityNode)
+    func nodeDidStop(_ node: ContinuityNode)
+}
+
+/// An activity a provider offers: metadata, and a `generation` that changes whenever the
+/// activity object behind it changes (the node then gives it a new sequence number; a save
+/// that only changes its title keeps it).
+public struct ProvidedActivity: Sendable, Equatable {
+    public var generation: UInt64
+    public var activityType: String
+    public var title: String?
+    public var appID: String
+    public var teamIdentifier: String
+    public var webpageURL: URL?
+    /// The activity sets `supportsContinuationStreams` (and has a delegate to hand them to).
+    public var supportsContinuationStreams: Bool
+
+    public init(generation: UInt64, activityType: String, title: String?, appID: String, teamIdentifier: String,
+                webpageURL: URL?, supportsContinuationStreams: Bool) {
+        self.generation = generation
+        self.activityType = activityType
+        self.title = title
+        self.appID = appID
+        self.teamIdentifier = teamIdentifier
+        self.webpageURL = webpageURL
+        self.supportsContinuationStreams = supportsContinuationStreams
+    }
+}
+
+/// Why a provider cannot give a peer what it asked for (the peer sees the matching
+/// `org.baton.Device1` error).
+public enum ProvidedActivityError: Error, Sendable, Equatable {
+    /// The activity is no longer the one offered.
+    case notCurrent
+    /// Its payload is over the Handoff limit.
+    case tooLarge(String)
+    case failed(String)
+}

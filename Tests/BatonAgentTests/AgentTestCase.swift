@@ -1,0 +1,63 @@
+import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// A test case that runs agents (`batond`) and example apps as real processes, each device of
+/// one group made with its own identity folder under a temporary root. Every process a test
+/// starts is ended and waited for (bounded) when the test ends, even when it failed.
+class AgentTestCase: XCTestCase {
+    var root: URL!
+    var processes: [RunningProcess] = []
+
+    override func setUpWithError() throws {
+        // Short: a Unix socket path has at most 107 bytes.
+        root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-agent-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+    }
+
+    override func tearDownWithError() throws {
+        for process in processes { process.terminate() }
+        for process in processes { process.waitForExit(timeout: 10) }
+        processes = []
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    /// A new group and its devices `names`, each in a folder of its own; returns the folders' paths.
+    func devices(_ names: String...) throws -> [String] {
+        let authority = try GroupAuthority.create(name: "Ada", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
+        return try names.map { name in
+            let folder = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: folder)
+            return folder.path
+        }
+    }
+
+    /// Starts `product` (or the executable at that absolute path) with `arguments`; ended with the test.
+    func start(_ product: String, _ arguments: [String], environment: [String: String]? = nil) throws -> RunningProcess {
+        let process = product.hasPrefix("/") ? try RunningProcess(executable: URL(fileURLWithPath: product), arguments, environment: environment)
+            : try RunningProcess(product: product, arguments, environment: environment)
+        processes.append(process)
+        return process
+    }
+
+    /// Starts `batond` for the device in `folder` with its socket at `socket`; returns it and
+    /// the address its device listens on (from the line it prints).
+    func agent(_ folder: String, socket: String, listen: String = "127.0.0.1:0", peers: [String] = []) throws -> (RunningProcess, String) {
+        let process = try start("batond", ["--config", folder, "--listen", listen, "--socket", socket] + peers.flatMap { ["--peer", $0] })
+        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
+        let after = try XCTUnwrap(line.range(of: "listening on ")).upperBound
+        let address = String(line[after...].prefix { $0 != "," })
+        XCTAssertTrue(line.hasSuffix("agent socket \(socket)"), line)
+        return (process, address)
+    }
+
+    /// Starts an example app joined to the agent at `socket`; returns once it has joined.
+    func app(_ product: String, socket: String, _ arguments: [String]) throws -> RunningProcess {
+        let process = try start(product, ["--agent", socket] + arguments)
+        XCTAssertNotNil(process.waitForLine(containing: "joined the agent"), process.output)
+        return process
+    }
+
+    func socket(_ name: String) -> String { root.appendingPathComponent(name).path }
+}
