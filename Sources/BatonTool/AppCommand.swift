@@ -25,7 +25,7 @@ struct AppCommand: ParsableCommand {
                 """)
         @Argument(help: "The app's Info.plist (CFBundleIdentifier, BatonTeamIdentifier, NSUserActivityTypes…).")
         var manifest: String
-        @Option(name: .long, help: "The desktop entry's Exec line: the program (an absolute path, or a name on PATH) and its arguments.")
+        @Option(name: .long, help: "The desktop entry's Exec line: the program (an absolute path, or a name on PATH) and its arguments, quoted as in a desktop entry (%% for a literal %).")
         var exec: String
         @Option(name: .long, help: "The name the desktop shows (default: the app's id).") var name: String?
         @Flag(name: .long, help: "Start it by D-Bus activation where there is a session bus (DBusActivatable=true).")

@@ -1,6 +1,8 @@
 import Baton
 @testable import BatonAgent
+import BatonLoop
 import BatonTestSupport
+import CGLib
 import Foundation
 import XCTest
 
@@ -108,6 +110,43 @@ final class DesktopAppLauncherTests: XCTestCase {
         XCTAssertTrue(lines.contains("did userActivityType=com.example.probe.edit"), "\(lines)")
         XCTAssertTrue(lines.contains("env XDG_ACTIVATION_TOKEN=unset"), "\(lines)")
         XCTAssertTrue(lines.contains("env DESKTOP_STARTUP_ID=unset"), "\(lines)")
+    }
+
+    /// With a session bus, a DBusActivatable entry is activated there
+    /// (`org.freedesktop.Application.Activate`), with the token as the platform data's
+    /// `desktop-startup-id`: the launch context's startup-notify id, the one way a token
+    /// reaches a D-Bus activated app. The bus is the test's own; the app on it is the test's
+    /// stand-in, and nothing is spawned.
+    func testWithASessionBusADBusActivatableEntryIsActivatedWithTheToken() throws {
+        let busAddress = "unix:path=\(xdg.root.path)/bus"
+        let bus = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/dbus-daemon"),
+                                     ["--session", "--nofork", "--print-address", "--address=\(busAddress)"])
+        defer { bus.terminate(); bus.waitForExit(timeout: 10) }
+        XCTAssertNotNil(bus.waitForLine(containing: "unix:path="), bus.output)
+        _ = try installProbe("com.example.Activated", extra: "DBusActivatable=true\nStartupNotify=true\n")
+        setRunnerEnvironment("DBUS_SESSION_BUS_ADDRESS", busAddress)
+        let environment = xdg.environment
+        try MainActor.assumeIsolated {
+            // GIO's own session-bus connection (a process-wide singleton, held weakly): this
+            // test holds it, so that it does not end the runner when the bus stops, and closes it.
+            var error: UnsafeMutablePointer<GError>?
+            let session = try XCTUnwrap(g_bus_get_sync(G_BUS_TYPE_SESSION, nil, &error))
+            g_dbus_connection_set_exit_on_close(session, 0)
+            defer {
+                g_dbus_connection_close_sync(session, nil, nil)
+                g_object_unref(UnsafeMutableRawPointer(session))
+            }
+            let app = try ActivatableAppStandIn(appID: "com.example.Activated", address: busAddress)
+            defer { app.close() }
+            let launcher = DesktopAppLauncher(catalog: InstalledAppCatalog(environment: environment))
+            var pids: [pid_t] = []
+            launcher.onLaunched = { _, pid in pids.append(pid) }
+            try launcher.launch(appID: "com.example.Activated", activityType: "com.example.probe.edit", activationToken: "bus-token")
+            spin(until: { !app.calls.isEmpty })
+            XCTAssertEqual(app.calls.first?.method, "Activate")
+            XCTAssertEqual(app.calls.first?.platformData["desktop-startup-id"], "bus-token")
+            XCTAssertEqual(pids, [], "activated on the bus, not spawned")
+        }
     }
 
     func testLaunchErrorsNameTheAppAndTheFile() throws {

@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import Synchronization
 
 /// The Handoff apps installed on this device, found the Linux way.
 ///
@@ -44,9 +45,10 @@ public enum InstalledApps {
     }
 
     /// Every installed app (see the type's description), in the order found. What is not an
-    /// installed app though it looks like one is passed to `report`, in words that name the file.
+    /// installed app though it looks like one is passed to `report`, in words that name the file
+    /// (by default logged, each message once per process).
     public static func apps(environment: [String: String] = ProcessInfo.processInfo.environment,
-                            report: (String) -> Void = { Logger(label: "baton").notice("\($0)") }) -> [InstalledApp] {
+                            report: (String) -> Void = logOnce) -> [InstalledApp] {
         let dataDirectories = dataDirectories(environment: environment)
         var decided = Set<String>()
         var apps: [InstalledApp] = []
@@ -99,6 +101,15 @@ public enum InstalledApps {
     public static func canContinue(_ activity: NearbyActivity,
                                    environment: [String: String] = ProcessInfo.processInfo.environment) -> Bool {
         apps(environment: environment).contains { $0.manifest.canContinue(activity) }
+    }
+
+    /// The messages logged so far (at most 256 remembered; past that, nothing more is logged).
+    private static let logged = Mutex<Set<String>>([])
+
+    /// Logs `message` at notice level unless it was logged before.
+    public static func logOnce(_ message: String) {
+        let isNew = logged.withLock { said in said.count < 256 && said.insert(message).inserted }
+        if isNew { Logger(label: "baton").notice("\(message)") }
     }
 
     /// Up to `limit` names in `folder` (none if it cannot be read), and whether there were more.

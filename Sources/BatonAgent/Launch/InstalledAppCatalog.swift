@@ -1,6 +1,5 @@
 import Baton
 import Foundation
-import Logging
 
 /// The installed apps the agent may start to continue an activity: for each, its desktop
 /// entry (`applications/<appID>.desktop`, the desktop id being the app's id as GApplication
@@ -29,11 +28,11 @@ public final class InstalledAppCatalog {
 
     /// A catalog of the apps under the XDG data directories that `environment` names (by
     /// default, this process's). Each problem found goes once to `report` (by default, the
-    /// "baton" logger at notice level).
+    /// "baton" logger at notice level, once per process: `InstalledApps.logOnce`).
     public init(environment: [String: String] = ProcessInfo.processInfo.environment,
                 report: ((String) -> Void)? = nil) {
         self.environment = environment
-        self.report = report ?? { Logger(label: "baton").notice("\($0)") }
+        self.report = report ?? InstalledApps.logOnce
     }
 
     /// Every installed app, the user's first.
