@@ -11,7 +11,7 @@ import Glibc
 /// An app that finds no agent at the socket calls `start`: it runs `batond
 /// --ready-fd 3` in a session of its own (so a terminal closing or the app's process group
 /// being killed leaves it running), with stdin and stdout on /dev/null and stderr appended to
-/// `agent.log` in the runtime directory, and waits — on the loop, at most `timeout` — for the
+/// `agent.socket.log` beside the socket, and waits — on the loop, at most `timeout` — for the
 /// one byte batond writes on that descriptor once it listens. Two apps starting it at once
 /// is harmless: the agent lock lets one agent run, and the other batond exits with
 /// `alreadyRunningStatus`, which counts as success here (the caller then connects to the
@@ -51,7 +51,8 @@ public enum AgentAutostart {
         defer { close(readEnd) }
         let process: OpaquePointer
         do {
-            process = try spawn(program, arguments: extraArguments, readyFD: ends[1], log: directory.url.appendingPathComponent("agent.log").path)
+            process = try spawn(program, arguments: ["--socket", directory.socketPath] + extraArguments, readyFD: ends[1],
+                                log: directory.logPath)
         } catch {
             throw error
         }
@@ -64,7 +65,7 @@ public enum AgentAutostart {
             // It exited (or closed the descriptor) without becoming ready: why?
             let status = await exitStatus(of: process)
             if status == alreadyRunningStatus { return }
-            throw .cannotStart(program: program, reason: "it exited with status \(status.map(String.init) ?? "unknown") before listening; see \(directory.url.appendingPathComponent("agent.log").path)")
+            throw .cannotStart(program: program, reason: "it exited with status \(status.map(String.init) ?? "unknown") before listening; see \(directory.logPath)")
         }
     }
 

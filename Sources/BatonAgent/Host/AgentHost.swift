@@ -15,16 +15,19 @@ public final class AgentHost {
     public let socket: OpaquePointer
     public let origin: AgentListeningSocket.Origin
 
-    /// `runtimeDirectory` overrides `$XDG_RUNTIME_DIR/baton` (tests, `--runtime-dir`).
-    public init(runtimeDirectory: URL? = nil) throws(AgentHostError) {
-        if let runtimeDirectory {
-            directory = AgentRuntimeDirectory(url: runtimeDirectory)
-        } else {
-            directory = try AgentRuntimeDirectory.standard()
-        }
+    /// Sets up the agent at `directory` (`AgentRuntimeDirectory.standard()` by default).
+    public init(directory: AgentRuntimeDirectory) throws(AgentHostError) {
+        self.directory = directory
         try directory.prepare()
         lock = try AgentLock.acquire(in: directory)
         (socket, origin) = try AgentListeningSocket.obtain(in: directory, lock: lock)
+    }
+
+    /// Removes the socket file this agent bound (never systemd's, which systemd keeps), then
+    /// releases the lock.
+    public func stop() {
+        if origin == .bound { unlink(directory.socketPath) }
+        lock.release()
     }
 
     deinit { g_object_unref(UnsafeMutableRawPointer(socket)) }

@@ -5,9 +5,9 @@ import Glibc
 
 /// Where the agent's socket and lock live: `$XDG_RUNTIME_DIR/baton`.
 ///
-///     agent.socket   the agent's Unix socket, mode 0600 (D-Bus peer-to-peer; see PROTOCOL.md)
-///     agent.lock     held (flock) by the one running agent, with its pid
-///     spawn.lock     held by an app while it starts the agent (autostart)
+///     agent.socket        the agent's Unix socket, mode 0600 (D-Bus peer-to-peer; see PROTOCOL.md)
+///     agent.socket.lock   held (flock) by the one running agent, with its pid
+///     agent.socket.log    the standard error of an agent an app started (autostart)
 ///
 /// The runtime directory is the user's own: created by the login manager, mode 0700, removed
 /// at logout (XDG Base Directory Specification, `$XDG_RUNTIME_DIR`). `baton/` inside it is
@@ -17,9 +17,27 @@ import Glibc
 /// specification names as the way to keep files from periodic clean-up.
 public struct AgentRuntimeDirectory: Sendable, Equatable {
     public let url: URL
+    /// The agent's socket: `agent.socket` in the directory, or the path given.
+    public let socketPath: String
+    /// The lock the one running agent holds, beside the socket: `agent.socket.lock`.
+    public var lockPath: String { socketPath + ".lock" }
+    /// Where an autostarted agent's standard error goes, beside the socket: `agent.socket.log`.
+    public var logPath: String { socketPath + ".log" }
 
-    /// `directory` as given (a test's own, or `--runtime-dir`); `prepare()` creates and checks it.
-    public init(url: URL) { self.url = url }
+    /// `directory` as given (a test's own, or `--runtime-dir`), with the socket `agent.socket`;
+    /// `prepare()` creates and checks it.
+    public init(url: URL) {
+        self.url = url
+        socketPath = url.appendingPathComponent("agent.socket").path
+    }
+
+    /// The agent at an explicit socket path (`--socket`): its folder must be private as the
+    /// runtime directory is; its lock and log sit beside it, so agents with different sockets
+    /// in one folder do not exclude each other, and one socket never has two agents.
+    public init(socketPath: String) {
+        url = URL(fileURLWithPath: socketPath).deletingLastPathComponent()
+        self.socketPath = socketPath
+    }
 
     /// `$XDG_RUNTIME_DIR/baton`; without `XDG_RUNTIME_DIR`, `noRuntimeDirectory` (the
     /// specification leaves the fallback to the app; a socket in a shared folder such as /tmp
@@ -29,9 +47,6 @@ public struct AgentRuntimeDirectory: Sendable, Equatable {
         return AgentRuntimeDirectory(url: URL(fileURLWithPath: base).appendingPathComponent("baton"))
     }
 
-    public var socketPath: String { url.appendingPathComponent("agent.socket").path }
-    public var lockPath: String { url.appendingPathComponent("agent.lock").path }
-    public var spawnLockPath: String { url.appendingPathComponent("spawn.lock").path }
 
     /// Creates the directory (mode 0700) if it is missing, then checks that it is a directory,
     /// not a symlink, owned by this user, and closed to everyone else.
