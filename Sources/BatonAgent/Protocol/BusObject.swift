@@ -103,6 +103,20 @@ extension PeerBus {
         return items
     }
 
+    /// Calls `method` without asking for a reply (`G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED`):
+    /// the message is queued now, so it reaches the other side before any call made after
+    /// this returns, and in the order of these calls.
+    func send(_ path: String, _ interface: String, _ method: String, _ arguments: [Variant]) throws {
+        let message = g_dbus_message_new_method_call(nil, path, interface, method)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
+        g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
+        var error: UnsafeMutablePointer<GError>?
+        guard g_dbus_connection_send_message(connection, message, G_DBUS_SEND_MESSAGE_FLAGS_NONE, nil, &error) != 0 else {
+            throw GLibError(consuming: error!)
+        }
+    }
+
     /// Emits `member` of `interface` at `path`.
     func emit(_ path: String, _ interface: String, _ member: String, _ arguments: [Variant]) {
         guard let made = try? Variant.tuple(arguments).makeGVariant() else { return }
