@@ -232,13 +232,13 @@ public final class AgentConnection: NearbyActivitySource {
             AppAdvertisement(id: $0.generation, activityType: $0.activityType, title: $0.title, webpageURL: $0.webpageURL,
                              supportsContinuationStreams: $0.supportsContinuationStreams)
         }
-        Task { @MainActor in
-            do {
-                _ = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "SetAdvertisement",
-                                       [AppAdvertisement.encode(advertisement), .bool(active)], replyType: "()", timeout: callTimeout)
-            } catch {
-                log.notice("the agent did not take this app's advertisement: \(error)")
-            }
+        // Queued now, in order: the agent sees each change in the order the app made it, and
+        // before the calls that follow (a refused one shows in the agent's log).
+        do {
+            try bus.send(AgentInterface.agentPath, AgentInterface.agentName, "SetAdvertisement",
+                         [AppAdvertisement.encode(advertisement), .bool(active)])
+        } catch {
+            log.notice("could not send this app's advertisement to the agent: \(error)")
         }
     }
 
