@@ -1,20 +1,28 @@
 // `batond`: the per-user Baton agent. It owns this device (identity, listener, links, discovery)
 // for all of the user's Baton apps, which join it over a Unix socket.
-//     batond [--config DIR | --device DIR] [--listen [HOST:]PORT] [--peer HOST:PORT]… [--socket PATH]
+//
+//     batond [--config DIR | --device DIR] [--listen [HOST:]PORT] [--peer HOST:PORT]…
+//            [--socket PATH] [--no-notifications] [--ready-fd FD]
+//
 // --config/--device: the device's identity directory (default: $XDG_CONFIG_HOME/baton/device);
-// --listen: where the device listens (default 127.0.0.1:0); --peer: static peers (also those of
-// $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers); --socket: the agent's socket (default
-// $XDG_RUNTIME_DIR/baton/agent.socket). Prints one line saying where the device listens and where
-// the agent's socket is. SIGTERM and SIGINT stop it.
+// --listen: where the device listens (default: `Listen=` in agent.conf, else 127.0.0.1:0);
+// --peer: static peers (also those of $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers);
+// --socket: the agent's socket (default $BATON_AGENT_SOCKET, else
+// $XDG_RUNTIME_DIR/baton/agent.socket; systemd's when socket-activated);
+// --no-notifications: no desktop notifications (also `Notifications=false` in agent.conf);
+// --ready-fd: write one byte there once listening (how an app that started it knows).
+// Prints one line saying where the device listens and where the agent's socket is. A second
+// agent for the same socket says so and exits with status 3. SIGTERM and SIGINT stop it.
 import BatonAgent
 import BatonContinuity
 import BatonLoop
 import CGLib
 import Foundation
+import Logging
 
-func refuse(_ message: String) -> Never {
+func refuse(_ message: String, status: Int32 = 2) -> Never {
     FileHandle.standardError.write(Data("batond: \(message)\n".utf8))
-    exit(2)
+    exit(status)
 }
 
 func value(after option: String, in arguments: [String]) -> String? {
@@ -23,43 +31,28 @@ func value(after option: String, in arguments: [String]) -> String? {
     return arguments[index + 1]
 }
 
-/// A listening Unix stream socket at `path` (mode 0600), replacing a stale socket file.
-@MainActor
-func listeningSocket(at path: String) throws -> OpaquePointer {
-    var error: UnsafeMutablePointer<GError>?
-    guard let socket = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &error) else {
-        throw GLibError(consuming: error!)
-    }
-    var status = stat()
-    if lstat(path, &status) == 0, status.st_mode & S_IFMT == S_IFSOCK { unlink(path) }
-    let address = g_unix_socket_address_new(path)!
-    defer { g_object_unref(UnsafeMutableRawPointer(address)) }
-    let mask = umask(0o177)
-    let bound = g_socket_bind(socket, address, 0, &error)
-    umask(mask)
-    guard bound != 0, g_socket_listen(socket, &error) != 0 else {
-        g_object_unref(UnsafeMutableRawPointer(socket))
-        throw GLibError(consuming: error!)
-    }
-    return OpaquePointer(socket)
-}
-
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") {
-    print("usage: batond [--config DIR] [--listen [HOST:]PORT] [--peer HOST:PORT]… [--socket PATH]")
+    print("usage: batond [--config DIR] [--listen [HOST:]PORT] [--peer HOST:PORT]… [--socket PATH] [--no-notifications] [--ready-fd FD]")
     exit(0)
 }
 let directory = (value(after: "--config", in: arguments) ?? value(after: "--device", in: arguments))
     .map { URL(fileURLWithPath: $0) } ?? ConfigDirectory.standard().deviceDirectory
-let socketPath = value(after: "--socket", in: arguments) ?? AgentConnection.defaultSocketPath
+let runtime = AgentRuntimeDirectory(socketPath: value(after: "--socket", in: arguments) ?? AgentConnection.defaultSocketPath)
+let readyFD: Int32? = value(after: "--ready-fd", in: arguments).map { text in
+    guard let fd = Int32(text), fd >= 0 else { refuse("--ready-fd needs a descriptor number, not \(text)") }
+    return fd
+}
 let peerArguments = arguments.indices.filter { arguments[$0] == "--peer" }.map { index -> String in
     guard index + 1 < arguments.count else { refuse("--peer needs a value") }
     return arguments[index + 1]
 }
+let settings: AgentSettings
+do { settings = try AgentSettings.read(from: AgentSettings.file(in: ConfigDirectory.standard())) } catch { refuse("\(error)") }
 let configuration: PeerConfiguration
 do {
     configuration = try PeerConfiguration.read(environment: ProcessInfo.processInfo.environment, peerArguments: peerArguments,
-                                               listenArgument: value(after: "--listen", in: arguments))
+                                               listenArgument: value(after: "--listen", in: arguments) ?? settings.listen)
 } catch {
     refuse("\(error)")
 }
@@ -71,28 +64,53 @@ let stopOnSignal: GSourceFunc = { _ in
 }
 
 MainActor.assumeIsolated {
+    // The runtime directory, the lock, then the socket: a second agent stops here.
+    let host: AgentHost
+    do {
+        host = try AgentHost(directory: runtime)
+    } catch {
+        if case .alreadyRunning? = error as? AgentHostError {
+            refuse("\(error); not starting another", status: AgentAutostart.alreadyRunningStatus)
+        }
+        refuse("\(error)", status: 1)
+    }
     let agent: Agent
     let server: AgentServer
     do {
         agent = try Agent(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
                           staticPeers: configuration.peers)
         try agent.start(host: configuration.listen.host, port: configuration.listen.port)
-        try FileManager.default.createDirectory(atPath: (socketPath as NSString).deletingLastPathComponent,
-                                                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let socket = try listeningSocket(at: socketPath)
-        server = try AgentServer(listeningSocket: socket, agent: agent)
-        g_object_unref(UnsafeMutableRawPointer(socket))
+        server = try AgentServer(listeningSocket: host.socket, agent: agent)
     } catch {
-        FileHandle.standardError.write(Data("batond: \(error)\n".utf8))
-        exit(1)
+        host.stop()
+        refuse("\(error)", status: 1)
     }
+    // Apps not running are started from their desktop entries; the person is offered what is
+    // nearby in notifications, where there is a desktop session.
+    let catalog = InstalledAppCatalog()
+    let launcher = DesktopAppLauncher(catalog: catalog)
+    agent.launcher = launcher
+    let log = Logger(label: "baton.agent")
+    let notifier = ContinueNotifier(enabled: settings.notifications && !arguments.contains("--no-notifications"),
+                                    destination: ContinueNotifier.destination(using: catalog)) { [weak agent] activity, token in
+        agent?.continueNearby(activity, activationToken: token) { outcome in
+            if case .failure(let failure) = outcome { log.notice("could not continue \(activity.activityType) from \(activity.device): \(failure)") }
+        }
+    }
+    agent.onNearbyChanged = { [weak notifier] in notifier?.update($0) }
+    notifier.start()
+
     let listening = PeerAddress(host: configuration.listen.host, port: agent.node.port ?? 0)
-    FileHandle.standardOutput.write(Data("batond: device \(PrintableText.escaped(agent.node.identity.name)) listening on \(listening), agent socket \(socketPath)\n".utf8))
+    let origin = host.origin == .systemd ? " (from systemd)" : ""
+    FileHandle.standardOutput.write(Data("batond: device \(PrintableText.escaped(agent.node.identity.name)) listening on \(listening), agent socket \(runtime.socketPath)\(origin)\n".utf8))
+    if let readyFD { AgentHost.signalReady(on: readyFD) }
     let signals = [g_unix_signal_add(SIGTERM, stopOnSignal, nil), g_unix_signal_add(SIGINT, stopOnSignal, nil)]
     MainLoop.run()
     for id in signals { g_source_remove(id) }
+    notifier.stop()
     server.stop()
     agent.stop()
-    unlink(socketPath)
+    host.stop()
+    withExtendedLifetime(launcher) {}
 }
 exit(0)

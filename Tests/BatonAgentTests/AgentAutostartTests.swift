@@ -59,7 +59,7 @@ final class AgentAutostartTests: XCTestCase {
             .trimmingCharacters(in: .whitespacesAndNewlines)))
         XCTAssertEqual(getsid(pid), pid, "the agent leads a session of its own")
         XCTAssertNotEqual(getpgid(pid), getpgid(0))
-        let log = try String(contentsOf: base.appendingPathComponent("baton/agent.log"), encoding: .utf8)
+        let log = try String(contentsOf: base.appendingPathComponent("baton/agent.socket.log"), encoding: .utf8)
         XCTAssertTrue(log.contains("args: --ready-fd 3"), log)
     }
 
@@ -71,8 +71,8 @@ final class AgentAutostartTests: XCTestCase {
         let program = try standIn("echo 'no identity' >&2; exit 1")
         guard case .cannotStart(let name, let reason)?? = start(program) else { return XCTFail("expected cannotStart") }
         XCTAssertEqual(name, program)
-        XCTAssertTrue(reason.contains("status 1") && reason.contains("agent.log"), reason)
-        XCTAssertTrue(try String(contentsOf: base.appendingPathComponent("baton/agent.log"), encoding: .utf8).contains("no identity"))
+        XCTAssertTrue(reason.contains("status 1") && reason.contains("agent.socket.log"), reason)
+        XCTAssertTrue(try String(contentsOf: base.appendingPathComponent("baton/agent.socket.log"), encoding: .utf8).contains("no identity"))
     }
 
     func testAnAgentThatNeverBecomesReadyFailsAtTheBound() throws {

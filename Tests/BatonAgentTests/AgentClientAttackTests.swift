@@ -70,6 +70,7 @@ final class AgentClientAttackTests: AgentTestCase {
         let folders = try devices("A")
         let runtime = root.appendingPathComponent("run-4242")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true)
+        chmod(runtime.path, 0o700)
         for path in [folders[0], runtime.path, root.path] { XCTAssertEqual(chown(path, 4242, 4242), 0) }
         for file in try FileManager.default.contentsOfDirectory(atPath: folders[0]) {
             XCTAssertEqual(chown(folders[0] + "/" + file, 4242, 4242), 0)

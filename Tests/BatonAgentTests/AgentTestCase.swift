@@ -14,6 +14,7 @@ class AgentTestCase: XCTestCase {
         // Short: a Unix socket path has at most 107 bytes.
         root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-agent-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
+        chmod(root.path, 0o700)  // the agents' sockets are here: a folder as private as a runtime directory
     }
 
     override func tearDownWithError() throws {

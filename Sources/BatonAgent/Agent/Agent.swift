@@ -28,13 +28,19 @@ public final class Agent {
     public weak var launcher: (any AppLaunching)?
     /// How long a launched app has to join before the continuation handed to it fails.
     public var launchJoinTimeout: Duration = .seconds(20)
-    /// Continuations waiting for a launched app to join, oldest first (at most 8).
-    private var waitingForLaunch: [(activity: NearbyActivity, call: MethodCall, expiry: LoopSource)] = []
+    /// Continuations waiting for a launched app to join, oldest first (at most
+    /// `maximumWaitingForLaunch`; see `continueNearby`).
+    var waitingForLaunch: [WaitingContinuation] = []
+    /// Numbers the waiting continuations.
+    var waitingCount: UInt64 = 0
+    /// Called with the peers' activities each time they change (the agent's notifications).
+    public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
 
     /// An agent for the device `identity` (see `ContinuityNode.init`).
     public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
         node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps)
         apps.streamsArrived = { [weak self] app, id, channel in self?.streamsArrived(app, id, channel) }
+        apps.nearbyChanged = { [weak self] activities in self?.onNearbyChanged?(activities) }
     }
 
     /// Starts the device: listens on `host:port`, dials the static peers (`ContinuityNode.start`).
@@ -49,11 +55,12 @@ public final class Agent {
             app.bus.close()
         }
         relay.closeAll()
-        for waiting in waitingForLaunch {
-            waiting.expiry.cancel()
-            waiting.call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping")
-        }
+        let waiting = waitingForLaunch
         waitingForLaunch = []
+        for continuation in waiting {
+            continuation.expiry.cancel()
+            continuation.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping")))
+        }
         node.stop()
     }
 
@@ -130,7 +137,12 @@ public final class Agent {
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
                 return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
             }
-            continueNearby(activity, activationToken: token.isEmpty ? nil : token, call: call)
+            continueNearby(activity, activationToken: token.isEmpty ? nil : token) { outcome in
+                switch outcome {
+                case .success(let appID): call.reply([.string(appID)])
+                case .failure(let failure): call.fail(failure.name, failure.message)
+                }
+            }
         case "FetchPayload", "Continued", "OpenStreams":
             guard args.count == 2, case .string(let device) = args[0], case .uint64(let sequence) = args[1] else {
                 return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
@@ -149,57 +161,6 @@ public final class Agent {
             }
         default:
             call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
-        }
-    }
-
-    /// Hands `activity` to the joined app that declares its type (the one active last), or
-    /// launches the app that advertised it and hands it over when it joins, within
-    /// `launchJoinTimeout`. The reply names the app.
-    private func continueNearby(_ activity: NearbyActivity, activationToken: String?, call: MethodCall) {
-        let candidates = apps.apps.values.filter { $0.isJoined && $0.activityTypes.contains(activity.activityType) }
-        if let app = candidates.max(by: { $0.activeSince < $1.activeSince }) {
-            return hand(activity, to: app, call: call)
-        }
-        guard let launcher else {
-            return call.fail(AgentInterface.ErrorName.unsupported, "no app here that continues \(activity.activityType) is running, and this agent launches none")
-        }
-        do { try launcher.launch(appID: activity.appID, activityType: activity.activityType, activationToken: activationToken) } catch {
-            return call.fail(AgentInterface.ErrorName.handoffFailed, "cannot launch \(activity.appID): \(error)")
-        }
-        if waitingForLaunch.count >= 8, let oldest = waitingForLaunch.first {
-            oldest.expiry.cancel()
-            oldest.call.fail(AgentInterface.ErrorName.refused, "too many continuations waiting for apps to start")
-            waitingForLaunch.removeFirst()
-        }
-        let bound = launchJoinTimeout
-        let expiry = MainLoop.after(bound) { [weak self, weak call] in
-            guard let self, let index = self.waitingForLaunch.firstIndex(where: { $0.call === call }) else { return }
-            let waiting = self.waitingForLaunch.remove(at: index)
-            waiting.call.fail(AgentInterface.ErrorName.timedOut, "\(activity.appID) did not join the agent within \(bound) of its launch")
-        }
-        waitingForLaunch.append((activity, call, expiry))
-    }
-
-    /// A newly joined app takes the continuations that wait for its activity types.
-    private func handWaitingContinuations(to app: JoinedApp) {
-        let mine = waitingForLaunch.filter { app.activityTypes.contains($0.activity.activityType) }
-        waitingForLaunch.removeAll { waiting in mine.contains { $0.call === waiting.call } }
-        for waiting in mine {
-            waiting.expiry.cancel()
-            hand(waiting.activity, to: app, call: waiting.call)
-        }
-    }
-
-    private func hand(_ activity: NearbyActivity, to app: JoinedApp, call: MethodCall) {
-        Task { @MainActor [weak self] in
-            guard let self else { return }
-            do {
-                _ = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "ContinueNearby", [AgentInterface.encode(activity)],
-                                           replyType: "()", timeout: self.appCallTimeout)
-                call.reply([.string(app.appID ?? "")])
-            } catch {
-                call.fail(AgentInterface.ErrorName.handoffFailed, "\(app.name) did not take the continuation: \(error)")
-            }
         }
     }
 

@@ -1,5 +1,14 @@
+import Baton
+
 /// Starts an installed app that is to continue an activity (the agent calls it when the
 /// app that declares the type is not running).
 @MainActor public protocol AppLaunching: AnyObject {
+    /// The installed app that would continue `activity` here, if any (by default the app it
+    /// came from).
+    func appID(continuing activity: NearbyActivity) -> String?
     func launch(appID: String, activityType: String, activationToken: String?) throws
+}
+
+extension AppLaunching {
+    public func appID(continuing activity: NearbyActivity) -> String? { activity.appID }
 }

@@ -24,6 +24,8 @@ final class JoinedApps: ActivityProvider {
     let log = Logger(label: "baton.agent")
     /// Continuation streams accepted from a peer for an app (the relay; see `Agent`).
     var streamsArrived: (@MainActor (JoinedApp, UInt64, any ContinuationStreamChannel) -> Void)?
+    /// Told the peers' activities each time they change.
+    var nearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
 
     private struct GenerationKey: Equatable {
         var app: UInt64
@@ -124,6 +126,7 @@ final class JoinedApps: ActivityProvider {
     func nearbyActivitiesDidChange(_ activities: [NearbyActivity]) {
         guard activities != nearby else { return }
         nearby = activities
+        nearbyChanged?(activities)
         let list = AgentInterface.encode(activities)
         for app in apps.values where app.isJoined {
             app.bus.emit(AgentInterface.agentPath, AgentInterface.agentName, "NearbyChanged", [list])

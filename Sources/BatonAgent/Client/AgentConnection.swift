@@ -65,18 +65,30 @@ public final class AgentConnection: NearbyActivitySource {
     ///
     /// A tool that shows and continues what is nearby (`baton nearby`) joins with
     /// `advertising: false`: it never offers an activity and never counts as the active app.
-    public static func join(socketPath: String = defaultSocketPath, advertising: Bool = true) -> AgentConnection {
-        let connection = AgentConnection(socketPath: socketPath, advertising: advertising)
+    ///
+    /// With `autostart` (by default, when joining the user's own agent at `defaultSocketPath`),
+    /// an app that finds no agent listening starts one (`AgentAutostart`: `batond` in a session
+    /// of its own, as gpg-agent is started), once per outage; where systemd's `batond.socket`
+    /// listens, systemd starts it instead and this never happens.
+    public static func join(socketPath: String = defaultSocketPath, advertising: Bool = true,
+                            autostart: Bool? = nil) -> AgentConnection {
+        let connection = AgentConnection(socketPath: socketPath, advertising: advertising,
+                                         autostart: autostart ?? (socketPath == defaultSocketPath))
         connection.start()
         return connection
     }
 
     /// Whether this app tells the agent what it advertises and whether it is active.
     public let advertising: Bool
+    /// Whether this connection starts the agent when none listens.
+    public let autostart: Bool
+    /// Whether the agent was started (or tried) in this outage.
+    private var autostarted = false
 
-    private init(socketPath: String, advertising: Bool) {
+    private init(socketPath: String, advertising: Bool, autostart: Bool) {
         self.socketPath = socketPath
         self.advertising = advertising
+        self.autostart = autostart
     }
 
     /// Asks the agent to continue `activity` in the app here that declares its type: one that
@@ -134,15 +146,41 @@ public final class AgentConnection: NearbyActivitySource {
             do {
                 try await joinAgent()
                 backoff = .zero
+                autostarted = false
                 if unavailableLogged { log.info("joined the agent at \(socketPath) again") }
                 unavailableLogged = false
                 onJoined?()
             } catch {
                 disconnect()
+                if autostart, !autostarted, Self.nobodyListens(error) {
+                    autostarted = true
+                    return startAgent()
+                }
                 if !unavailableLogged {
                     unavailableLogged = true
                     log.notice("the agent at \(socketPath) is unavailable (\(error)); trying again in the background")
                 }
+                scheduleRetry()
+            }
+        }
+    }
+
+    /// Whether `error` says no agent listens at the socket (no file, or nobody accepting).
+    private static func nobodyListens(_ error: any Error) -> Bool {
+        guard let error = error as? GLibError else { return false }
+        return error.isIOError(G_IO_ERROR_NOT_FOUND) || error.isIOError(G_IO_ERROR_CONNECTION_REFUSED)
+    }
+
+    /// Starts the agent, then joins it at once; a failure is logged once and retried as any.
+    private func startAgent() {
+        Task { @MainActor in
+            do {
+                try await AgentAutostart.start(in: AgentRuntimeDirectory(socketPath: socketPath))
+                log.info("started the agent (\(socketPath))")
+                connect()
+            } catch {
+                unavailableLogged = true
+                log.notice("the agent at \(socketPath) is unavailable and could not be started: \(error); trying again in the background")
                 scheduleRetry()
             }
         }

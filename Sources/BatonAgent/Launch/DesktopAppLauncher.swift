@@ -43,6 +43,9 @@ public final class DesktopAppLauncher: AppLaunching {
         self.catalog = catalog
     }
 
+    /// The installed app that continues `activity` (`InstalledAppCatalog.app(continuing:)`).
+    public func appID(continuing activity: NearbyActivity) -> String? { catalog.app(continuing: activity)?.appID }
+
     /// Starts the installed app `appID` to continue an activity of `activityType`, passing
     /// `activationToken` (see the type's description). Throws `AppLaunchError`.
     public func launch(appID: String, activityType: String, activationToken: String?) throws {

@@ -1,0 +1,111 @@
+import Baton
+import BatonContinuity
+import BatonLoop
+import Foundation
+
+/// Why a continuation the agent was asked for (`Agent.continueNearby`) did not happen: the
+/// `org.baton.Agent1.Error` name it is answered with over D-Bus, and words.
+public struct AgentContinuationFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    public let name: String
+    public let message: String
+    public init(_ name: String, _ message: String) {
+        self.name = name
+        self.message = message
+    }
+    public var description: String { message }
+}
+
+/// A continuation waiting for the app launched to take it.
+struct WaitingContinuation {
+    let activity: NearbyActivity
+    let finish: @MainActor (Result<String, AgentContinuationFailure>) -> Void
+    let expiry: LoopSource
+    let id: UInt64
+}
+
+/// Continuing a nearby activity on this device, for `baton continue` (`Agent1.ContinueNearby`)
+/// and the agent's own notifications — what Apple's system does when the person picks an
+/// activity offered from another device (about-handoff: the app that declares the type, of the
+/// same team, is launched if it is not running and is handed the activity).
+extension Agent {
+    /// How many continuations may wait for launched apps at once; past it the oldest fails.
+    static let maximumWaitingForLaunch = 8
+
+    /// Hands `activity` to the joined app of its team that declares its type (the one active
+    /// last); else launches the installed app that continues it (`launcher`) and hands it over
+    /// when that app joins, within `launchJoinTimeout`; else, when no app here continues it and
+    /// it has a web page, opens the page in the web browser and tells the originating device
+    /// it was continued. `finish` gets the app's ID (`"browser"` for the browser), or why not.
+    public func continueNearby(_ activity: NearbyActivity, activationToken: String?,
+                               finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
+        let candidates = apps.apps.values.filter {
+            $0.isJoined && $0.teamIdentifier == activity.teamIdentifier && $0.activityTypes.contains(activity.activityType)
+        }
+        if let app = candidates.max(by: { $0.activeSince < $1.activeSince }) {
+            return hand(activity, to: app, finish: finish)
+        }
+        guard let launcher, let appID = launcher.appID(continuing: activity) else {
+            if let url = activity.webpageURL { return openInBrowser(activity, url, finish: finish) }
+            return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.unsupported,
+                                                            "no app here continues \(activity.activityType), and it has no web page")))
+        }
+        do { try launcher.launch(appID: appID, activityType: activity.activityType, activationToken: activationToken) } catch {
+            return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, "cannot launch \(appID): \(error)")))
+        }
+        if waitingForLaunch.count >= Self.maximumWaitingForLaunch {
+            let oldest = waitingForLaunch.removeFirst()
+            oldest.expiry.cancel()
+            oldest.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.refused, "too many continuations waiting for apps to start")))
+        }
+        let bound = launchJoinTimeout
+        waitingCount &+= 1
+        let id = waitingCount
+        let expiry = MainLoop.after(bound) { [weak self] in
+            guard let self, let index = self.waitingForLaunch.firstIndex(where: { $0.id == id }) else { return }
+            let waiting = self.waitingForLaunch.remove(at: index)
+            waiting.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.timedOut,
+                                                             "\(appID) did not join the agent within \(bound) of its launch")))
+        }
+        waitingForLaunch.append(WaitingContinuation(activity: activity, finish: finish, expiry: expiry, id: id))
+    }
+
+    /// A newly joined app takes the continuations that wait for its team's activity types.
+    func handWaitingContinuations(to app: JoinedApp) {
+        let mine = waitingForLaunch.filter {
+            app.teamIdentifier == $0.activity.teamIdentifier && app.activityTypes.contains($0.activity.activityType)
+        }
+        waitingForLaunch.removeAll { waiting in mine.contains { $0.id == waiting.id } }
+        for waiting in mine {
+            waiting.expiry.cancel()
+            hand(waiting.activity, to: app, finish: waiting.finish)
+        }
+    }
+
+    private func hand(_ activity: NearbyActivity, to app: JoinedApp,
+                      finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            do {
+                _ = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "ContinueNearby", [AgentInterface.encode(activity)],
+                                           replyType: "()", timeout: self.appCallTimeout)
+                finish(.success(app.appID ?? ""))
+            } catch {
+                finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, "\(app.name) did not take the continuation: \(error)")))
+            }
+        }
+    }
+
+    /// Native app-to-web browser handoff (handoff-programming-guide): the page opens in the
+    /// default browser, and the originating device is told (bounded by its call deadline).
+    private func openInBrowser(_ activity: NearbyActivity, _ url: URL,
+                               finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
+        do { try WebBrowser.open(url) } catch {
+            return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, "cannot open \(url.absoluteString): \(error)")))
+        }
+        let node = node
+        Task { @MainActor in
+            try? await node.confirmContinued(activity)
+            finish(.success("browser"))
+        }
+    }
+}
