@@ -68,3 +68,76 @@ handoff baton-mail --compose --to ada@example.org --subject Holiday --body "The 
 echo
 echo "== Reader: an article continues in the Reader on B, at the same page and scroll position =="
 handoff baton-reader --read 7 --page 3 --scroll 0.42 -- --continue-nearby
+
+echo
+echo "== One agent per device: A's agent serves Mail and Reader; B runs nothing but its agent, which starts Mail to continue =="
+# Each agent's socket is in a private folder, as in $XDG_RUNTIME_DIR/baton. B's apps are installed
+# (desktop entry + manifest) into B's own XDG data folder, where B's agent looks for them.
+here=$(cd "$(dirname "$0")/.." && pwd)
+run="$work/run"; mkdir -m 700 "$run"
+b_data="$work/B-data"; mkdir -p "$work/B-inbox" "$work/no-system-apps"
+export XDG_DATA_DIRS="$work/no-system-apps"
+pids=()
+# start NAME CMD…: runs CMD with its output (stdout and stderr) to a pipe the demo reads; the
+# process is ended when the demo ends.
+start() {
+  local name=$1; shift
+  mkfifo "$work/$name.fifo"
+  "$@" > "$work/$name.fifo" 2>&1 &
+  pids+=($!)
+  eval "${name}_pid=$!"
+  exec {fd}<"$work/$name.fifo"
+  eval "${name}_fd=$fd"
+  : > "$work/$name.log"
+}
+# wait_for NAME TEXT: reads NAME's output into its log until a line contains TEXT (blocking reads).
+wait_for() {
+  local name=$1 text=$2 fd line
+  eval "fd=\$${name}_fd"
+  while IFS= read -r line <&"$fd"; do
+    echo "$line" >> "$work/$name.log"
+    case "$line" in *"$text"*) return 0 ;; esac
+  done
+  echo "demo: $name ended before saying \"$text\":" >&2; cat "$work/$name.log" >&2; exit 1
+}
+# finish NAME: the rest of NAME's output, once it has ended.
+finish() {
+  local name=$1 fd
+  eval "fd=\$${name}_fd"
+  cat <&"$fd" >> "$work/$name.log"
+  exec {fd}<&-
+}
+trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
+
+start agent_a "$bin/batond" --config "$work/A" --socket "$run/a.sock"
+wait_for agent_a "listening on"
+address=$(grep -o "listening on [^,]*" "$work/agent_a.log" | cut -d' ' -f3)
+XDG_DATA_HOME="$b_data" start agent_b "$bin/batond" --config "$work/B" --socket "$run/b.sock" --peer "$address"
+wait_for agent_b "linked with A"
+echo "-- device B: baton app install (Mail and Reader, into B's XDG data folder) --"
+XDG_DATA_HOME="$b_data" "$bin/baton" app install "$here/Examples/Mail/Manifest/Info.plist" --name Mail \
+  --exec "$bin/baton-mail --agent $run/b.sock --wait --save-to $work/B-inbox" | sed "s|$work|…|g"
+XDG_DATA_HOME="$b_data" "$bin/baton" app install "$here/Examples/Reader/Manifest/Info.plist" --name Reader \
+  --exec "$bin/baton-reader --agent $run/b.sock --continue-nearby" | sed "s|$work|…|g"
+echo "-- device A: Reader, then Mail (active last) join A's agent --"
+start reader_a "$bin/baton-reader" --agent "$run/a.sock" --read 7 --page 3
+wait_for reader_a "joined the agent"
+start mail_a "$bin/baton-mail" --agent "$run/a.sock" --compose --to ada@example.org --subject Holiday \
+  --body "The photo, from the agent." --attach "$work/holiday.jpg"
+wait_for mail_a "joined the agent"
+echo "-- device B: baton nearby (asks B's agent) --"
+# B's agent hears of Mail's draft over the link; `baton nearby --watch` shows the change as it comes.
+start nearby_b "$bin/baton" nearby --watch --agent "$run/b.sock" --config "$work/no-config"
+wait_for nearby_b "com.example.mail.compose"
+kill "$nearby_b_pid"; finish nearby_b
+"$bin/baton" nearby --agent "$run/b.sock" --config "$work/no-config"
+echo "-- device B: baton continue (B's agent starts Mail from its desktop entry and hands it the draft) --"
+"$bin/baton" continue --agent "$run/b.sock" --config "$work/no-config"
+wait "$mail_a_pid" || true
+finish mail_a
+wait_for agent_b "saved it as"
+echo "-- device B: the Mail the agent started --"
+grep -E "launched to|restoreUserActivityState|received|saved it" "$work/agent_b.log" | grep -v " info " | sed "s|$work|…|g"
+cmp -s "$work/holiday.jpg" "$work/B-inbox/holiday.jpg" && echo "(the attachment in B's inbox is the same 8 MB)"
+echo "-- device A: Mail --"
+grep -v " info " "$work/mail_a.log"

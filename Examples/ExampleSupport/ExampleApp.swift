@@ -54,6 +54,13 @@ open class DeviceExampleApp<Controller: ViewController>: ApplicationDelegate {
     /// What the app does once its device runs.
     open func deviceStarted() {}
 
+    /// An app launched to continue an activity is told its type in its launch options, as UIKit's are.
+    public func application(_ application: Application,
+                            didFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]) -> Bool {
+        if let type = options[.userActivityType] as? String { say("launched to continue \(shown(type))") }
+        return true
+    }
+
     public func applicationDidFinishLaunching(_ notification: Notification) {
         window.makeKeyAndOrderFront()
         window.makeFirstResponder(controller.view)
