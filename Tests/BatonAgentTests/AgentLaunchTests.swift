@@ -121,7 +121,7 @@ private func continueNearby(_ activity: NearbyActivity, through path: String, ac
 }
 
 /// Runs `body` on another thread; its result comes back through the main queue.
-private func waitInBackground(_ body: @escaping @Sendable () -> Int32) -> Answer<Int32> {
+func waitInBackground(_ body: @escaping @Sendable () -> Int32) -> Answer<Int32> {
     let answer = Answer<Int32>()
     Thread {
         let result = body()
