@@ -146,4 +146,24 @@ final class AgentHostTests: XCTestCase {
         defer { close(file) }
         XCTAssertThrowsError(try SocketActivation.checkListeningUnixStream(file))
     }
+
+    // MARK: agent.conf
+
+    func testSettingsAreReadFromAgentConfAndABadFileIsNamed() throws {
+        let file = base.appendingPathComponent("agent.conf")
+        XCTAssertEqual(try AgentSettings.read(from: file), AgentSettings(), "no file: the defaults")
+        try "# mine\n[Agent]\nNotifications=false\nListen=0.0.0.0:0\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try AgentSettings.read(from: file), AgentSettings(notifications: false, listen: "0.0.0.0:0"))
+        try "[Agent]\nNotifications=perhaps\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try AgentSettings.read(from: file)) { error in
+            guard case .badValue(let path, let key, _)? = error as? AgentSettingsError else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, file.path)
+            XCTAssertEqual(key, "Notifications")
+        }
+        try "not a key file\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertThrowsError(try AgentSettings.read(from: file)) { error in
+            guard case .malformed(let path, _)? = error as? AgentSettingsError else { return XCTFail("\(error)") }
+            XCTAssertEqual(path, file.path)
+        }
+    }
 }
