@@ -195,17 +195,22 @@ public final class AgentConnection: NearbyActivitySource {
         }
     }
 
-    private func joinAgent() async throws {
+    /// A new connection to the agent's socket (a `GSocketConnection *`, owned by the caller).
+    private func connectToSocket() async throws -> SendableHandle {
         let address = g_unix_socket_address_new(socketPath)!
         defer { g_object_unref(UnsafeMutableRawPointer(address)) }
         let client = g_socket_client_new()!
         defer { g_object_unref(UnsafeMutableRawPointer(client)) }
         let handles = (SendableHandle(OpaquePointer(client)), SendableHandle(OpaquePointer(address)))
-        let connection = try await GIOAsync.call { cancellable, callback, userData in
+        return try await GIOAsync.call { cancellable, callback, userData in
             g_socket_client_connect_async(UnsafeMutablePointer(handles.0.pointer), handles.1.pointer, cancellable, callback, userData)
         } finish: { result, error in
             g_socket_client_connect_finish(UnsafeMutablePointer(handles.0.pointer), result, error).map { SendableHandle(OpaquePointer($0)) }
         }
+    }
+
+    private func joinAgent() async throws {
+        let connection = try await connectToSocket()
         defer { g_object_unref(UnsafeMutableRawPointer(connection.pointer)) }  // the bus holds its own
         let bus = try await PeerBus.open(overSocketConnection: connection.pointer, serving: false)
         try ExportedObject.export(on: bus, path: AgentInterface.appPath, info: AgentInterface.appInfo) { [weak self] call in
@@ -332,16 +337,7 @@ public final class AgentConnection: NearbyActivitySource {
 
     /// A second connection to the agent's socket for a relayed stream: `S` and `token`.
     private func streamConnection(token: Data) async throws -> LocalStream {
-        let address = g_unix_socket_address_new(socketPath)!
-        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
-        let client = g_socket_client_new()!
-        defer { g_object_unref(UnsafeMutableRawPointer(client)) }
-        let handles = (SendableHandle(OpaquePointer(client)), SendableHandle(OpaquePointer(address)))
-        let connection = try await GIOAsync.call { cancellable, callback, userData in
-            g_socket_client_connect_async(UnsafeMutablePointer(handles.0.pointer), handles.1.pointer, cancellable, callback, userData)
-        } finish: { result, error in
-            g_socket_client_connect_finish(UnsafeMutablePointer(handles.0.pointer), result, error).map { SendableHandle(OpaquePointer($0)) }
-        }
+        let connection = try await connectToSocket()
         let stream = LocalStream(connection.pointer)
         g_object_unref(UnsafeMutableRawPointer(connection.pointer))
         try await stream.write(Data([StreamRelay.marker]) + token)
