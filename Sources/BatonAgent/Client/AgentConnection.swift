@@ -48,6 +48,8 @@ public final class AgentConnection: NearbyActivitySource {
     /// The advertisements sent, by id (the last few), to answer the agent's calls about them.
     private var sent: [ProvidedActivity] = []
     private var lastSent: (ProvidedActivity?, Bool)?
+    /// Continuations the agent handed over before its answer to `Join` was taken (at most 8).
+    private var handedBeforeJoined: [NearbyActivity] = []
     let log = Logger(label: "baton.agent.client")
 
     /// The agent's socket: `$BATON_AGENT_SOCKET`, else `$XDG_RUNTIME_DIR/baton/agent.socket`.
@@ -240,6 +242,9 @@ public final class AgentConnection: NearbyActivitySource {
         isJoined = true
         lastSent = nil
         sendAdvertisement()
+        let handed = handedBeforeJoined
+        handedBeforeJoined = []
+        for activity in handed { Application.shared.continueNearbyActivity(activity) }
         let nearby = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "GetNearby", [], replyType: "(aa{sv})",
                                         timeout: callTimeout)
         if let list = nearby.first { Application.shared.updateNearbyActivities(AgentInterface.nearbyList(from: list)) }
@@ -254,6 +259,7 @@ public final class AgentConnection: NearbyActivitySource {
         bus = nil
         isJoined = false
         lastSent = nil
+        handedBeforeJoined = []
         Application.shared.updateNearbyActivities([])
     }
 
@@ -291,6 +297,12 @@ public final class AgentConnection: NearbyActivitySource {
         guard case .uint64(let id)? = call.arguments.first else {
             if call.method == "ContinueNearby", let activity = call.arguments.first.flatMap(AgentInterface.nearby(from:)) {
                 call.reply([])
+                // The agent hands a launched app its continuation right after answering `Join`:
+                // the call can arrive before that answer has been taken here.
+                guard isJoined else {
+                    if handedBeforeJoined.count < 8 { handedBeforeJoined.append(activity) }
+                    return
+                }
                 Application.shared.continueNearbyActivity(activity)
                 return
             }
