@@ -1,5 +1,6 @@
 import BatonAgent
 import BatonContinuity
+import CGLib
 import Foundation
 
 /// The agent's figures (issue 10), from real processes on loopback: two `batond` (devices A and
@@ -13,11 +14,14 @@ enum AgentBenchmarks {
     static let launches = 10
     static let appsForMemory = 8
     static let editing = "com.example.bench.editing"
-    static let launchTypes = (0..<launches).map { "com.example.bench.launch\($0)" }
+    /// One type per launch round, and spare ones for rounds that fail (counted, not measured).
+    static let launchTypes = (0..<(launches + 5)).map { "com.example.bench.launch\($0)" }
 
     struct Results {
         /// Warm continuation through two agents, µs.
         var warm: [Double] = []
+        /// A bare D-Bus call (`Peer.Ping`) to `batond` over its Unix socket, µs: one app↔agent hop.
+        var localPing: [Double] = []
         /// `ContinueNearby` on an agent whose app is not running, to that app's
         /// `restoreUserActivityState`, ms; and the same app's start to `didFinishLaunching`, ms.
         var launchContinuation: [Double] = [], launchToFinish: [Double] = []
@@ -28,6 +32,8 @@ enum AgentBenchmarks {
         /// Resident bytes per joined app (`appsForMemory` apps joined to the empty agent).
         var bytesPerApp = 0.0
         var failures = 0
+        /// Launched apps that were handed their continuation and failed it (`didFailToContinue`).
+        var launchFailures: [String] = []
     }
 
     static func run(idleSeconds: Int) throws -> Results {
@@ -100,6 +106,7 @@ enum AgentBenchmarks {
         }
         results.failures += continuer.failures
         connection.leave()
+        results.localPing = try localPings(socketPath: socket("B"))
 
         // 2. Continuing into an app that is not running: agent L (with a launcher) starts it and
         // hands it the activity when it joins. Each round A offers a new type, so no app of an
@@ -113,7 +120,7 @@ enum AgentBenchmarks {
         client.onJoined = { joined = true }
         defer { client.leave() }
         MainLoop.run(until: { joined }, timeout: .seconds(30))
-        for type in launchTypes {
+        for type in launchTypes where results.launchContinuation.count < launches {
             appA.send("retype \(type)")
             MainLoop.run(until: { joined && nearby(type) != nil }, timeout: .seconds(30))
             guard let entry = nearby(type) else { throw BenchFailure("L never saw A's \(type)\(agentL.logTail())") }
@@ -127,7 +134,10 @@ enum AgentBenchmarks {
             func failed() -> String? { agentL.lines[from...].first { $0.hasPrefix("failed \(type)") } }
             MainLoop.run(until: { restored() != nil || failed() != nil || failure != nil }, timeout: .seconds(60))
             if let failure { throw BenchFailure("continuing \(type) into a launched app failed: \(failure)\(agentL.logTail())") }
-            if let failed = failed() { throw BenchFailure("the launched app \(failed)\(agentL.logTail())") }
+            if let failed = failed() {
+                results.launchFailures.append(failed)
+                continue
+            }
             guard let line = restored(), let end = UInt64(line.split(separator: " ")[1]) else {
                 throw BenchFailure("the launched app did not restore \(type)\(agentL.logTail())")
             }
@@ -170,6 +180,28 @@ enum AgentBenchmarks {
         return results
     }
 
+    /// `handoffs` bare D-Bus round trips (`Peer.Ping`, which GDBus answers itself) to the agent
+    /// at `socketPath`, over a connection of its own, in µs.
+    static func localPings(socketPath: String) throws -> [Double] {
+        let address = g_unix_socket_address_new(socketPath)!
+        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
+        let client = g_socket_client_new()!
+        defer { g_object_unref(UnsafeMutableRawPointer(client)) }
+        var error: UnsafeMutablePointer<GError>?
+        guard let connection = g_socket_client_connect(client, OpaquePointer(address), nil, &error) else {
+            throw GLibError(consuming: error!)
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        let bus = try ContinuityBenchmarks.wait { try await PeerBus.open(overSocketConnection: OpaquePointer(connection), serving: false) }
+        defer { bus.close() }
+        bus.startMessageProcessing()
+        return try (0..<handoffs).map { _ in
+            let start = ContinuousClock.now
+            try ContinuityBenchmarks.wait { try await bus.ping() }
+            return nanosPerOp(ContinuousClock.now - start, 1) / 1000
+        }
+    }
+
     /// The figures of `results`, beside the embedded path's from the same run.
     static func figures(_ results: Results, continuity: ContinuityBenchmarks.Results, idleSeconds: Int) -> [Figure] {
         let warm50 = percentile(results.warm, 50), warm99 = percentile(results.warm, 99)
@@ -183,6 +215,9 @@ enum AgentBenchmarks {
                    baseline: percentile(continuity.rtt, 50), unit: "µs", aim: ""),
             Figure(name: "agent: warm continuation p99", value: warm99, baselineName: "bare TLS round trip p99",
                    baseline: percentile(continuity.rtt, 99), unit: "µs", aim: ""),
+            Figure(name: "D-Bus ping to batond over its socket p50", value: percentile(results.localPing, 50),
+                   baselineName: "bare D-Bus call over TLS p50", baseline: percentile(continuity.dbusRTT, 50), unit: "µs",
+                   aim: "one app↔agent hop"),
             Figure(name: "agent: continue into app not running p50", value: percentile(results.launchContinuation, 50),
                    baselineName: "launch to didFinishLaunching + warm", baseline: launchBaseline, unit: "ms", aim: "aim ≤ 1.2×"),
             Figure(name: "agent: idle \(idleSeconds) s, 2 apps + 2 peers, CPU", value: results.idleCPU,

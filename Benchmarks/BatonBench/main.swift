@@ -35,6 +35,7 @@ if CommandLine.arguments.contains("--agent-only") {
         do {
             let agent = try AgentBenchmarks.run(idleSeconds: idleSeconds)
             if agent.failures > 0 { say("\(agent.failures) continuations through the agents failed") }
+        for failure in agent.launchFailures { say("a launched app (not measured): \(failure)") }
             for figure in AgentBenchmarks.figures(agent, continuity: ContinuityBenchmarks.Results(), idleSeconds: idleSeconds) {
                 say(figure.line())
             }
@@ -75,6 +76,7 @@ let figures: [Figure] = MainActor.assumeIsolated {
     do {
         let agent = try AgentBenchmarks.run(idleSeconds: idleSeconds)
         if agent.failures > 0 { say("\(agent.failures) continuations through the agents failed") }
+        for failure in agent.launchFailures { say("a launched app (not measured): \(failure)") }
         agentFigures = AgentBenchmarks.figures(agent, continuity: continuity, idleSeconds: idleSeconds)
     } catch {
         say("agent benchmarks failed: \(error)")
