@@ -12,7 +12,7 @@ import Foundation
 enum AgentBenchmarks {
     static let handoffs = 1_000
     static let launches = 10
-    static let appsForMemory = 8
+    static let appsForMemory = 16
     static let editing = "com.example.bench.editing"
     /// One type per launch round, and spare ones for rounds that fail (counted, not measured).
     static let launchTypes = (0..<(launches + 5)).map { "com.example.bench.launch\($0)" }
@@ -160,12 +160,12 @@ enum AgentBenchmarks {
         let node = try start("node-D", executable, ["--node-mode", folder("D"), addressB, addressL])
         try node.waitForLine("linked")
         MainLoop.run(until: { false }, timeout: .seconds(1))  // the new links' first exchanges end
-        let (cpuA, statA, cpuD, statD) = (agentA.cpuNanoseconds(), agentA.statCPUMilliseconds(), node.cpuNanoseconds(),
+        let (cpuA, statA, cpuD, statD) = (agentA.threadCPUNanoseconds(), agentA.statCPUMilliseconds(), node.threadCPUNanoseconds(),
                                           node.statCPUMilliseconds())
         MainLoop.run(until: { false }, timeout: .seconds(idleSeconds))
-        results.idleCPU = (agentA.cpuNanoseconds() - cpuA) / 1_000_000
+        results.idleCPU = agentA.cpuMilliseconds(since: cpuA)
         results.idleStatCPU = agentA.statCPUMilliseconds() - statA
-        results.nodeIdleCPU = (node.cpuNanoseconds() - cpuD) / 1_000_000
+        results.nodeIdleCPU = node.cpuMilliseconds(since: cpuD)
         results.nodeIdleStatCPU = node.statCPUMilliseconds() - statD
         results.agentResident = agentA.residentBytes()
         results.emptyAgentResident = agentB.residentBytes()

@@ -88,14 +88,25 @@ final class BenchChild {
         return "\n  \(name)'s log ends: " + text.split(separator: "\n").suffix(5).joined(separator: "\n    ")
     }
 
-    /// CPU time the process has used, in nanoseconds: the sum of its threads'
-    /// `/proc/PID/task/*/schedstat` (nanosecond resolution).
-    func cpuNanoseconds() -> Double {
+    /// CPU time each thread of the process has used, in nanoseconds, by thread ID
+    /// (`/proc/PID/task/TID/schedstat`: nanosecond resolution).
+    func threadCPUNanoseconds() -> [String: Double] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(pid)/task")) ?? []
-        return tasks.reduce(0) { sum, task in
+        var times: [String: Double] = [:]
+        for task in tasks {
             let text = (try? String(contentsOfFile: "/proc/\(pid)/task/\(task)/schedstat", encoding: .utf8)) ?? ""
-            return sum + (Double(text.split(separator: " ").first ?? "") ?? 0)
+            if let nanoseconds = Double(text.split(separator: " ").first ?? "") { times[task] = nanoseconds }
         }
+        return times
+    }
+
+    /// Milliseconds of CPU the process used since `before` (from `threadCPUNanoseconds()`):
+    /// what each thread alive now used since then (all of it for a thread started since). A
+    /// thread that ended meanwhile is not counted: GLib's pool threads end after idling, so
+    /// they did next to nothing in the window, while counting their whole past would not be
+    /// this window's.
+    func cpuMilliseconds(since before: [String: Double]) -> Double {
+        threadCPUNanoseconds().reduce(0) { sum, thread in sum + thread.value - (before[thread.key] ?? 0) } / 1_000_000
     }
 
     /// CPU time the process has used, in milliseconds, from `/proc/PID/stat` (utime + stime,
