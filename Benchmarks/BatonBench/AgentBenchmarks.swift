@@ -20,6 +20,8 @@ enum AgentBenchmarks {
     struct Results {
         /// Warm continuation through two agents, µs.
         var warm: [Double] = []
+        /// The payload alone (`fetchPayload` on the app's connection to the agent), µs.
+        var fetch: [Double] = []
         /// A bare D-Bus call (`Peer.Ping`) to `batond` over its Unix socket, µs: one app↔agent hop.
         var localPing: [Double] = []
         /// `ContinueNearby` on an agent whose app is not running, to that app's
@@ -105,6 +107,11 @@ enum AgentBenchmarks {
             results.warm.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
         }
         results.failures += continuer.failures
+        for _ in 0..<handoffs / 5 {
+            let start = ContinuousClock.now
+            _ = try ContinuityBenchmarks.wait { try await connection.fetchPayload(of: entry) }
+            results.fetch.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+        }
         connection.leave()
         results.localPing = try localPings(socketPath: socket("B"))
 
@@ -215,6 +222,8 @@ enum AgentBenchmarks {
                    baseline: percentile(continuity.rtt, 50), unit: "µs", aim: ""),
             Figure(name: "agent: warm continuation p99", value: warm99, baselineName: "bare TLS round trip p99",
                    baseline: percentile(continuity.rtt, 99), unit: "µs", aim: ""),
+            Figure(name: "agent: the payload alone p50", value: percentile(results.fetch, 50),
+                   baselineName: "warm continuation p50", baseline: warm50, unit: "µs", aim: "where the time goes"),
             Figure(name: "D-Bus ping to batond over its socket p50", value: percentile(results.localPing, 50),
                    baselineName: "bare D-Bus call over TLS p50", baseline: percentile(continuity.dbusRTT, 50), unit: "µs",
                    aim: "one app↔agent hop"),
