@@ -32,6 +32,7 @@ fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) bash scripts/fuzz.sh run $(FUZZ_TARGETS)
 
 bench: deps
+	$(SWIFT) build -c release --product batond
 	$(SWIFT) build -c release --product BatonBench
 	$(SWIFT) run -c release --skip-build BatonBench $(BENCH_ARGS)
 

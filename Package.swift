@@ -91,7 +91,7 @@ let package = Package(
                           path: "Examples/Mail", resources: [.copy("Manifest")]),
         .executableTarget(name: "Reader", dependencies: ["Baton", "BatonContinuity", "ExampleSupport"], path: "Examples/Reader",
                           resources: [.copy("Manifest")]),
-        .executableTarget(name: "BatonBench", dependencies: ["Baton", "BatonContinuity", "CGLib"], path: "Benchmarks/BatonBench"),
+        .executableTarget(name: "BatonBench", dependencies: ["Baton", "BatonContinuity", "BatonAgent", "CGLib"], path: "Benchmarks/BatonBench"),
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),
         .executableTarget(name: "AsyncMainProbe", dependencies: ["Baton"], path: "Tests/Probes/AsyncMainProbe"),

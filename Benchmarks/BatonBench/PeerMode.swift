@@ -29,6 +29,7 @@ enum PeerMode {
             Task { @MainActor in
                 while true {
                     guard let channel = try? await echo.accept() else { continue }
+                    channel.authenticated()  // else the listener's handshake deadline closes it
                     Task { @MainActor in
                         while let data = try? await channel.receive(maxLength: 4096), !data.isEmpty {
                             try? await channel.send(data)
@@ -40,6 +41,7 @@ enum PeerMode {
             Task { @MainActor in
                 while true {
                     guard let channel = try? await bulk.accept() else { continue }
+                    channel.authenticated()
                     Task { @MainActor in
                         var request = Data()
                         while !request.contains(UInt8(ascii: "\n")), let data = try? await channel.receive(maxLength: 64), !data.isEmpty {

@@ -2,6 +2,7 @@
 // Times are medians of 5 runs; the idle figure is CPU time, not wall time.
 //
 //     BatonBench [--idle-seconds N]     (default 10)
+//     BatonBench --agent-only [--idle-seconds N]   (the agent's figures alone, without their embedded baselines)
 import Baton
 import Foundation
 
@@ -16,12 +17,37 @@ if let index = CommandLine.arguments.firstIndex(of: "--fleet-mode") {  // many d
     MainActor.assumeIsolated { FleetMode.run(devices: CommandLine.arguments[(index + 1)...].map { URL(fileURLWithPath: $0) }) }
 }
 
+// The other processes of the agent figures (AgentBenchmarks).
+for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", AgentMode.run), ("--node-mode", NodeMode.run)] as
+    [(String, @MainActor ([String]) -> Never)] {
+    if let index = CommandLine.arguments.firstIndex(of: mode) {
+        MainActor.assumeIsolated { run(Array(CommandLine.arguments[(index + 1)...])) }
+    }
+}
+
 if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/callgrind, no figures
     MainActor.assumeIsolated { for _ in 0..<20 { _ = ActivityBenchmarks.payloadCoding() } }
     exit(0)
 }
 
+if CommandLine.arguments.contains("--agent-only") {
+    MainActor.assumeIsolated {
+        do {
+            let agent = try AgentBenchmarks.run(idleSeconds: idleSeconds)
+            if agent.failures > 0 { say("\(agent.failures) continuations through the agents failed") }
+        for failure in agent.launchFailures { say("a launched app (not measured): \(failure)") }
+            for figure in AgentBenchmarks.figures(agent, continuity: ContinuityBenchmarks.Results(), idleSeconds: idleSeconds) {
+                say(figure.line())
+            }
+        } catch {
+            say("agent benchmarks failed: \(error)")
+        }
+    }
+    exit(0)
+}
+
 nonisolated(unsafe) var continuityFigures: [Figure] = []
+nonisolated(unsafe) var agentFigures: [Figure] = []
 
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
@@ -46,6 +72,15 @@ let figures: [Figure] = MainActor.assumeIsolated {
     say("1,000,000 sets of needsSave made \(saves) save\(saves == 1 ? "" : "s")")
     say("continuity: two processes, 1,000 warm handoffs …")
     let continuity = try! ContinuityBenchmarks.run()
+    say("agent: two batond, apps joined, \(AgentBenchmarks.handoffs) warm handoffs, \(AgentBenchmarks.launches) launches, idle \(idleSeconds) s …")
+    do {
+        let agent = try AgentBenchmarks.run(idleSeconds: idleSeconds)
+        if agent.failures > 0 { say("\(agent.failures) continuations through the agents failed") }
+        for failure in agent.launchFailures { say("a launched app (not measured): \(failure)") }
+        agentFigures = AgentBenchmarks.figures(agent, continuity: continuity, idleSeconds: idleSeconds)
+    } catch {
+        say("agent benchmarks failed: \(error)")
+    }
     continuityFigures = [
         Figure(name: "warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare TLS round trip p50",
                baseline: percentile(continuity.rtt, 50), unit: "µs", aim: "aim ≤ 3×"),
@@ -93,6 +128,11 @@ let figures: [Figure] = MainActor.assumeIsolated {
 }
 for figure in figures.prefix(9) { say(figure.line()) }
 for figure in continuityFigures { say(figure.line()) }
+for figure in agentFigures { say(figure.line()) }
+if !agentFigures.isEmpty {
+    say("(the launch figure's agent is BatonBench --agent-mode, the same Agent and AgentServer as batond, with a launcher of the"
+        + " bench's own that starts the bench app: batond has no launcher on this branch)")
+}
 
 // The dispatchMain() baselines come last: dispatchMain() never returns, and gives the main
 // queue to libdispatch's own threads, which is exactly the baseline.

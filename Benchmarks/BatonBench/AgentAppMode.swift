@@ -1,0 +1,81 @@
+import BatonAgent
+import BatonContinuity
+import Foundation
+
+/// The bench-mode app of the agent figures: an app joined to the agent at a socket.
+///
+///     BatonBench --agent-app-mode SOCKET APP-ID TYPE[,TYPE…] [--advertise] [--exit-after-restore]
+///
+/// It declares the activity types `TYPE…` (team `BENCH`) and prints, on its standard output,
+/// `launched NS` from `applicationDidFinishLaunching`, `joined` each time it has joined the
+/// agent, and `restored NS TYPE` from `restoreUserActivityState` (NS: `CLOCK_MONOTONIC` in
+/// nanoseconds, comparable across processes). With `--advertise` it is active and its current
+/// activity is of the first type; a line `retype T` on its input makes an activity of type T
+/// current. With `--exit-after-restore` it ends a second after restoring (time for its
+/// `Continued` to reach the originating app). End of input ends it.
+@MainActor
+enum AgentAppMode {
+    static let team = "BENCH"
+
+    final class Delegate: ApplicationDelegate, UserActivityRestoring {
+        let exitAfterRestore: Bool
+        init(exitAfterRestore: Bool) { self.exitAfterRestore = exitAfterRestore }
+
+        func applicationDidFinishLaunching(_ notification: Notification) { say("launched \(monotonicNanoseconds())") }
+
+        func application(_ application: Application, continue userActivity: UserActivity,
+                         restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+            restorationHandler([self])
+            return true
+        }
+
+        func restoreUserActivityState(_ userActivity: UserActivity) {
+            say("restored \(monotonicNanoseconds()) \(userActivity.activityType)")
+            if exitAfterRestore { MainLoop.after(.seconds(1)) { exit(0) } }
+        }
+
+        func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
+            say("failed \(userActivityType): \(error)")
+        }
+    }
+
+    static func run(_ arguments: [String]) -> Never {
+        guard arguments.count >= 3 else {
+            say("usage: BatonBench --agent-app-mode SOCKET APP-ID TYPE[,TYPE…] [--advertise] [--exit-after-restore]")
+            exit(2)
+        }
+        let (socket, appID) = (arguments[0], arguments[1])
+        let types = arguments[2].split(separator: ",").map(String.init)
+        Application.shared.manifest = AppManifest(appID: appID, teamIdentifier: team, activityTypes: types)
+        let delegate = Delegate(exitAfterRestore: arguments.contains("--exit-after-restore"))
+        Application.shared.delegate = delegate
+        Application.shared.finishLaunching()
+        var current: UserActivity?
+        func makeCurrent(_ type: String) {
+            let activity = UserActivity(activityType: type)
+            activity.title = "Bench"
+            activity.userInfo = ["page": 1, "text": String(repeating: "x", count: 200)]
+            activity.becomeCurrent()
+            current = activity
+        }
+        if arguments.contains("--advertise") {
+            Application.shared.activate()
+            makeCurrent(types[0])
+        }
+        let connection = AgentConnection.join(socketPath: socket)
+        connection.onJoined = { say("joined") }
+        var pending = Data()
+        MainLoop.whenReadable(STDIN_FILENO) {
+            var byte: UInt8 = 0
+            guard read(STDIN_FILENO, &byte, 1) == 1 else { exit(0) }
+            if byte != UInt8(ascii: "\n") { pending.append(byte); return .again }
+            let line = String(decoding: pending, as: UTF8.self)
+            pending = Data()
+            if line.hasPrefix("retype ") { makeCurrent(String(line.dropFirst("retype ".count))) }
+            return .again
+        }
+        withExtendedLifetime((connection, delegate)) { MainLoop.run() }
+        withExtendedLifetime(current) {}
+        exit(0)
+    }
+}

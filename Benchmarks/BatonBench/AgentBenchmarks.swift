@@ -1,0 +1,244 @@
+import BatonAgent
+import BatonContinuity
+import CGLib
+import Foundation
+
+/// The agent's figures (issue 10), from real processes on loopback: two `batond` (devices A and
+/// B), bench-mode apps joined to them (`AgentAppMode`), this process joined to B as the
+/// continuing app; an agent with a launcher (`AgentMode`, device L) for the launch figure; an
+/// app with an embedded node (`NodeMode`, device D) as the idle baseline. Every process started
+/// here is ended before `run` returns, also when it throws.
+@MainActor
+enum AgentBenchmarks {
+    static let handoffs = 1_000
+    static let launches = 10
+    static let appsForMemory = 16
+    static let editing = "com.example.bench.editing"
+    /// One type per launch round, and spare ones for rounds that fail (counted, not measured).
+    static let launchTypes = (0..<(launches + 5)).map { "com.example.bench.launch\($0)" }
+
+    struct Results {
+        /// Warm continuation through two agents, µs.
+        var warm: [Double] = []
+        /// The payload alone (`fetchPayload` on the app's connection to the agent), µs.
+        var fetch: [Double] = []
+        /// A bare D-Bus call (`Peer.Ping`) to `batond` over its Unix socket, µs: one app↔agent hop.
+        var localPing: [Double] = []
+        /// `ContinueNearby` on an agent whose app is not running, to that app's
+        /// `restoreUserActivityState`, ms; and the same app's start to `didFinishLaunching`, ms.
+        var launchContinuation: [Double] = [], launchToFinish: [Double] = []
+        /// CPU over the idle window, ms: the agent (schedstat, /proc/PID/stat) and the node baseline.
+        var idleCPU = 0.0, idleStatCPU = 0.0, nodeIdleCPU = 0.0, nodeIdleStatCPU = 0.0
+        /// Resident bytes: the agent with 2 apps and 2 peers; an agent with nothing joined.
+        var agentResident = 0.0, emptyAgentResident = 0.0
+        /// Resident bytes per joined app (`appsForMemory` apps joined to the empty agent).
+        var bytesPerApp = 0.0
+        var failures = 0
+        /// Launched apps that were handed their continuation and failed it (`didFailToContinue`).
+        var launchFailures: [String] = []
+    }
+
+    static func run(idleSeconds: Int) throws -> Results {
+        let root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-bench-\(UUID().uuidString.prefix(8))")
+        let runtime = root.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer {  // BATON_BENCH_KEEP=1 keeps the processes' logs
+            if ProcessInfo.processInfo.environment["BATON_BENCH_KEEP"] == "1" { say("logs kept in \(root.path)") } else {
+                try? FileManager.default.removeItem(at: root)
+            }
+        }
+        let authority = try GroupAuthority.create(name: "bench", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
+        for name in ["A", "B", "L", "D"] { try authority.issueDevice(named: "Agent\(name)").write(to: root.appendingPathComponent(name)) }
+        func folder(_ name: String) -> String { root.appendingPathComponent(name).path }
+        func socket(_ name: String) -> String { runtime.appendingPathComponent("\(name).sock").path }
+
+        let executable = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        let batond = executable.deletingLastPathComponent().appendingPathComponent("batond")
+        guard FileManager.default.isExecutableFile(atPath: batond.path) else {
+            throw BenchFailure("batond is not built beside BatonBench (swift build -c release --product batond)")
+        }
+        var environment = ProcessInfo.processInfo.environment
+        environment["BATON_PEERS"] = nil
+        environment["BATON_AGENT_SOCKET"] = nil
+        environment["XDG_RUNTIME_DIR"] = runtime.path
+        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
+        environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+
+        var children: [BenchChild] = []
+        defer { for child in children.reversed() { child.stop() } }
+        func start(_ name: String, _ program: URL, _ arguments: [String]) throws -> BenchChild {
+            let child = try BenchChild(name, executable: program, arguments, environment: environment, logDirectory: root)
+            children.append(child)
+            return child
+        }
+        func startAgent(_ name: String, peers: [String] = []) throws -> (BenchChild, String) {
+            let agent = try start("batond-\(name)", batond, ["--config", folder(name), "--listen", "127.0.0.1:0", "--socket", socket(name)]
+                                  + peers.flatMap { ["--peer", $0] })
+            let line = try agent.waitForLine("batond:")
+            guard let range = line.range(of: "listening on ") else { throw BenchFailure("batond-\(name) said: \(line)") }
+            return (agent, String(line[range.upperBound...].prefix { $0 != "," }))
+        }
+        func startApp(_ name: String, socket: String, appID: String, types: [String], _ options: [String] = []) throws -> BenchChild {
+            try start(name, executable, ["--agent-app-mode", socket, appID, types.joined(separator: ",")] + options)
+        }
+        func nearby(_ type: String) -> NearbyActivity? { Application.shared.nearbyActivities.first { $0.activityType == type } }
+        var results = Results()
+
+        // 1. Warm continuation: an app on A joined to A's batond advertises; this process, joined
+        // to B's batond, continues it; "continue" to restoreUserActivityState, the links up.
+        let (agentA, addressA) = try startAgent("A")
+        let (agentB, addressB) = try startAgent("B", peers: [addressA])
+        let appA = try startApp("app-A", socket: socket("A"), appID: PeerMode.manifest.appID, types: [editing] + launchTypes, ["--advertise"])
+        try appA.waitForLine("joined")
+        Application.shared.manifest = PeerMode.manifest
+        let continuer = ContinuityBenchmarks.Continuer()
+        Application.shared.delegate = continuer
+        var joined = false
+        let connection = AgentConnection.join(socketPath: socket("B"))
+        connection.onJoined = { joined = true }
+        defer { connection.leave() }
+        MainLoop.run(until: { joined && nearby(editing) != nil }, timeout: .seconds(30))
+        guard let entry = nearby(editing) else { throw BenchFailure("B never saw A's activity\(agentB.logTail())") }
+        for _ in 0..<handoffs {
+            let before = continuer.restorer.restored
+            let start = ContinuousClock.now
+            Application.shared.continueNearbyActivity(entry)
+            MainLoop.run(until: { continuer.restorer.restored > before || continuer.failures > 0 }, timeout: .seconds(30))
+            results.warm.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+        }
+        results.failures += continuer.failures
+        for _ in 0..<handoffs / 5 {
+            let start = ContinuousClock.now
+            _ = try ContinuityBenchmarks.wait { try await connection.fetchPayload(of: entry) }
+            results.fetch.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+        }
+        connection.leave()
+        results.localPing = try localPings(socketPath: socket("B"))
+
+        // 2. Continuing into an app that is not running: agent L (with a launcher) starts it and
+        // hands it the activity when it joins. Each round A offers a new type, so no app of an
+        // earlier round (still ending) takes it. Beside: the same app started to
+        // didFinishLaunching (by this process, the same way), plus one warm continuation.
+        let agentL = try start("agent-L", executable, ["--agent-mode", socket("L"), folder("L"), addressA])
+        let addressL = "127.0.0.1:" + (try agentL.waitForLine("ready ")).dropFirst("ready ".count)
+        Application.shared.manifest = AppManifest(appID: "com.example.bench.continue", teamIdentifier: AgentAppMode.team)
+        joined = false
+        let client = AgentConnection.join(socketPath: socket("L"), advertising: false)
+        client.onJoined = { joined = true }
+        defer { client.leave() }
+        MainLoop.run(until: { joined }, timeout: .seconds(30))
+        for type in launchTypes where results.launchContinuation.count < launches {
+            appA.send("retype \(type)")
+            MainLoop.run(until: { joined && nearby(type) != nil }, timeout: .seconds(30))
+            guard let entry = nearby(type) else { throw BenchFailure("L never saw A's \(type)\(agentL.logTail())") }
+            let from = agentL.lines.count
+            var failure: (any Error)?
+            let start = monotonicNanoseconds()
+            Task { @MainActor in
+                do { _ = try await client.continueInApp(entry) } catch { failure = error }
+            }
+            func restored() -> String? { agentL.lines[from...].first { $0.hasPrefix("restored ") && $0.hasSuffix(" \(type)") } }
+            func failed() -> String? { agentL.lines[from...].first { $0.hasPrefix("failed \(type)") } }
+            MainLoop.run(until: { restored() != nil || failed() != nil || failure != nil }, timeout: .seconds(60))
+            if let failure { throw BenchFailure("continuing \(type) into a launched app failed: \(failure)\(agentL.logTail())") }
+            if let failed = failed() {
+                results.launchFailures.append(failed)
+                continue
+            }
+            guard let line = restored(), let end = UInt64(line.split(separator: " ")[1]) else {
+                throw BenchFailure("the launched app did not restore \(type)\(agentL.logTail())")
+            }
+            results.launchContinuation.append(Double(end - start) / 1_000_000)
+
+            let launchStart = monotonicNanoseconds()
+            let fresh = try startApp("launch-\(type)", socket: socket("L"), appID: PeerMode.manifest.appID, types: ["com.example.bench.other"])
+            guard let finished = UInt64(try fresh.waitForLine("launched ").split(separator: " ")[1]) else { throw BenchFailure("bad launch line") }
+            results.launchToFinish.append(Double(finished - launchStart) / 1_000_000)
+            fresh.stop()
+            children.removeAll { $0 === fresh }
+        }
+        client.leave()
+
+        // 3. Idle: A with 2 apps joined and 2 peers linked (B, L), beside an app with an
+        // embedded node linked to 2 peers (B, L); B has nothing joined (2 peers: A, D).
+        let second = try startApp("app-A2", socket: socket("A"), appID: "com.example.bench.second", types: ["com.example.bench.second"],
+                                  ["--advertise"])
+        try second.waitForLine("joined")
+        let node = try start("node-D", executable, ["--node-mode", folder("D"), addressB, addressL])
+        try node.waitForLine("linked")
+        MainLoop.run(until: { false }, timeout: .seconds(1))  // the new links' first exchanges end
+        let (cpuA, statA, cpuD, statD) = (agentA.threadCPUNanoseconds(), agentA.statCPUMilliseconds(), node.threadCPUNanoseconds(),
+                                          node.statCPUMilliseconds())
+        MainLoop.run(until: { false }, timeout: .seconds(idleSeconds))
+        results.idleCPU = agentA.cpuMilliseconds(since: cpuA)
+        results.idleStatCPU = agentA.statCPUMilliseconds() - statA
+        results.nodeIdleCPU = node.cpuMilliseconds(since: cpuD)
+        results.nodeIdleStatCPU = node.statCPUMilliseconds() - statD
+        results.agentResident = agentA.residentBytes()
+        results.emptyAgentResident = agentB.residentBytes()
+
+        // Memory per joined app: B's resident size with none and with `appsForMemory` joined.
+        let apps = try (0..<appsForMemory).map { index in
+            try startApp("app-B\(index)", socket: socket("B"), appID: "com.example.bench.idle\(index)", types: ["com.example.bench.idle"])
+        }
+        for app in apps { try app.waitForLine("joined") }
+        MainLoop.run(until: { false }, timeout: .seconds(1))  // the agent's replies to the joins are sent
+        results.bytesPerApp = (agentB.residentBytes() - results.emptyAgentResident) / Double(appsForMemory)
+        return results
+    }
+
+    /// `handoffs` bare D-Bus round trips (`Peer.Ping`, which GDBus answers itself) to the agent
+    /// at `socketPath`, over a connection of its own, in µs.
+    static func localPings(socketPath: String) throws -> [Double] {
+        let address = g_unix_socket_address_new(socketPath)!
+        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
+        let client = g_socket_client_new()!
+        defer { g_object_unref(UnsafeMutableRawPointer(client)) }
+        var error: UnsafeMutablePointer<GError>?
+        guard let connection = g_socket_client_connect(client, OpaquePointer(address), nil, &error) else {
+            throw GLibError(consuming: error!)
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        let bus = try ContinuityBenchmarks.wait { try await PeerBus.open(overSocketConnection: OpaquePointer(connection), serving: false) }
+        defer { bus.close() }
+        bus.startMessageProcessing()
+        return try (0..<handoffs).map { _ in
+            let start = ContinuousClock.now
+            try ContinuityBenchmarks.wait { try await bus.ping() }
+            return nanosPerOp(ContinuousClock.now - start, 1) / 1000
+        }
+    }
+
+    /// The figures of `results`, beside the embedded path's from the same run.
+    static func figures(_ results: Results, continuity: ContinuityBenchmarks.Results, idleSeconds: Int) -> [Figure] {
+        let warm50 = percentile(results.warm, 50), warm99 = percentile(results.warm, 99)
+        let launchBaseline = percentile(results.launchToFinish, 50) + warm50 / 1000
+        return [
+            Figure(name: "agent: warm continuation p50", value: warm50, baselineName: "embedded nodes p50",
+                   baseline: percentile(continuity.warm, 50), unit: "µs", aim: "aim ≤ 1.3×"),
+            Figure(name: "agent: warm continuation p99", value: warm99, baselineName: "embedded nodes p99",
+                   baseline: percentile(continuity.warm, 99), unit: "µs", aim: "aim ≤ 1.3×"),
+            Figure(name: "agent: warm continuation p50", value: warm50, baselineName: "bare TLS round trip p50",
+                   baseline: percentile(continuity.rtt, 50), unit: "µs", aim: ""),
+            Figure(name: "agent: warm continuation p99", value: warm99, baselineName: "bare TLS round trip p99",
+                   baseline: percentile(continuity.rtt, 99), unit: "µs", aim: ""),
+            Figure(name: "agent: the payload alone p50", value: percentile(results.fetch, 50),
+                   baselineName: "warm continuation p50", baseline: warm50, unit: "µs", aim: "where the time goes"),
+            Figure(name: "D-Bus ping to batond over its socket p50", value: percentile(results.localPing, 50),
+                   baselineName: "bare D-Bus call over TLS p50", baseline: percentile(continuity.dbusRTT, 50), unit: "µs",
+                   aim: "one app↔agent hop"),
+            Figure(name: "agent: continue into app not running p50", value: percentile(results.launchContinuation, 50),
+                   baselineName: "launch to didFinishLaunching + warm", baseline: launchBaseline, unit: "ms", aim: "aim ≤ 1.2×"),
+            Figure(name: "agent: idle \(idleSeconds) s, 2 apps + 2 peers, CPU", value: results.idleCPU,
+                   baselineName: "app with embedded node, 2 peers", baseline: max(results.nodeIdleCPU, 0.001), unit: "ms",
+                   aim: "aim < 5 ms (schedstat)"),
+            Figure(name: "agent: same, /proc/PID/stat utime+stime", value: results.idleStatCPU,
+                   baselineName: "app with embedded node, 2 peers", baseline: max(results.nodeIdleStatCPU, 0.001), unit: "ms",
+                   aim: "10 ms ticks"),
+            Figure(name: "agent: resident, 2 apps + 2 peers", value: results.agentResident / 1_048_576,
+                   baselineName: "batond, nothing joined, 2 peers", baseline: results.emptyAgentResident / 1_048_576, unit: "MiB", aim: ""),
+            Figure(name: "agent: memory per joined app (N = \(appsForMemory))", value: results.bytesPerApp / 1024,
+                   baselineName: "memory per mutual-TLS link", baseline: continuity.bytesPerLink / 1024, unit: "KiB", aim: ""),
+        ]
+    }
+}
