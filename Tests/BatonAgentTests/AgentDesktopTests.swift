@@ -74,6 +74,23 @@ final class AgentDesktopTests: AgentTestCase {
         try assertContinued(agentB, mailA, bytes)
     }
 
+    /// Mail installed on B and already running there (joined to B's agent): `baton continue`
+    /// hands the draft to it; no second Mail is started from the desktop entry.
+    func testARunningAppGetsTheActivityAndNoSecondOneStarts() throws {
+        let (folderB, address, mailA, bytes) = try setUpDevices()
+        let agentB = try agentB(folderB, peer: address)
+        let running = try app("baton-mail", socket: socket("b.sock"), ["--wait", "--save-to", inbox.path])
+        XCTAssertNotNil(running.waitForLine(containing: "nearby now: com.example.mail.compose on A"), running.output)
+        let continued = try runProduct("baton", ["continue", "--agent", socket("b.sock"), "--config", root.appendingPathComponent("no-config").path],
+                                       timeout: 60)
+        XCTAssertEqual(continued.status, 0, continued.stderr)
+        XCTAssertEqual(running.waitForExit(timeout: 60), 0, running.output)
+        XCTAssertTrue(running.output.contains("restoreUserActivityState: draft \"Notes\" to ada@example.org: Attached."), running.output)
+        XCTAssertEqual(try Data(contentsOf: inbox.appendingPathComponent("notes.txt")), bytes)
+        XCTAssertEqual(mailA.waitForExit(timeout: 30), 0, mailA.output)
+        XCTAssertFalse(agentB.output.contains("launched to continue"), "no second Mail: \(agentB.output)")
+    }
+
     /// On a desktop session: B's agent posts "Continue … from A" to the session's notification
     /// server — here the test's own stand-in on a private bus, not a desktop's — and the click
     /// (with the activation token the server sends first) starts Mail, which continues.
