@@ -10,7 +10,7 @@ import Foundation
 /// `launched NS` from `applicationDidFinishLaunching`, `joined` each time it has joined the
 /// agent, and `restored NS TYPE` from `restoreUserActivityState` (NS: `CLOCK_MONOTONIC` in
 /// nanoseconds, comparable across processes). With `--advertise` it is active and its current
-/// activity is of the first type; a line `retype T` on its input makes an activity of type T
+/// activity is of the first type (with continuation streams, answered by `StreamServer`); a line `retype T` on its input makes an activity of type T
 /// current. With `--exit-after-restore` it ends a second after restoring (time for its
 /// `Continued` to reach the originating app). End of input ends it.
 @MainActor
@@ -51,10 +51,13 @@ enum AgentAppMode {
         Application.shared.delegate = delegate
         Application.shared.finishLaunching()
         var current: UserActivity?
+        let streamServer = StreamServer()
         func makeCurrent(_ type: String) {
             let activity = UserActivity(activityType: type)
             activity.title = "Bench"
             activity.userInfo = ["page": 1, "text": String(repeating: "x", count: 200)]
+            activity.supportsContinuationStreams = true  // as the embedded figures' PeerMode
+            activity.delegate = streamServer
             activity.becomeCurrent()
             current = activity
         }
@@ -74,7 +77,7 @@ enum AgentAppMode {
             if line.hasPrefix("retype ") { makeCurrent(String(line.dropFirst("retype ".count))) }
             return .again
         }
-        withExtendedLifetime((connection, delegate)) { MainLoop.run() }
+        withExtendedLifetime((connection, delegate, streamServer)) { MainLoop.run() }
         withExtendedLifetime(current) {}
         exit(0)
     }

@@ -22,6 +22,9 @@ enum AgentBenchmarks {
         var warm: [Double] = []
         /// The payload alone (`fetchPayload` on the app's connection to the agent), µs.
         var fetch: [Double] = []
+        /// Continuation streams through both agents' relays: MB/s for 100 MB from A's app to
+        /// this process, first byte to last; ms from `continuationStreams()` to the first byte.
+        var streamThroughput: [Double] = [], streamFirstByte: [Double] = []
         /// A bare D-Bus call (`Peer.Ping`) to `batond` over its Unix socket, µs: one app↔agent hop.
         var localPing: [Double] = []
         /// `ContinueNearby` on an agent whose app is not running, to that app's
@@ -86,6 +89,7 @@ enum AgentBenchmarks {
 
         // 1. Warm continuation: an app on A joined to A's batond advertises; this process, joined
         // to B's batond, continues it; "continue" to restoreUserActivityState, the links up.
+        // Then continuation streams over the continued activity, and the payload alone.
         let (agentA, addressA) = try startAgent("A")
         let (agentB, addressB) = try startAgent("B", peers: [addressA])
         let appA = try startApp("app-A", socket: socket("A"), appID: PeerMode.manifest.appID, types: [editing] + launchTypes, ["--advertise"])
@@ -111,6 +115,14 @@ enum AgentBenchmarks {
             let start = ContinuousClock.now
             _ = try ContinuityBenchmarks.wait { try await connection.fetchPayload(of: entry) }
             results.fetch.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+        }
+        // Continuation streams from A's app to this process, relayed by both agents (as the
+        // embedded figure: `StreamServer` answers `send N`).
+        guard let continued = continuer.restorer.last else { throw BenchFailure("no continued activity to open streams on") }
+        for _ in 0..<ContinuityBenchmarks.streamRuns {
+            let (firstByte, throughput) = try ContinuityBenchmarks.streamTransfer(continued)
+            results.streamFirstByte.append(firstByte)
+            results.streamThroughput.append(throughput)
         }
         connection.leave()
         results.localPing = try localPings(socketPath: socket("B"))
@@ -224,6 +236,12 @@ enum AgentBenchmarks {
                    baseline: percentile(continuity.rtt, 99), unit: "µs", aim: ""),
             Figure(name: "agent: the payload alone p50", value: percentile(results.fetch, 50),
                    baselineName: "warm continuation p50", baseline: warm50, unit: "µs", aim: "where the time goes"),
+            Figure(name: "agent: continuation stream, 100 MB", value: percentile(results.streamThroughput, 50),
+                   baselineName: "the same through embedded nodes", baseline: percentile(continuity.streamThroughput, 50),
+                   unit: "MB/s", aim: "higher is better"),
+            Figure(name: "agent: getContinuationStreams to first byte", value: percentile(results.streamFirstByte, 50),
+                   baselineName: "the same through embedded nodes", baseline: percentile(continuity.streamFirstByte, 50),
+                   unit: "ms", aim: ""),
             Figure(name: "D-Bus ping to batond over its socket p50", value: percentile(results.localPing, 50),
                    baselineName: "bare D-Bus call over TLS p50", baseline: percentile(continuity.dbusRTT, 50), unit: "µs",
                    aim: "one app↔agent hop"),

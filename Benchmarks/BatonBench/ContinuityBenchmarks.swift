@@ -113,17 +113,11 @@ enum ContinuityBenchmarks {
         // Continuation streams: 100 MB from A, beside a bare TLS connection sending as much;
         // time from getContinuationStreams to the first byte, beside a bare round trip.
         if let continued = continuer.restorer.last {
-            let size = 100 * 1024 * 1024
-            for _ in 0..<3 {
-                let (firstByte, seconds) = try wait { () async throws -> (Double, Double) in
-                    let start = ContinuousClock.now
-                    let (input, output) = try await continued.continuationStreams()
-                    try await output.write(Data("send \(size)".utf8))
-                    try await output.close()
-                    return try await drain(size, from: { try await input.read(maxLength: 256 * 1024) }, since: start)
-                }
+            let size = streamSize
+            for _ in 0..<streamRuns {
+                let (firstByte, throughput) = try streamTransfer(continued)
                 results.streamFirstByte.append(firstByte)
-                results.streamThroughput.append(Double(size) / seconds / 1_000_000)
+                results.streamThroughput.append(throughput)
                 results.firstByteRTT.append(try roundTrip(echo) / 1000)
                 let (_, bareSeconds) = try wait { () async throws -> (Double, Double) in
                     let channel = try await SecureChannel.connect(host: "127.0.0.1", port: bulkPort, identity: b, credential: credential)
@@ -233,6 +227,24 @@ enum ContinuityBenchmarks {
 
     /// Bytes allocated on the heap now (glibc `mallinfo2`).
     static func heapBytes() -> Int { Int(baton_heap_bytes_in_use()) }
+
+    static let streamSize = 100 * 1024 * 1024
+    static let streamRuns = 3
+
+    /// One transfer over `continued`'s continuation streams: asks the originating app for
+    /// `streamSize` bytes (`send N`, answered by `StreamServer`) and reads them all. Returns
+    /// milliseconds from `continuationStreams()` to the first byte, and MB/s first byte to last.
+    static func streamTransfer(_ continued: UserActivity) throws -> (firstByte: Double, throughput: Double) {
+        let size = streamSize
+        let (firstByte, seconds) = try wait { () async throws -> (Double, Double) in
+            let start = ContinuousClock.now
+            let (input, output) = try await continued.continuationStreams()
+            try await output.write(Data("send \(size)".utf8))
+            try await output.close()
+            return try await drain(size, from: { try await input.read(maxLength: 256 * 1024) }, since: start)
+        }
+        return (firstByte, Double(size) / seconds / 1_000_000)
+    }
 
     /// Reads `size` bytes with `read`; returns milliseconds from `start` to the first byte and
     /// seconds from the first byte to the last.
