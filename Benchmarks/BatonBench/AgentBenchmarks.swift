@@ -25,6 +25,8 @@ enum AgentBenchmarks {
         /// Continuation streams through both agents' relays: MB/s for 100 MB from A's app to
         /// this process, first byte to last; ms from `continuationStreams()` to the first byte.
         var streamThroughput: [Double] = [], streamFirstByte: [Double] = []
+        /// CPU each process used over those transfers, ms, and their wall time, ms.
+        var streamCPU: [(String, Double)] = [], streamWall = 0.0
         /// A bare D-Bus call (`Peer.Ping`) to `batond` over its Unix socket, µs: one app↔agent hop.
         var localPing: [Double] = []
         /// `ContinueNearby` on an agent whose app is not running, to that app's
@@ -119,11 +121,17 @@ enum AgentBenchmarks {
         // Continuation streams from A's app to this process, relayed by both agents (as the
         // embedded figure: `StreamServer` answers `send N`).
         guard let continued = continuer.restorer.last else { throw BenchFailure("no continued activity to open streams on") }
+        let streamProcesses = [("batond A", agentA), ("batond B", agentB), ("app A", appA)]
+        let cpuBefore = streamProcesses.map { $0.1.threadCPUNanoseconds() }
+        let (ownCPU, wallStart) = (cpuMilliseconds(), ContinuousClock.now)
         for _ in 0..<ContinuityBenchmarks.streamRuns {
             let (firstByte, throughput) = try ContinuityBenchmarks.streamTransfer(continued)
             results.streamFirstByte.append(firstByte)
             results.streamThroughput.append(throughput)
         }
+        results.streamWall = nanosPerOp(ContinuousClock.now - wallStart, 1) / 1_000_000
+        results.streamCPU = zip(streamProcesses, cpuBefore).map { ($0.0, $0.1.cpuMilliseconds(since: $1)) }
+            + [("app B (this process)", cpuMilliseconds() - ownCPU)]
         connection.leave()
         results.localPing = try localPings(socketPath: socket("B"))
 
@@ -219,6 +227,12 @@ enum AgentBenchmarks {
             try ContinuityBenchmarks.wait { try await bus.ping() }
             return nanosPerOp(ContinuousClock.now - start, 1) / 1000
         }
+    }
+
+    /// Where the continuation streams' time goes: each process's CPU over the transfers.
+    static func streamCPUNote(_ results: Results) -> String {
+        "(agent streams: \(ContinuityBenchmarks.streamRuns) × 100 MB in \(Int(results.streamWall)) ms; CPU "
+            + results.streamCPU.map { "\($0.0) \(Int($0.1)) ms" }.joined(separator: ", ") + ")"
     }
 
     /// The figures of `results`, beside the embedded path's from the same run.

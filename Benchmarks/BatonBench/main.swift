@@ -39,6 +39,7 @@ if CommandLine.arguments.contains("--agent-only") {
             for figure in AgentBenchmarks.figures(agent, continuity: ContinuityBenchmarks.Results(), idleSeconds: idleSeconds) {
                 say(figure.line())
             }
+            say(AgentBenchmarks.streamCPUNote(agent))
         } catch {
             say("agent benchmarks failed: \(error)")
         }
@@ -48,6 +49,7 @@ if CommandLine.arguments.contains("--agent-only") {
 
 nonisolated(unsafe) var continuityFigures: [Figure] = []
 nonisolated(unsafe) var agentFigures: [Figure] = []
+nonisolated(unsafe) var agentNotes: [String] = []
 
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
@@ -78,6 +80,7 @@ let figures: [Figure] = MainActor.assumeIsolated {
         if agent.failures > 0 { say("\(agent.failures) continuations through the agents failed") }
         for failure in agent.launchFailures { say("a launched app (not measured): \(failure)") }
         agentFigures = AgentBenchmarks.figures(agent, continuity: continuity, idleSeconds: idleSeconds)
+        agentNotes.append(AgentBenchmarks.streamCPUNote(agent))
     } catch {
         say("agent benchmarks failed: \(error)")
     }
@@ -129,6 +132,7 @@ let figures: [Figure] = MainActor.assumeIsolated {
 for figure in figures.prefix(9) { say(figure.line()) }
 for figure in continuityFigures { say(figure.line()) }
 for figure in agentFigures { say(figure.line()) }
+for note in agentNotes { say(note) }
 if !agentFigures.isEmpty {
     say("(the launch figure's agent is BatonBench --agent-mode, the same Agent and AgentServer as batond, with a launcher of the"
         + " bench's own that starts the bench app: batond has no launcher on this branch)")
