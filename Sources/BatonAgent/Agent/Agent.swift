@@ -84,6 +84,7 @@ public final class Agent {
         app.bus.onClosed { [weak self, weak app] in
             guard let self, let app else { return }
             self.apps.remove(app)
+            app.bus.close()  // says why, when a message past the caps closed it
         }
         app.joinDeadline = MainLoop.after(joinDeadline) { [weak self, weak app] in
             guard let self, let app, !app.isJoined else { return }
@@ -125,7 +126,7 @@ public final class Agent {
                 call.reply([])
             case .some(let advertisement):
                 var clipped = advertisement
-                clipped.title = advertisement.title.map { String($0.utf8.prefix(AgentInterface.maximumText)) ?? "" }
+                clipped.title = advertisement.title.map(Self.clipped)
                 apps.update(app, advertisement: clipped, active: active)
                 call.reply([])
             }
@@ -151,6 +152,10 @@ public final class Agent {
                 return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
             }
             guard app.pendingCalls < maximumPendingCallsPerApp else {
+                if !app.refusedPastCallCap {
+                    app.refusedPastCallCap = true
+                    log.notice("\(app.name) has too many calls waiting (at most \(maximumPendingCallsPerApp)): refusing the calls past it")
+                }
                 return call.fail(AgentInterface.ErrorName.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
             }
             app.pendingCalls += 1
@@ -199,6 +204,16 @@ public final class Agent {
                 self.relay.cancel(token)
             }
         }
+    }
+
+    /// `text` cut to at most `AgentInterface.maximumText` bytes of UTF-8, between characters.
+    private static func clipped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            guard result.utf8.count + character.utf8.count <= AgentInterface.maximumText else { break }
+            result.append(character)
+        }
+        return result
     }
 
     private static func acceptable(_ text: String) -> Bool { !text.isEmpty && text.utf8.count <= AgentInterface.maximumText }

@@ -20,6 +20,8 @@ final class JoinedApp {
     var activeSince: UInt64 = 0
     /// Calls from the app that wait on the network now (capped per app).
     var pendingCalls = 0
+    /// Whether a call past the cap was refused yet (logged the first time only).
+    var refusedPastCallCap = false
     /// Until `Join`: closes the connection when it passes.
     var joinDeadline: LoopSource?
 
