@@ -17,6 +17,9 @@ public final class Agent {
     /// How many calls one app may have waiting on the network at once; past it a call is
     /// refused (`org.baton.Agent1.Error.Refused`).
     public var maximumPendingCallsPerApp = 8
+    /// How many calls in a row an app may make while its socket is full (it reads nothing the
+    /// agent sends); past it the app is closed, so unread replies cannot pile up in the agent.
+    public var maximumCallsWhileNotReading = 256
     /// How long the agent waits for an app to answer one of its calls (a payload, `Continued`).
     public var appCallTimeout: Duration {
         get { apps.appCallTimeout }
@@ -74,6 +77,7 @@ public final class Agent {
         do {
             try ExportedObject.export(on: app.bus, path: AgentInterface.agentPath, info: AgentInterface.agentInfo) { [weak self, weak app] call in
                 guard let self, let app else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
+                guard self.keepsReading(app) else { return call.fail(AgentInterface.ErrorName.refused, "replies not read") }
                 self.answer(call, from: app)
             }
         } catch {
@@ -94,6 +98,25 @@ public final class Agent {
             self.apps.remove(app)
         }
         app.bus.startMessageProcessing()
+    }
+
+    /// Whether `app` reads what the agent sends it: false (and the app closed, logged) once it
+    /// has made more than `maximumCallsWhileNotReading` calls in a row with its socket full, so
+    /// the replies would only queue up in the agent's memory.
+    private func keepsReading(_ app: JoinedApp) -> Bool {
+        var entry = pollfd(fd: app.socket, events: Int16(POLLOUT), revents: 0)
+        if poll(&entry, 1, 0) == 1, entry.revents & Int16(POLLOUT) != 0 {
+            app.callsWhileNotReading = 0
+            return true
+        }
+        app.callsWhileNotReading += 1
+        guard app.callsWhileNotReading > maximumCallsWhileNotReading else { return true }
+        if app.callsWhileNotReading == maximumCallsWhileNotReading + 1 {  // once: calls already queued come after it
+            log.warning("\(app.name) does not read its replies (\(app.callsWhileNotReading) calls made while its socket was full): closed")
+            apps.remove(app)
+            app.bus.close()
+        }
+        return false
     }
 
     private func answer(_ call: MethodCall, from app: JoinedApp) {

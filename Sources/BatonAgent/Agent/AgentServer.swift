@@ -129,7 +129,7 @@ public final class AgentServer {
                 bus.close()
                 return
             }
-            let app = JoinedApp(number: self.nextNumber, bus: bus, pid: pid)
+            let app = JoinedApp(number: self.nextNumber, bus: bus, pid: pid, socket: fd)
             self.nextNumber += 1
             bus.onClosed { [weak self] in self?.connections -= 1 }
             self.agent.adopt(app, joinDeadline: self.handshakeDeadline)
