@@ -133,11 +133,12 @@ final class AgentFloodTests: AgentTestCase {
 
     /// A client that joins with absurd values: 1,000 types or a 2 KiB app ID are refused; an
     /// advertisement with a 100 KiB title is clipped to 1 KiB, one with a 2 KiB type refused;
-    /// 3,000 advertisements with new ids end with the last one on B, and the agent stays small.
+    /// 3,000 advertisements with new ids, then one of a new type, end with that one on B, and the agent stays small.
     func testAbsurdValuesAreClippedOrRefused() throws {
         let folders = try devices("A", "B")
         let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
         _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let absurd = try RawAgentClient(socket: socket("a.sock"))
         let manyTypes = Variant.array(elementType: "s", (0..<1_000).map { .string("com.example.type\($0)") })
         XCTAssertEqual(refusal { try absurd.call("Join", [.string("com.example.absurd"), .string("TEAM"), manyTypes], replyType: "(u)") },
@@ -156,7 +157,7 @@ final class AgentFloodTests: AgentTestCase {
                                                               "webpageURL": .string(longPage)]), .bool(true)], replyType: "()")
         let probe = try RawAgentClient(socket: socket("b.sock"))
         _ = try probe.call("Join", [.string("com.example.probe"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
-        let seen = try nearby(on: probe) { $0.activityType == "com.example.absurd.page" }
+        let seen = try nearby(on: probe, "com.example.absurd.page", after: watcher)
         XCTAssertLessThanOrEqual(seen.title?.utf8.count ?? 0, AgentInterface.maximumText)
         XCTAssertTrue(seen.title?.hasPrefix("xéé") ?? false, "the title was not clipped between characters: \(String(describing: seen.title))")
         XCTAssertLessThanOrEqual(seen.webpageURL?.absoluteString.utf8.count ?? 0, 8 * 1024, "a web page URL of 100 KiB went to the peer")
@@ -166,7 +167,10 @@ final class AgentFloodTests: AgentTestCase {
             try absurd.send(path: AgentInterface.agentPath, "SetAdvertisement",
                             [.dictionary(["id": .uint64(UInt64(id)), "type": .string("com.example.absurd.page"), "title": .string("page \(id)")]), .bool(true)])
         }
-        let last = try nearby(on: probe) { $0.title == "page 3001" }
+        try absurd.send(path: AgentInterface.agentPath, "SetAdvertisement",
+                        [.dictionary(["id": .uint64(3_002), "type": .string("com.example.absurd.last"), "title": .string("the last")]), .bool(true)])
+        let last = try nearby(on: probe, "com.example.absurd.last", after: watcher)
+        XCTAssertEqual(last.title, "the last")
         XCTAssertEqual(last.appID, "com.example.absurd")
         let after = try residentKiB(agentA.processIdentifier)
         XCTAssertLessThan(after - before, 64 * 1024, "the agent grew from \(before) KiB to \(after) KiB")
@@ -180,6 +184,7 @@ final class AgentFloodTests: AgentTestCase {
         let folders = try devices("A", "B")
         let (_, address) = try agent(folders[0], socket: socket("a.sock"))
         let (agentB, _) = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let hostile = try RawAgentClient(socket: socket("a.sock"))
         try hostile.exportSilentApp()
         _ = try hostile.call("Join", [.string("com.example.hostile"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
@@ -187,7 +192,7 @@ final class AgentFloodTests: AgentTestCase {
                                                   .bool(true)], replyType: "()")
         let probe = try RawAgentClient(socket: socket("b.sock"))
         _ = try probe.call("Join", [.string("com.example.probe"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
-        let offered = try nearby(on: probe) { $0.activityType == "com.example.hostile.page" }
+        let offered = try nearby(on: probe, "com.example.hostile.page", after: watcher)
         guard case .bytes(let token)? = try probe.call("OpenStreams", [.string(offered.device), .uint64(offered.sequence)], replyType: "(ay)",
                                                        timeout: 30_000).first else { return XCTFail("no token") }
         let good = try streamConnection(token)
@@ -259,14 +264,16 @@ final class AgentFloodTests: AgentTestCase {
         XCTAssertTrue(readerA.output.contains("userActivityWasContinued"), readerA.output)
     }
 
-    /// The first of `client`'s nearby activities that `matches`: `GetNearby` asked again (this
-    /// raw client has no loop for `NearbyChanged`), at most 60 times, half a second apart.
-    private func nearby(on client: RawAgentClient, _ matches: (NearbyActivity) -> Bool) throws -> NearbyActivity {
-        for _ in 0..<60 {
-            let list = AgentInterface.nearbyList(from: try XCTUnwrap(client.call("GetNearby", [], replyType: "(aa{sv})", timeout: 30_000).first))
-            if let found = list.first(where: matches) { return found }
-            Thread.sleep(forTimeInterval: 0.5)  // between bounded retries of a query, not standing in for an event
+    /// The nearby activity of `type` from A, asked of `client` each time `watcher` (an app on
+    /// the same agent) prints that it is nearby (at most 3 times: the event, then one query).
+    private func nearby(on client: RawAgentClient, _ type: String, after watcher: RunningProcess) throws -> NearbyActivity {
+        var list: [NearbyActivity] = []
+        for occurrence in 1...3 {
+            XCTAssertNotNil(watcher.waitForLine(containing: "\(type) on A", occurrence: occurrence, timeout: 60), watcher.output)
+            list = AgentInterface.nearbyList(from: try XCTUnwrap(client.call("GetNearby", [], replyType: "(aa{sv})", timeout: 30_000).first))
+            if let found = list.first(where: { $0.activityType == type }) { return found }
         }
+        XCTFail("\(type) not in \(list.map(\.activityType)): \(watcher.output)")
         throw NotSeen()
     }
 

@@ -19,7 +19,7 @@ public final class Agent {
     public var maximumPendingCallsPerApp = 8
     /// How many calls in a row an app may make while its socket is full (it reads nothing the
     /// agent sends); past it the app is closed, so unread replies cannot pile up in the agent.
-    public var maximumCallsWhileNotReading = 256
+    public var maximumCallsWhileNotReading = 1024
     /// How long the agent waits for an app to answer one of its calls (a payload, `Continued`).
     public var appCallTimeout: Duration {
         get { apps.appCallTimeout }
