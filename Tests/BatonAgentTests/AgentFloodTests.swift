@@ -107,6 +107,7 @@ final class AgentFloodTests: AgentTestCase {
         }
         let after = try residentKiB(agentA.processIdentifier)
         XCTAssertLessThan(after - before, 64 * 1024, "the agent grew from \(before) KiB to \(after) KiB after \(written) calls")
+        print("measured: the agent grew by \(after - before) KiB for \(written) calls never read")
         XCTAssertTrue(closed, "the agent kept a client that never read its replies (\(written) calls written)")
         try assertReaderHandsOff()
         XCTAssertEqual(occurrences("does not read its replies", in: agentA.output), 1, agentA.output)
