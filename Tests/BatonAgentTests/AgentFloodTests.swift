@@ -260,7 +260,8 @@ final class AgentFloodTests: AgentTestCase {
     private func assertReaderHandsOff() throws {
         let readerA = try app("baton-reader", socket: socket("a.sock"), ["--read", "5"])
         let readerB = try app("baton-reader", socket: socket("b.sock"), ["--continue-nearby"])
-        XCTAssertNotNil(readerB.waitForLine(containing: "restoreUserActivityState: article 5", timeout: 60), readerB.output)
+        XCTAssertNotNil(readerB.waitForLine(containing: "restoreUserActivityState: article 5", timeout: 60),
+                        readerB.output + "\n--- every process of the test:\n" + processes.map { String($0.output.suffix(3000)) }.joined(separator: "\n---\n"))
         XCTAssertEqual(readerA.waitForExit(timeout: 30), 0, readerA.output)
         XCTAssertTrue(readerA.output.contains("userActivityWasContinued"), readerA.output)
     }
