@@ -17,6 +17,9 @@ public final class Agent {
     /// How many calls one app may have waiting on the network at once; past it a call is
     /// refused (`org.baton.Agent1.Error.Refused`).
     public var maximumPendingCallsPerApp = 8
+    /// How many calls in a row an app may make while its socket is full (it reads nothing the
+    /// agent sends); past it the app is closed, so unread replies cannot pile up in the agent.
+    public var maximumCallsWhileNotReading = 1024
     /// How long the agent waits for an app to answer one of its calls (a payload, `Continued`).
     public var appCallTimeout: Duration {
         get { apps.appCallTimeout }
@@ -74,6 +77,7 @@ public final class Agent {
         do {
             try ExportedObject.export(on: app.bus, path: AgentInterface.agentPath, info: AgentInterface.agentInfo) { [weak self, weak app] call in
                 guard let self, let app else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
+                guard self.keepsReading(app) else { return call.fail(AgentInterface.ErrorName.refused, "replies not read") }
                 self.answer(call, from: app)
             }
         } catch {
@@ -84,6 +88,7 @@ public final class Agent {
         app.bus.onClosed { [weak self, weak app] in
             guard let self, let app else { return }
             self.apps.remove(app)
+            app.bus.close()  // says why, when a message past the caps closed it
         }
         app.joinDeadline = MainLoop.after(joinDeadline) { [weak self, weak app] in
             guard let self, let app, !app.isJoined else { return }
@@ -93,6 +98,25 @@ public final class Agent {
             self.apps.remove(app)
         }
         app.bus.startMessageProcessing()
+    }
+
+    /// Whether `app` reads what the agent sends it: false (and the app closed, logged) once it
+    /// has made more than `maximumCallsWhileNotReading` calls in a row with its socket full, so
+    /// the replies would only queue up in the agent's memory.
+    private func keepsReading(_ app: JoinedApp) -> Bool {
+        var entry = pollfd(fd: app.socket, events: Int16(POLLOUT), revents: 0)
+        if poll(&entry, 1, 0) == 1, entry.revents & Int16(POLLOUT) != 0 {
+            app.callsWhileNotReading = 0
+            return true
+        }
+        app.callsWhileNotReading += 1
+        guard app.callsWhileNotReading > maximumCallsWhileNotReading else { return true }
+        if app.callsWhileNotReading == maximumCallsWhileNotReading + 1 {  // once: calls already queued come after it
+            log.warning("\(app.name) does not read its replies (\(app.callsWhileNotReading) calls made while its socket was full): closed")
+            apps.remove(app)
+            app.bus.close()
+        }
+        return false
     }
 
     private func answer(_ call: MethodCall, from app: JoinedApp) {
@@ -125,7 +149,7 @@ public final class Agent {
                 call.reply([])
             case .some(let advertisement):
                 var clipped = advertisement
-                clipped.title = advertisement.title.map { String($0.utf8.prefix(AgentInterface.maximumText)) ?? "" }
+                clipped.title = advertisement.title.map(Self.clipped)
                 apps.update(app, advertisement: clipped, active: active)
                 call.reply([])
             }
@@ -151,6 +175,10 @@ public final class Agent {
                 return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
             }
             guard app.pendingCalls < maximumPendingCallsPerApp else {
+                if !app.refusedPastCallCap {
+                    app.refusedPastCallCap = true
+                    log.notice("\(app.name) has too many calls waiting (at most \(maximumPendingCallsPerApp)): refusing the calls past it")
+                }
                 return call.fail(AgentInterface.ErrorName.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
             }
             app.pendingCalls += 1
@@ -199,6 +227,16 @@ public final class Agent {
                 self.relay.cancel(token)
             }
         }
+    }
+
+    /// `text` cut to at most `AgentInterface.maximumText` bytes of UTF-8, between characters.
+    private static func clipped(_ text: String) -> String {
+        var result = ""
+        for character in text {
+            guard result.utf8.count + character.utf8.count <= AgentInterface.maximumText else { break }
+            result.append(character)
+        }
+        return result
     }
 
     private static func acceptable(_ text: String) -> Bool { !text.isEmpty && text.utf8.count <= AgentInterface.maximumText }

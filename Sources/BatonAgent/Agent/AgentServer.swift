@@ -20,6 +20,8 @@ public final class AgentServer {
     private var handler: gulong = 0
     private var connections = 0
     private var refusals = 0
+    /// Connections refused past `maximumClients` since the last one accepted (the first logged).
+    private var refusedPastCap = 0
     private var nextNumber: UInt64 = 0
     let log = Logger(label: "baton.agent")
     /// Connections (apps, and stream connections being set up) at once; past it one is closed.
@@ -83,10 +85,15 @@ public final class AgentServer {
             return
         }
         guard connections < maximumClients else {
-            log.notice("refused a connection from pid \(pid): \(maximumClients) connections already")
+            refusedPastCap += 1
+            if refusedPastCap == 1 {
+                log.notice("refused a connection from pid \(pid): \(maximumClients) connections already (more are counted, not logged)")
+            }
             g_socket_close(socket, nil)
             return
         }
+        if refusedPastCap > 1 { log.notice("refused \(refusedPastCap) connections past the cap of \(maximumClients) in all") }
+        refusedPastCap = 0
         connections += 1
         let held = LocalStream(connection)  // holds the connection while it is set up
         let fd = g_socket_get_fd(socket)
@@ -122,7 +129,7 @@ public final class AgentServer {
                 bus.close()
                 return
             }
-            let app = JoinedApp(number: self.nextNumber, bus: bus, pid: pid)
+            let app = JoinedApp(number: self.nextNumber, bus: bus, pid: pid, socket: fd)
             self.nextNumber += 1
             bus.onClosed { [weak self] in self?.connections -= 1 }
             self.agent.adopt(app, joinDeadline: self.handshakeDeadline)

@@ -11,6 +11,8 @@ final class JoinedApp {
     let bus: PeerBus
     /// The peer's process, from the socket's credentials (for messages only: pids are reused).
     let pid: Int32
+    /// The connection's socket descriptor (owned by the bus): to see whether the app reads.
+    let socket: Int32
     var appID: String?
     var teamIdentifier: String?
     var activityTypes: [String] = []
@@ -20,15 +22,21 @@ final class JoinedApp {
     var activeSince: UInt64 = 0
     /// Calls from the app that wait on the network now (capped per app).
     var pendingCalls = 0
+    /// Whether a call past the cap was refused yet (logged the first time only).
+    var refusedPastCallCap = false
+    /// Calls that came in one after another while the app's socket was full (the app does not
+    /// read what the agent sends it); see `Agent.maximumCallsWhileNotReading`.
+    var callsWhileNotReading = 0
     /// Until `Join`: closes the connection when it passes.
     var joinDeadline: LoopSource?
 
     var isJoined: Bool { appID != nil }
     var name: String { "\(appID ?? "an app") (pid \(pid))" }
 
-    init(number: UInt64, bus: PeerBus, pid: Int32) {
+    init(number: UInt64, bus: PeerBus, pid: Int32, socket: Int32) {
         self.number = number
         self.bus = bus
         self.pid = pid
+        self.socket = socket
     }
 }

@@ -19,6 +19,8 @@ final class StreamRelay {
     var maximumWaiting = 32
     private var waiting: [(token: Data, channel: any ContinuationStreamChannel, expiry: LoopSource)] = []
     private var running: [ObjectIdentifier: LocalStream] = [:]
+    /// Stream connections refused for a token that was not waiting (only the first is logged).
+    private(set) var refusedConnections = 0
     let log = Logger(label: "baton.agent")
 
     /// A token for `channel`; the app's connection with it is relayed to `channel`.
@@ -41,7 +43,8 @@ final class StreamRelay {
     /// An app's stream connection that sent `token`: relayed, or closed if the token is not one waiting.
     func connect(_ local: LocalStream, token: Data) {
         guard let index = waiting.firstIndex(where: { Self.same($0.token, token) }) else {
-            log.notice("refused a stream connection: not a token the agent gave")
+            refusedConnections += 1
+            if refusedConnections == 1 { log.notice("refused a stream connection: not a token the agent gave (more are counted, not logged)") }
             return local.close()
         }
         let entry = waiting.remove(at: index)

@@ -113,6 +113,8 @@ enum AgentInterface {
     /// The largest string taken from an app (IDs, types, titles), and the most activity types.
     static let maximumText = 1024
     static let maximumTypes = 64
+    /// The longest web page URL taken from an app's advertisement; a longer one is dropped.
+    static let maximumWebpageURL = 8 * 1024
 
     /// A nearby activity as `a{sv}`: `device`, `type`, `app`, `team`, `title`, `webpageURL`
     /// (s) and `sequence` (t).
@@ -179,7 +181,8 @@ struct AppAdvertisement: Sendable, Equatable {
         var title: String?
         if case .string(let t)? = entries["title"] { title = t }
         var page: URL?
-        if case .string(let s)? = entries["webpageURL"], let url = URL(string: s), ["http", "https"].contains(url.scheme ?? "") {
+        if case .string(let s)? = entries["webpageURL"], s.utf8.count <= AgentInterface.maximumWebpageURL, let url = URL(string: s),
+           ["http", "https"].contains(url.scheme ?? "") {
             page = url
         }
         let streams: Bool = if case .bool(let b)? = entries["streams"] { b } else { false }
