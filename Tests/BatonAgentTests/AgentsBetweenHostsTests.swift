@@ -95,7 +95,8 @@ final class AgentsBetweenHostsTests: AgentTestCase {
         continuing.send("streams \(4 * 1024 * 1024 * 1024)")
         XCTAssertNotNil(continuing.waitForLine(containing: "stream receiving"), continuing.output)
         try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "down"])
-        XCTAssertNotNil(continuing.waitForLine(containing: "stream failed", timeout: 60), continuing.output)
+        let unavailable = CocoaError.Code.userActivityConnectionUnavailable.rawValue
+        XCTAssertNotNil(continuing.waitForLine(containing: "stream failed: code \(unavailable),", timeout: 60), continuing.output)
         XCTAssertFalse(continuing.output.contains("stream received"), continuing.output)
         offering.send("ping")
         continuing.send("ping")

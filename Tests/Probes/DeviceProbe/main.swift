@@ -9,7 +9,7 @@
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
 // `continued TITLE` or `failed CODE`; `streams N` asks the continued activity for N bytes over
-// continuation streams and prints `stream received N` or `stream failed: …`; `ping` prints
+// continuation streams and prints `stream received N` or `stream failed: [code CODE, ]…`; `ping` prints
 // `pong` (the app still runs); `grants` prints `grants N`, the stream grants held; `flood N`
 // replaces the activity N times with 1 KiB titles (N signals to every peer) and prints
 // `flooded`; `stop` stops the node (closing every link) and prints `stopped`. With
@@ -119,7 +119,7 @@ final class ContinuationReporter: ApplicationDelegate {
                 }
                 say("stream received \(received)")
             } catch {
-                say("stream failed: \(error)")
+                say("stream failed: \((error as? CocoaError).map { "code \($0.code.rawValue), " } ?? "")\(error)")
             }
         }
     }
