@@ -96,7 +96,7 @@ let package = Package(
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),
         .executableTarget(name: "AsyncMainProbe", dependencies: ["Baton"], path: "Tests/Probes/AsyncMainProbe"),
         .executableTarget(name: "LaunchProbe", dependencies: ["Baton"], path: "Tests/Probes/LaunchProbe"),
-        .executableTarget(name: "DeviceProbe", dependencies: ["BatonContinuity", "CGLib"], path: "Tests/Probes/DeviceProbe"),
+        .executableTarget(name: "DeviceProbe", dependencies: ["BatonAgent", "BatonContinuity", "CGLib"], path: "Tests/Probes/DeviceProbe"),
         .target(name: "BatonTestSupport", dependencies: ["BatonLoop", "CGLib"], path: "Tests/BatonTestSupport"),
         .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),
         .testTarget(name: "BatonTests", dependencies: ["Baton", "BatonTestSupport"]),

@@ -2,7 +2,7 @@
 # One test host, run as the first process of fresh network, mount, UTS and PID namespaces
 # (see Tests/BatonTestSupport/TestHost.swift, which starts it through `unshare`):
 #     test-host.sh NAME ADDRESS/PREFIX COMMAND...
-# It makes /run private (tmpfs), says `waiting-for-link`, waits for a line on stdin while the
+# It makes /run private (tmpfs), mounts its own /proc, says `waiting-for-link`, waits for a line on stdin while the
 # caller moves the interface `veth0` in, brings the network up, starts the host's own
 # `dbus-daemon --system` and `avahi-daemon` (not with TEST_HOST_AVAHI=0: the test starts it
 # later), says `host NAME up`, and becomes COMMAND. When COMMAND ends, the kernel ends every
@@ -11,6 +11,7 @@ set -eu
 name=$1 address=$2
 shift 2
 mount -t tmpfs -o mode=0755 tmpfs /run
+mount -t proc proc /proc  # the host's own PIDs (a crash backtrace reads /proc/self)
 mkdir -p /run/dbus /run/avahi-daemon
 hostname "$name"
 echo "waiting-for-link"

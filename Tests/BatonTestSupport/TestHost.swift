@@ -78,9 +78,15 @@ public final class TestHost: @unchecked Sendable {
     /// and its PID namespace (so it ends with the host).
     public func start(_ command: [String]) throws -> RunningProcess {
         guard let first = firstProcess else { throw HostError.failed("\(name) is not running") }
-        return try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/nsenter"),
-                                  ["--target", "\(first)", "--net", "--mount", "--uts", "--pid", "--"] + command)
+        let process = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/nsenter"),
+                                         ["--target", "\(first)", "--net", "--mount", "--uts", "--pid", "--"] + command)
+        started.append(process)
+        return process
     }
+
+    /// What `start` started: each an `nsenter` in the host's network but outside its PID
+    /// namespace, which ends once the command in the host has ended.
+    private var started: [RunningProcess] = []
 
     /// Starts the host's avahi-daemon (for a host made without it); returns once it runs.
     public func startAvahi() throws {
@@ -95,6 +101,7 @@ public final class TestHost: @unchecked Sendable {
         killFirstProcess()
         process.waitForExit(timeout: 20)  // unshare returns once its child, the host's PID 1, is reaped:
                                            // by then the kernel has ended every process of the host
+        for process in started { process.waitForExit(timeout: 10) }  // and each nsenter has reaped its child
     }
 
     /// Waits for the host's command to end by itself; after `timeout` it is killed (SIGKILL to

@@ -13,6 +13,14 @@ public protocol ContinuationStreamChannel: AnyObject, Sendable {
     func finishWriting() async throws
     /// Closes the connection both ways; pending reads and writes on either side end.
     func close()
+    /// Breaks the connection: like `close()`, but the other side's reads fail instead of
+    /// ending as if this side had finished writing (a relay whose other end broke).
+    func abort()
+}
+
+extension ContinuationStreamChannel {
+    /// `close()`, for channels whose close never reads as a finished stream.
+    public func abort() { close() }
 }
 
 /// Bytes from the other side of a continuation (Foundation's `InputStream` in Apple's API): an

@@ -64,7 +64,8 @@ final class StreamRelay {
     }
 
     /// Copies `source` to `destination` until its end, then finishes `destination`'s writing;
-    /// on an error both are closed (the other direction then ends too).
+    /// on an error both are broken (`abort()`: the far side reads a failure, never an end), and
+    /// the other direction then ends too.
     private static func copy(from source: any ContinuationStreamChannel, to destination: any ContinuationStreamChannel) async {
         do {
             while true {
@@ -74,8 +75,8 @@ final class StreamRelay {
             }
             try await destination.finishWriting()
         } catch {
-            source.close()
-            destination.close()
+            source.abort()
+            destination.abort()
         }
     }
 

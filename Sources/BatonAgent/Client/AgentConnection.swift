@@ -352,7 +352,7 @@ public final class AgentConnection: NearbyActivitySource {
         let connection = try await connectToSocket()
         let stream = LocalStream(connection.pointer)
         g_object_unref(UnsafeMutableRawPointer(connection.pointer))
-        try await stream.write(Data([StreamRelay.marker]) + token)
+        try await stream.writeRaw(Data([StreamRelay.marker]) + token)
         return stream
     }
 

@@ -43,6 +43,9 @@ final class StreamChannel: ContinuationStreamChannel {
 
     func close() { channel.close() }
 
+    /// Shuts the TCP connection down without a TLS close: the peer's reads fail (no close_notify).
+    func abort() { channel.abort() }
+
     /// Runs `operation`, aborting the connection if it has not finished within `idleTimeout`.
     @MainActor
     private func bounded<T: Sendable>(_ operation: @Sendable () async throws -> T) async throws -> T {

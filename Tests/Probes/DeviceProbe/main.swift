@@ -2,19 +2,21 @@
 //
 //     DeviceProbe DIR (--stall | --die | --oversize | --team TEAM | --ok) [--peer HOST:PORT]
 //                 [--listen HOST] [--port PORT] [--rotate SECONDS] [--rotation-grace SECONDS]
-//                 [--streams | --stream-die | --stream-close]
+//                 [--streams | --stream-die | --stream-close] [--agent SOCKET]
 //                 [--webpage URL] [--browsing] [--discover] [--title TITLE] [--embed]
 //                 [--handshake-deadline SECONDS] [--stream-idle SECONDS]
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
 // `continued TITLE` or `failed CODE`; `streams N` asks the continued activity for N bytes over
-// continuation streams and prints `stream received N` or `stream failed: …`; `ping` prints
+// continuation streams and prints `stream received N` or `stream failed: [code CODE, ]…`; `ping` prints
 // `pong` (the app still runs); `grants` prints `grants N`, the stream grants held; `flood N`
 // replaces the activity N times with 1 KiB titles (N signals to every peer) and prints
 // `flooded`; `stop` stops the node (closing every link) and prints `stopped`. With
 // `--listen HOST` beyond loopback, or with `--discover` on loopback, the node discovers its
 // peers through avahi-daemon; `nearby DEVICE` is printed each time the nearby list changes.
+// With `--agent SOCKET` the probe runs no node: it joins the agent there (`batond`), prints
+// `joined the agent at SOCKET` each time it joins, and DIR is unused.
 //
 // With `--embed` the probe hosts Baton as a program with a loop of its own does: it makes a
 // GMainContext, hands it to `MainLoop.embed(in:)` before anything else and runs it with its own
@@ -27,6 +29,7 @@
 // It advertises one activity of type com.example.probe.editing; the payload's save (the
 // activity delegate's userActivityWillSave) then hangs the main thread, exits the process,
 // or makes the payload too large.
+import BatonAgent
 import BatonContinuity
 import CGLib
 import Foundation
@@ -116,7 +119,7 @@ final class ContinuationReporter: ApplicationDelegate {
                 }
                 say("stream received \(received)")
             } catch {
-                say("stream failed: \(error)")
+                say("stream failed: \((error as? CocoaError).map { "code \($0.code.rawValue), " } ?? "")\(error)")
             }
         }
     }
@@ -165,14 +168,23 @@ MainActor.assumeIsolated {
         let peers = arguments.indices.filter { arguments[$0] == "--peer" && $0 + 1 < arguments.count }
             .compactMap { PeerAddress(arguments[$0 + 1]) }
         let directory = URL(fileURLWithPath: arguments[0])
-        let node = try ContinuityNode(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
-                                      staticPeers: peers)
-        if let seconds = value(after: "--rotate").flatMap(Double.init) { node.discoveryRotation = .milliseconds(Int(seconds * 1000)) }
-        if let seconds = value(after: "--rotation-grace").flatMap(Double.init) { node.listenerRotationGrace = .milliseconds(Int(seconds * 1000)) }
-        if let seconds = value(after: "--handshake-deadline").flatMap(Double.init) { node.handshakeDeadline = .milliseconds(Int(seconds * 1000)) }
-        if let seconds = value(after: "--stream-idle").flatMap(Double.init) { node.streamIdleTimeout = .milliseconds(Int(seconds * 1000)) }
+        // --agent SOCKET: joined to the agent there instead of running a node (DIR is unused).
+        let agentSocket = value(after: "--agent")
+        let agent = agentSocket.map { socket in
+            let connection = AgentConnection.join(socketPath: socket)
+            connection.onJoined = { say("joined the agent at \(socket)") }
+            return connection
+        }
+        let node = agent != nil ? nil : try ContinuityNode(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
+                                                           staticPeers: peers)
         let host = value(after: "--listen") ?? "127.0.0.1"
-        try node.start(host: host, port: value(after: "--port").flatMap(UInt16.init) ?? 0, discovery: arguments.contains("--discover") ? .publishAndBrowse : .automatic)
+        if let node {
+            if let seconds = value(after: "--rotate").flatMap(Double.init) { node.discoveryRotation = .milliseconds(Int(seconds * 1000)) }
+            if let seconds = value(after: "--rotation-grace").flatMap(Double.init) { node.listenerRotationGrace = .milliseconds(Int(seconds * 1000)) }
+            if let seconds = value(after: "--handshake-deadline").flatMap(Double.init) { node.handshakeDeadline = .milliseconds(Int(seconds * 1000)) }
+            if let seconds = value(after: "--stream-idle").flatMap(Double.init) { node.streamIdleTimeout = .milliseconds(Int(seconds * 1000)) }
+            try node.start(host: host, port: value(after: "--port").flatMap(UInt16.init) ?? 0, discovery: arguments.contains("--discover") ? .publishAndBrowse : .automatic)
+        }
         var current = activity
         var line: [UInt8] = []
         MainLoop.whenReadable(STDIN_FILENO) {
@@ -194,7 +206,7 @@ MainActor.assumeIsolated {
             case "ping":
                 say("pong")
             case "grants":
-                say("grants \(node.streamGrantCount)")
+                say("grants \(node?.streamGrantCount ?? 0)")
             case "flood":
                 for round in 0..<(command.count > 1 ? Int(command[1]) ?? 0 : 0) {
                     current.invalidate()
@@ -204,7 +216,8 @@ MainActor.assumeIsolated {
                 }
                 say("flooded")
             case "stop":
-                node.stop()
+                node?.stop()
+                agent?.leave()
                 say("stopped")
             default:
                 current.invalidate()
@@ -215,8 +228,8 @@ MainActor.assumeIsolated {
             }
             return .again
         }
-        say("listening on \(host):\(node.port!)")
-        withExtendedLifetime((node, misbehaviour, reporter)) {
+        if let node { say("listening on \(host):\(node.port!)") }
+        withExtendedLifetime((node, agent, misbehaviour, reporter)) {
             guard let hostContext else { return MainLoop.run() }
             let loop = g_main_loop_new(hostContext.gContext, 0)
             g_main_loop_run(loop)
