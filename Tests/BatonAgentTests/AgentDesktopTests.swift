@@ -104,7 +104,8 @@ final class AgentDesktopTests: AgentTestCase {
             let server = try NotificationServerStandIn(address: busAddress)
             defer { server.close() }
             spin(until: { server.notifications.contains { $0.summary == "Continue Editing Mail from A" } })
-            let posted = try XCTUnwrap(server.notifications.first { $0.summary == "Continue Editing Mail from A" })
+            let posted = try XCTUnwrap(server.notifications.first { $0.summary == "Continue Editing Mail from A" },
+                                       "the server got \(server.notifications.map(\.summary)); B: \(agentB.output)")
             XCTAssertTrue(posted.body.contains("Mail"), posted.body)
             XCTAssertEqual(posted.actions.first, "continue")
             server.click(posted.id, token: "click-token")
