@@ -13,9 +13,7 @@ final class AgentClientAttackTests: AgentTestCase {
     /// fetch fails within the agent's bound; meanwhile Reader on the same agent is handed off
     /// to B as if they were not there.
     func testMisbehavingClientsDoNotStallOtherApps() throws {
-        let folders = try devices("A", "B")
-        let (_, address) = try agent(folders[0], socket: socket("a.sock"))
-        _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (_, _, _) = try twoLinkedAgents()
         let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
 
         let garbage = try connectedSocket(socket("a.sock"))

@@ -15,9 +15,7 @@ final class AgentFloodTests: AgentTestCase {
     /// body is never waited for), the agent says why once, and Reader on the same agent is
     /// still handed off to B.
     func testHugeMessagesCloseOnlyTheirConnection() throws {
-        let folders = try devices("A", "B")
-        let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
-        _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (agentA, _, _) = try twoLinkedAgents()
 
         let body = try RawAgentClient(socket: socket("a.sock"))
         _ = try body.call("Join", [.string("com.example.body"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
@@ -40,9 +38,7 @@ final class AgentFloodTests: AgentTestCase {
     /// fetches are refused (logged once), the agent's memory stays bounded, and another client
     /// on the same agent gets its `GetNearby` answered.
     func testFloodOfCallsIsCapped() throws {
-        let folders = try devices("A", "B")
-        let (_, address) = try agent(folders[0], socket: socket("a.sock"))
-        let (agentB, _) = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (_, agentB, _) = try twoLinkedAgents()
         let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let hostile = try RawAgentClient(socket: socket("a.sock"))
         try hostile.exportSilentApp()
@@ -88,9 +84,7 @@ final class AgentFloodTests: AgentTestCase {
     /// reads a reply: the replies cannot pile up in the agent without bound (it closes the
     /// connection, logged once), and Reader on the same agent is still handed off.
     func testClientThatNeverReadsItsRepliesIsDropped() throws {
-        let folders = try devices("A", "B")
-        let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
-        _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (agentA, _, _) = try twoLinkedAgents()
         let flood = try HandMadeDBusClient(socket: socket("a.sock"))
         try flood.call(path: AgentInterface.agentPath, interface: AgentInterface.agentName, member: "Join", signature: "ssas",
                        body: HandMadeDBusClient.string("com.example.flood") + HandMadeDBusClient.string("TEAM") + [0, 0, 0, 0])
@@ -117,9 +111,7 @@ final class AgentFloodTests: AgentTestCase {
     /// refusal logged once), the rest at the handshake deadline; a client joined before is
     /// served meanwhile, and once they are gone Reader joins and is handed off.
     func testConnectionsPastTheCapAreClosed() throws {
-        let folders = try devices("A", "B")
-        let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
-        _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (agentA, _, _) = try twoLinkedAgents()
         let probe = try RawAgentClient(socket: socket("a.sock"))
         _ = try probe.call("Join", [.string("com.example.probe"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
 
@@ -136,9 +128,7 @@ final class AgentFloodTests: AgentTestCase {
     /// advertisement with a 100 KiB title is clipped to 1 KiB, one with a 2 KiB type refused;
     /// 3,000 advertisements with new ids, then one of a new type, end with that one on B, and the agent stays small.
     func testAbsurdValuesAreClippedOrRefused() throws {
-        let folders = try devices("A", "B")
-        let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
-        _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (agentA, _, _) = try twoLinkedAgents()
         let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let absurd = try RawAgentClient(socket: socket("a.sock"))
         let manyTypes = Variant.array(elementType: "s", (0..<1_000).map { .string("com.example.type\($0)") })
@@ -182,9 +172,7 @@ final class AgentFloodTests: AgentTestCase {
     /// with a token that never comes: each is closed (the wrong ones logged once), and Reader
     /// on the same agent is still handed off.
     func testBadStreamConnectionsAreClosed() throws {
-        let folders = try devices("A", "B")
-        let (_, address) = try agent(folders[0], socket: socket("a.sock"))
-        let (agentB, _) = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (_, agentB, _) = try twoLinkedAgents()
         let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let hostile = try RawAgentClient(socket: socket("a.sock"))
         try hostile.exportSilentApp()

@@ -10,9 +10,7 @@ final class AgentRelayedStreamTests: AgentTestCase {
     /// connection the same way; B's app fails with userActivityConnectionUnavailable instead of
     /// receiving 8 MB as if that were all, and keeps running.
     func testAnAppDyingMidStreamFailsTheStreamOnTheOtherDevice() throws {
-        let folders = try devices("A", "B")
-        let (_, address) = try agent(folders[0], socket: socket("a.sock"))
-        _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (_, _, _) = try twoLinkedAgents()
         let probe = productURL("DeviceProbe").path
         let offering = try start(probe, ["unused", "--ok", "--stream-die", "--agent", socket("a.sock")])
         XCTAssertNotNil(offering.waitForLine(containing: "joined the agent"), offering.output)

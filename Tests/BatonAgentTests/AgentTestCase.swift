@@ -53,6 +53,15 @@ class AgentTestCase: XCTestCase {
         return (process, address)
     }
 
+    /// Devices A and B of one group, each with its agent (sockets `a.sock`, `b.sock`), B's
+    /// dialing A; returns both agents and the address A's device listens on.
+    func twoLinkedAgents() throws -> (agentA: RunningProcess, agentB: RunningProcess, address: String) {
+        let folders = try devices("A", "B")
+        let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
+        let (agentB, _) = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        return (agentA, agentB, address)
+    }
+
     /// Starts an example app joined to the agent at `socket`; returns once it has joined.
     func app(_ product: String, socket: String, _ arguments: [String]) throws -> RunningProcess {
         let process = try start(product, ["--agent", socket] + arguments)
