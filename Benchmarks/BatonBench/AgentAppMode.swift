@@ -67,17 +67,10 @@ enum AgentAppMode {
         }
         let connection = AgentConnection.join(socketPath: socket)
         connection.onJoined = { say("joined") }
-        var pending = Data()
-        MainLoop.whenReadable(STDIN_FILENO) {
-            var byte: UInt8 = 0
-            guard read(STDIN_FILENO, &byte, 1) == 1 else { exit(0) }
-            if byte != UInt8(ascii: "\n") { pending.append(byte); return .again }
-            let line = String(decoding: pending, as: UTF8.self)
-            pending = Data()
+        let input = StandardInputLines(atEnd: { exit(0) }) { line in
             if line.hasPrefix("retype ") { makeCurrent(String(line.dropFirst("retype ".count))) }
-            return .again
         }
-        withExtendedLifetime((connection, delegate, streamServer)) { MainLoop.run() }
+        withExtendedLifetime((connection, delegate, streamServer, input)) { MainLoop.run() }
         withExtendedLifetime(current) {}
         exit(0)
     }

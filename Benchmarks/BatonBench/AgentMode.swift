@@ -24,19 +24,12 @@ enum AgentMode {
             let agent = try Agent(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory, staticPeers: peers)
             agent.launcher = launcher
             try agent.start()
-            let socket = try listeningSocket(at: socketPath)
+            let socket = try AgentListeningSocket.bind(socketPath)
             let server = try AgentServer(listeningSocket: socket, agent: agent)
             g_object_unref(UnsafeMutableRawPointer(socket))
-            MainLoop.whenReadable(STDIN_FILENO) {
-                var byte: UInt8 = 0
-                guard read(STDIN_FILENO, &byte, 1) == 1 else {
-                    MainLoop.quit()
-                    return .stop
-                }
-                return .again
-            }
+            let input = StandardInputLines(atEnd: { MainLoop.quit() }) { _ in }
             say("ready \(agent.node.port ?? 0)")
-            MainLoop.run()
+            withExtendedLifetime(input) { MainLoop.run() }
             server.stop()
             agent.stop()
             launcher.stopAll()
@@ -47,23 +40,5 @@ enum AgentMode {
             launcher.stopAll()
             exit(1)
         }
-    }
-
-    /// A listening Unix stream socket at `path` (as `batond` binds its own).
-    static func listeningSocket(at path: String) throws -> OpaquePointer {
-        var error: UnsafeMutablePointer<GError>?
-        guard let socket = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &error) else {
-            throw GLibError(consuming: error!)
-        }
-        let address = g_unix_socket_address_new(path)!
-        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
-        let mask = umask(0o177)
-        let bound = g_socket_bind(socket, address, 0, &error)
-        umask(mask)
-        guard bound != 0, g_socket_listen(socket, &error) != 0 else {
-            g_object_unref(UnsafeMutableRawPointer(socket))
-            throw GLibError(consuming: error!)
-        }
-        return OpaquePointer(socket)
     }
 }

@@ -26,12 +26,8 @@ enum NodeMode {
                                           staticPeers: arguments.dropFirst().compactMap { PeerAddress($0) })
             node.onFirstDialsFinished = { say("linked") }
             try node.start()
-            MainLoop.whenReadable(STDIN_FILENO) {
-                var byte: UInt8 = 0
-                guard read(STDIN_FILENO, &byte, 1) == 1 else { exit(0) }
-                return .again
-            }
-            withExtendedLifetime((node, activity)) { MainLoop.run() }
+            let input = StandardInputLines(atEnd: { exit(0) }) { _ in }
+            withExtendedLifetime((node, activity, input)) { MainLoop.run() }
         } catch {
             say("node failed: \(error)")
         }

@@ -63,21 +63,14 @@ enum PeerMode {
                     buses.append(bus)
                 }
             }
-            var pending = Data()
-            MainLoop.whenReadable(STDIN_FILENO) {
-                var byte: UInt8 = 0
-                guard read(STDIN_FILENO, &byte, 1) == 1 else { exit(0) }
-                if byte != UInt8(ascii: "\n") { pending.append(byte); return .again }
-                let line = String(decoding: pending, as: UTF8.self)
-                pending = Data()
+            let input = StandardInputLines(atEnd: { exit(0) }) { line in
                 if line.hasPrefix("retitle ") {
                     activity.title = String(line.dropFirst("retitle ".count))
                     activity.needsSave = true
                 }
-                return .again
             }
             say("ready \(node.port!) \(echo.port) \(bulk.port) \(dbus.port)")
-            withExtendedLifetime((node, echo, bulk, dbus, streamServer)) { MainLoop.run() }
+            withExtendedLifetime((node, echo, bulk, dbus, streamServer, input)) { MainLoop.run() }
         } catch {
             say("peer failed: \(error)")
         }

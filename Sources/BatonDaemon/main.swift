@@ -38,7 +38,7 @@ if arguments.contains("--help") {
 }
 let directory = (value(after: "--config", in: arguments) ?? value(after: "--device", in: arguments))
     .map { URL(fileURLWithPath: $0) } ?? ConfigDirectory.standard().deviceDirectory
-let runtime = AgentRuntimeDirectory(socketPath: value(after: "--socket", in: arguments) ?? AgentConnection.defaultSocketPath)
+let runtime = value(after: "--socket", in: arguments).map(AgentRuntimeDirectory.init(socketPath:)) ?? .standard()
 let readyFD: Int32? = value(after: "--ready-fd", in: arguments).map { text in
     guard let fd = Int32(text), fd >= 0 else { refuse("--ready-fd needs a descriptor number, not \(text)") }
     return fd

@@ -23,15 +23,12 @@ final class AgentClientAttackTests: AgentTestCase {
         defer { close(silent) }
 
         let hostile = try RawAgentClient(socket: socket("a.sock"))
-        try hostile.exportSilentApp()
-        _ = try hostile.call("Join", [.string("com.example.hostile"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
-        _ = try hostile.call("SetAdvertisement", [.dictionary(["id": .uint64(1), "type": .string("com.example.hostile.page")]), .bool(true)],
-                             replyType: "()")
+        try hostile.joinAsSilentActiveApp("com.example.hostile", offering: "com.example.hostile.page")
         XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: com.example.hostile.page on A"), watcher.output)
 
         // A client on B fetches the hostile app's payload; A's agent asks the app, which never answers.
         let probe = try RawAgentClient(socket: socket("b.sock"))
-        _ = try probe.call("Join", [.string("com.example.probe"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+        try probe.join(as: "com.example.probe")
         let nearby = AgentInterface.nearbyList(from: try XCTUnwrap(probe.call("GetNearby", [], replyType: "(aa{sv})").first))
         let offered = try XCTUnwrap(nearby.first { $0.activityType == "com.example.hostile.page" })
         let fetched = LockedResult()

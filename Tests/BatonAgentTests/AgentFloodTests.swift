@@ -18,12 +18,12 @@ final class AgentFloodTests: AgentTestCase {
         let (agentA, _, _) = try twoLinkedAgents()
 
         let body = try RawAgentClient(socket: socket("a.sock"))
-        _ = try body.call("Join", [.string("com.example.body"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+        try body.join(as: "com.example.body")
         try body.send(path: AgentInterface.agentPath, "GetNearby", [.bytes(Data(count: 300 * 1024))])
         XCTAssertThrowsError(try body.call("GetNearby", [], replyType: "(aa{sv})"), "the connection outlived a 300 KiB body")
 
         let fields = try RawAgentClient(socket: socket("a.sock"))
-        _ = try fields.call("Join", [.string("com.example.fields"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+        try fields.join(as: "com.example.fields")
         try fields.send(path: String(repeating: "/a", count: 40 * 1024), "GetNearby", [])
         XCTAssertThrowsError(try fields.call("GetNearby", [], replyType: "(aa{sv})"), "the connection outlived 80 KiB of header fields")
 
@@ -41,14 +41,11 @@ final class AgentFloodTests: AgentTestCase {
         let (_, agentB, _) = try twoLinkedAgents()
         let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let hostile = try RawAgentClient(socket: socket("a.sock"))
-        try hostile.exportSilentApp()
-        _ = try hostile.call("Join", [.string("com.example.hostile"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
-        _ = try hostile.call("SetAdvertisement", [.dictionary(["id": .uint64(1), "type": .string("com.example.hostile.page")]), .bool(true)],
-                             replyType: "()")
+        try hostile.joinAsSilentActiveApp("com.example.hostile", offering: "com.example.hostile.page")
         XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: com.example.hostile.page on A"), watcher.output)
 
         let flood = try RawAgentClient(socket: socket("b.sock"))
-        _ = try flood.call("Join", [.string("com.example.flood"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+        try flood.join(as: "com.example.flood")
         let before = try residentKiB(agentB.processIdentifier)
         for _ in 0..<5_000 { try flood.send(path: AgentInterface.agentPath, "GetNearby", [], expectReply: true) }
         let nearby = AgentInterface.nearbyList(from: try XCTUnwrap(flood.call("GetNearby", [], replyType: "(aa{sv})", timeout: 60_000).first))
@@ -69,7 +66,7 @@ final class AgentFloodTests: AgentTestCase {
         }
         for fetch in fetches { fetch.start() }
         let probe = try RawAgentClient(socket: socket("b.sock"))
-        _ = try probe.call("Join", [.string("com.example.probe"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+        try probe.join(as: "com.example.probe")
         XCTAssertFalse(AgentInterface.nearbyList(from: try XCTUnwrap(probe.call("GetNearby", [], replyType: "(aa{sv})", timeout: 30_000).first)).isEmpty)
         let all = try XCTUnwrap(outcomes.wait(for: 40, timeout: 120), "the fetches were not all answered")
         let refused = all.filter { $0 == AgentInterface.ErrorName.refused }.count
@@ -113,7 +110,7 @@ final class AgentFloodTests: AgentTestCase {
     func testConnectionsPastTheCapAreClosed() throws {
         let (agentA, _, _) = try twoLinkedAgents()
         let probe = try RawAgentClient(socket: socket("a.sock"))
-        _ = try probe.call("Join", [.string("com.example.probe"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+        try probe.join(as: "com.example.probe")
 
         let descriptors = try (0..<80).map { _ in try connectedSocket(socket("a.sock")) }
         defer { for fd in descriptors { close(fd) } }
@@ -147,7 +144,7 @@ final class AgentFloodTests: AgentTestCase {
         _ = try absurd.call("SetAdvertisement", [.dictionary(["id": .uint64(1), "type": .string("com.example.absurd.page"), "title": .string(longTitle),
                                                               "webpageURL": .string(longPage)]), .bool(true)], replyType: "()")
         let probe = try RawAgentClient(socket: socket("b.sock"))
-        _ = try probe.call("Join", [.string("com.example.probe"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+        try probe.join(as: "com.example.probe")
         let seen = try nearby(on: probe, "com.example.absurd.page", after: watcher)
         XCTAssertLessThanOrEqual(seen.title?.utf8.count ?? 0, AgentInterface.maximumText)
         XCTAssertTrue(seen.title?.hasPrefix("xéé") ?? false, "the title was not clipped between characters: \(String(describing: seen.title))")
@@ -176,11 +173,11 @@ final class AgentFloodTests: AgentTestCase {
         let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let hostile = try RawAgentClient(socket: socket("a.sock"))
         try hostile.exportSilentApp()
-        _ = try hostile.call("Join", [.string("com.example.hostile"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+        try hostile.join(as: "com.example.hostile")
         _ = try hostile.call("SetAdvertisement", [.dictionary(["id": .uint64(1), "type": .string("com.example.hostile.page"), "streams": .bool(true)]),
                                                   .bool(true)], replyType: "()")
         let probe = try RawAgentClient(socket: socket("b.sock"))
-        _ = try probe.call("Join", [.string("com.example.probe"), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+        try probe.join(as: "com.example.probe")
         let offered = try nearby(on: probe, "com.example.hostile.page", after: watcher)
         guard case .bytes(let token)? = try probe.call("OpenStreams", [.string(offered.device), .uint64(offered.sequence)], replyType: "(ay)",
                                                        timeout: 30_000).first else { return XCTFail("no token") }

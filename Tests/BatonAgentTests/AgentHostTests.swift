@@ -23,13 +23,15 @@ final class AgentHostTests: XCTestCase {
 
     // MARK: The runtime directory
 
-    func testTheRuntimeDirectoryIsUnderXDGRuntimeDirAndNeedsIt() throws {
-        XCTAssertEqual(try AgentRuntimeDirectory.standard(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]).socketPath,
+    func testTheUsersAgentIsUnderXDGRuntimeDirOrWhereTheLoginManagerMakesIt() throws {
+        XCTAssertEqual(AgentRuntimeDirectory.standard(environment: ["XDG_RUNTIME_DIR": "/run/user/1000"]).socketPath,
                        "/run/user/1000/baton/agent.socket")
-        XCTAssertThrowsError(try AgentRuntimeDirectory.standard(environment: [:])) {
-            XCTAssertEqual($0 as? AgentHostError, .noRuntimeDirectory)
-        }
-        XCTAssertThrowsError(try AgentRuntimeDirectory.standard(environment: ["XDG_RUNTIME_DIR": "relative/dir"]))
+        XCTAssertEqual(AgentRuntimeDirectory.standard(environment: [:]).socketPath, "/run/user/\(getuid())/baton/agent.socket")
+        XCTAssertEqual(AgentRuntimeDirectory.standard(environment: ["XDG_RUNTIME_DIR": "relative/dir"]).socketPath,
+                       "/run/user/\(getuid())/baton/agent.socket", "a relative runtime directory is not taken")
+        let explicit = AgentRuntimeDirectory.standard(environment: ["BATON_AGENT_SOCKET": "/tmp/x/a.sock", "XDG_RUNTIME_DIR": "/run/user/1000"])
+        XCTAssertEqual(explicit.socketPath, "/tmp/x/a.sock")
+        XCTAssertEqual(explicit.lockPath, "/tmp/x/a.sock.lock")
     }
 
     func testPrepareCreatesAPrivateDirectory() throws {

@@ -92,7 +92,7 @@ private func inProcessAgent(_ folder: String, peer: String, socket path: String)
     let agent = try Agent(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
                           staticPeers: [try PeerAddress(parsing: peer, from: .argument("peer"))])
     try agent.start()
-    let listening = try listeningSocket(at: path)
+    let listening = try AgentListeningSocket.bind(path)
     defer { g_object_unref(UnsafeMutableRawPointer(listening)) }
     return (agent, try AgentServer(listeningSocket: listening, agent: agent))
 }
@@ -148,20 +148,4 @@ final class TestLauncher: AppLaunching {
         launches.append((appID, activityType, activationToken))
         if let process = try start() { processes.append(process) }
     }
-}
-
-/// A listening Unix stream socket at `path` (a `GSocket *` the caller releases).
-@MainActor
-func listeningSocket(at path: String) throws -> OpaquePointer {
-    var error: UnsafeMutablePointer<GError>?
-    guard let socket = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &error) else {
-        throw GLibError(consuming: error!)
-    }
-    let address = g_unix_socket_address_new(path)!
-    defer { g_object_unref(UnsafeMutableRawPointer(address)) }
-    guard g_socket_bind(socket, address, 0, &error) != 0, g_socket_listen(socket, &error) != 0 else {
-        g_object_unref(UnsafeMutableRawPointer(socket))
-        throw GLibError(consuming: error!)
-    }
-    return OpaquePointer(socket)
 }

@@ -36,6 +36,19 @@ final class RawAgentClient: @unchecked Sendable {
         }
     }
 
+    /// Joins as the app `appID` of team `TEAM`, declaring no activity type.
+    func join(as appID: String) throws {
+        _ = try call("Join", [.string(appID), .string("TEAM"), .array(elementType: "s", [])], replyType: "(u)")
+    }
+
+    /// Joins as an app that is active, offers an activity of `type` and never answers the
+    /// agent's calls (so a peer's `FetchPayload` waits on it).
+    func joinAsSilentActiveApp(_ appID: String, offering type: String) throws {
+        try exportSilentApp()
+        try join(as: appID)
+        _ = try call("SetAdvertisement", [.dictionary(["id": .uint64(1), "type": .string(type)]), .bool(true)], replyType: "()")
+    }
+
     /// Calls `method` of `org.baton.Agent1` and waits at most `timeout` seconds.
     func call(_ method: String, _ arguments: [Variant], replyType: String, timeout: Int32 = 10_000) throws -> [Variant] {
         var error: UnsafeMutablePointer<GError>?

@@ -1,5 +1,3 @@
-import BatonLoop
-import CGLib
 import Foundation
 
 /// The keys of a desktop entry (freedesktop.org Desktop Entry Specification) that decide
@@ -30,44 +28,19 @@ public struct DesktopEntry: Sendable, Equatable {
     /// read), a key file with a `[Desktop Entry]` group, `Type=Application`, a `Name`, and an
     /// `Exec` unless `DBusActivatable=true`. Every error is a `DesktopEntryError` naming the file.
     public init(contentsOf file: URL) throws(DesktopEntryError) {
-        let data: Data
-        do { data = try FileContents.read(file.path, limit: Self.sizeLimit) } catch {
-            switch error {
-            case .missing: throw .unreadable(file.path, "No such file or directory")
-            case .unreadable(let reason): throw .unreadable(file.path, reason)
-            case .notARegularFile: throw .unreadable(file.path, "it is not a regular file")
-            case .tooLarge(let size): throw .tooLarge(file.path, size: size, limit: Self.sizeLimit)
-            case .readableByOthers: throw .unreadable(file.path, "it may be read by others")
-            }
+        let keys: KeyFile
+        do { keys = try KeyFile(contentsOf: file.path, limit: Self.sizeLimit) } catch {
+            throw DesktopEntryError(error, path: file.path)
         }
-        let keys = g_key_file_new()!
-        defer { g_key_file_free(keys) }
-        var error: UnsafeMutablePointer<GError>?
-        let loaded = data.withUnsafeBytes { bytes in
-            g_key_file_load_from_data(keys, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count),
-                                      G_KEY_FILE_NONE, &error)
-        }
-        guard loaded != 0 else { throw .malformed(file.path, GLibError(consuming: error!).message) }
-        guard g_key_file_has_group(keys, Self.group) != 0 else { throw .malformed(file.path, "it has no [Desktop Entry] group") }
+        guard keys.hasGroup(Self.group) else { throw .malformed(file.path, "it has no [Desktop Entry] group") }
 
-        func string(_ key: String) -> String? {
-            guard let value = g_key_file_get_string(keys, Self.group, key, nil) else { return nil }
-            defer { g_free(value) }
-            return String(cString: value)
-        }
+        func string(_ key: String) -> String? { keys.string(Self.group, key) }
         func boolean(_ key: String) throws(DesktopEntryError) -> Bool {
-            guard g_key_file_has_key(keys, Self.group, key, nil) != 0 else { return false }
-            var error: UnsafeMutablePointer<GError>?
-            let value = g_key_file_get_boolean(keys, Self.group, key, &error)
-            if let error { throw .malformed(file.path, "\(key): \(GLibError(consuming: error).message)") }
-            return value != 0
+            do { return try keys.boolean(Self.group, key) ?? false } catch { throw DesktopEntryError(error, path: file.path) }
         }
         guard let type = string("Type") else { throw .malformed(file.path, "it has no Type") }
         guard type == "Application" else { throw .malformed(file.path, "its Type is \(PrintableText.escaped(type)), not Application") }
-        guard let name = g_key_file_get_locale_string(keys, Self.group, "Name", nil, nil).map({ value in
-            defer { g_free(value) }
-            return String(cString: value)
-        }) else { throw .malformed(file.path, "it has no Name") }
+        guard let name = keys.localeString(Self.group, "Name") else { throw .malformed(file.path, "it has no Name") }
         self.file = file
         self.name = name
         exec = string("Exec").flatMap { $0.isEmpty ? nil : $0 }
@@ -86,6 +59,18 @@ public enum DesktopEntryError: Error, Sendable, Equatable, CustomStringConvertib
     case tooLarge(String, size: Int, limit: Int)
     /// The file is not a desktop entry of an application: its path and what is wrong.
     case malformed(String, String)
+
+    init(_ failure: KeyFile.Failure, path: String) {
+        switch failure {
+        case .read(.missing): self = .unreadable(path, "No such file or directory")
+        case .read(.unreadable(let reason)): self = .unreadable(path, reason)
+        case .read(.notARegularFile): self = .unreadable(path, "it is not a regular file")
+        case .read(.tooLarge(let size)): self = .tooLarge(path, size: size, limit: DesktopEntry.sizeLimit)
+        case .read(.readableByOthers): self = .unreadable(path, "it may be read by others")
+        case .malformed(let reason): self = .malformed(path, reason)
+        case .badValue(let key, let reason): self = .malformed(path, "\(key): \(reason)")
+        }
+    }
 
     public var description: String {
         switch self {

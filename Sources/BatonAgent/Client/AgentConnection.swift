@@ -52,13 +52,9 @@ public final class AgentConnection: NearbyActivitySource {
     private var handedBeforeJoined: [NearbyActivity] = []
     let log = Logger(label: "baton.agent.client")
 
-    /// The agent's socket: `$BATON_AGENT_SOCKET`, else `$XDG_RUNTIME_DIR/baton/agent.socket`.
-    nonisolated public static var defaultSocketPath: String {
-        let environment = ProcessInfo.processInfo.environment
-        if let path = environment["BATON_AGENT_SOCKET"], !path.isEmpty { return path }
-        let runtime = environment["XDG_RUNTIME_DIR"].flatMap { $0.isEmpty ? nil : $0 } ?? "/run/user/\(getuid())"
-        return runtime + "/baton/agent.socket"
-    }
+    /// The user's agent's socket (`AgentRuntimeDirectory.standard()`): `$BATON_AGENT_SOCKET`,
+    /// else `$XDG_RUNTIME_DIR/baton/agent.socket`.
+    nonisolated public static var defaultSocketPath: String { AgentRuntimeDirectory.standard().socketPath }
 
     /// Joins this app to the agent at `socketPath` (by default `defaultSocketPath`): the app's
     /// `nearbySource` becomes the connection at once, and it joins as soon as the agent
@@ -108,8 +104,7 @@ public final class AgentConnection: NearbyActivitySource {
             guard case .string(let app)? = reply.first else { return "" }
             return app
         } catch let error as GLibError {
-            throw CocoaError.handoff(error.remoteDBusErrorName.map(AgentInterface.code(forErrorName:)) ?? .userActivityConnectionUnavailable,
-                                     error.message)
+            throw Self.handoffError(error)
         }
     }
 
@@ -389,11 +384,16 @@ public final class AgentConnection: NearbyActivitySource {
             return try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, method,
                                       [.string(activity.device), .uint64(activity.sequence)], replyType: replyType, timeout: callTimeout)
         } catch let error as GLibError {
-            if let name = error.remoteDBusErrorName {
-                throw CocoaError.handoff(AgentInterface.code(forErrorName: name), error.message)
-            }
-            if error.isIOError(G_IO_ERROR_TIMED_OUT) { throw CocoaError.handoff(.userActivityRemoteApplicationTimedOut, error.message) }
-            throw CocoaError.handoff(.userActivityConnectionUnavailable, error.message)
+            throw Self.handoffError(error)
         }
+    }
+
+    /// The Handoff code for a failed call to the agent: the one its error name carries,
+    /// `.userActivityRemoteApplicationTimedOut` past the call's timeout, else
+    /// `.userActivityConnectionUnavailable`.
+    private static func handoffError(_ error: GLibError) -> CocoaError {
+        if let name = error.remoteDBusErrorName { return CocoaError.handoff(AgentInterface.code(forErrorName: name), error.message) }
+        if error.isIOError(G_IO_ERROR_TIMED_OUT) { return CocoaError.handoff(.userActivityRemoteApplicationTimedOut, error.message) }
+        return CocoaError.handoff(.userActivityConnectionUnavailable, error.message)
     }
 }

@@ -5,9 +5,6 @@ import Foundation
 /// not be started or reached. Each case names the path or value at fault; the description
 /// says what is wrong in words.
 public enum AgentHostError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Neither `XDG_RUNTIME_DIR` nor an explicit directory was given: the agent's socket lives
-    /// only in the user's runtime directory (a per-user, 0700, memory-backed folder).
-    case noRuntimeDirectory
     /// The path exists but is not a directory owned by this user with mode 0700 (`problem`
     /// says which): another user could reach or replace the agent's socket.
     case unsafeDirectory(path: String, problem: String)
@@ -25,8 +22,6 @@ public enum AgentHostError: Error, Sendable, Equatable, CustomStringConvertible 
     public var description: String {
         let shown = PrintableText.escaped
         return switch self {
-        case .noRuntimeDirectory:
-            "XDG_RUNTIME_DIR is not set: the Baton agent needs the user's runtime directory (log in through a session manager, or set it)"
         case .unsafeDirectory(let path, let problem): "refusing \(shown(path)): \(problem)"
         case .alreadyRunning(let lock, let pid):
             "a Baton agent is already running for this user (\(pid.map { "pid \($0), " } ?? "")lock \(shown(lock)))"

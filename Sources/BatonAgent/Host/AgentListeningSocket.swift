@@ -34,8 +34,10 @@ public enum AgentListeningSocket {
         return OpaquePointer(socket)
     }
 
-    /// Binds and listens at `path`, replacing a socket file left there (never another kind of file).
-    static func bind(_ path: String) throws(AgentHostError) -> OpaquePointer {
+    /// Binds and listens at `path` (a new `GSocket *` reference), replacing a socket file left
+    /// there (never another kind of file). For an agent whose folder and lock its host already
+    /// holds (an in-process agent in a test or a benchmark); `obtain` is the agent's way.
+    public static func bind(_ path: String) throws(AgentHostError) -> OpaquePointer {
         var info = stat()
         if lstat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFSOCK else {

@@ -39,14 +39,15 @@ public struct AgentRuntimeDirectory: Sendable, Equatable {
         self.socketPath = socketPath
     }
 
-    /// `$XDG_RUNTIME_DIR/baton`; without `XDG_RUNTIME_DIR`, `noRuntimeDirectory` (the
-    /// specification leaves the fallback to the app; a socket in a shared folder such as /tmp
-    /// is what this avoids).
-    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) throws(AgentHostError) -> AgentRuntimeDirectory {
-        guard let base = environment["XDG_RUNTIME_DIR"], base.hasPrefix("/") else { throw .noRuntimeDirectory }
+    /// The user's agent, the one place its location is decided: the socket `$BATON_AGENT_SOCKET`
+    /// if set, else `agent.socket` in `$XDG_RUNTIME_DIR/baton`, else in `/run/user/UID/baton`
+    /// (where the login manager makes the runtime directory); never a shared folder such as
+    /// /tmp. `prepare()` refuses the folder unless it is the user's and private.
+    public static func standard(environment: [String: String] = ProcessInfo.processInfo.environment) -> AgentRuntimeDirectory {
+        if let path = environment["BATON_AGENT_SOCKET"], !path.isEmpty { return AgentRuntimeDirectory(socketPath: path) }
+        let base = environment["XDG_RUNTIME_DIR"].flatMap { $0.hasPrefix("/") ? $0 : nil } ?? "/run/user/\(getuid())"
         return AgentRuntimeDirectory(url: URL(fileURLWithPath: base).appendingPathComponent("baton"))
     }
-
 
     /// Creates the directory (mode 0700) if it is missing, then checks that it is a directory,
     /// not a symlink, owned by this user, and closed to everyone else.

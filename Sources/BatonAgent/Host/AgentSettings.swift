@@ -1,5 +1,4 @@
-import BatonLoop
-import CGLib
+import Baton
 import Foundation
 
 /// The agent's settings: `agent.conf` in the user's Baton configuration folder
@@ -26,30 +25,17 @@ public struct AgentSettings: Sendable, Equatable {
 
     /// Reads `file`; the defaults if it does not exist.
     public static func read(from file: URL) throws(AgentSettingsError) -> AgentSettings {
-        guard FileManager.default.fileExists(atPath: file.path) else { return AgentSettings() }
-        let data: Data
-        do { data = try FileContents.read(file.path, limit: 64 * 1024) } catch {
-            throw .unreadable(path: file.path, reason: "\(error)")
+        do {
+            let keys = try KeyFile(contentsOf: file.path, limit: 64 * 1024)
+            var settings = AgentSettings()
+            if let notifications = try keys.boolean("Agent", "Notifications") { settings.notifications = notifications }
+            settings.listen = keys.string("Agent", "Listen")
+            return settings
+        } catch .read(.missing) {
+            return AgentSettings()
+        } catch {
+            throw AgentSettingsError(error, path: file.path)
         }
-        let keyFile = g_key_file_new()!
-        defer { g_key_file_free(keyFile) }
-        var error: UnsafeMutablePointer<GError>?
-        let loaded = data.withUnsafeBytes { bytes in
-            g_key_file_load_from_data(keyFile, bytes.baseAddress?.assumingMemoryBound(to: CChar.self), gsize(bytes.count),
-                                      G_KEY_FILE_NONE, &error)
-        }
-        guard loaded != 0 else { throw .malformed(path: file.path, reason: GLibError(consuming: error!).message) }
-        var settings = AgentSettings()
-        if g_key_file_has_key(keyFile, "Agent", "Notifications", nil) != 0 {
-            let value = g_key_file_get_boolean(keyFile, "Agent", "Notifications", &error)
-            if let error { throw .badValue(path: file.path, key: "Notifications", reason: GLibError(consuming: error).message) }
-            settings.notifications = value != 0
-        }
-        if g_key_file_has_key(keyFile, "Agent", "Listen", nil) != 0, let value = g_key_file_get_string(keyFile, "Agent", "Listen", nil) {
-            settings.listen = String(cString: value)
-            g_free(value)
-        }
-        return settings
     }
 }
 
@@ -58,6 +44,14 @@ public enum AgentSettingsError: Error, Sendable, Equatable, CustomStringConverti
     case unreadable(path: String, reason: String)
     case malformed(path: String, reason: String)
     case badValue(path: String, key: String, reason: String)
+
+    init(_ failure: KeyFile.Failure, path: String) {
+        switch failure {
+        case .read(let failure): self = .unreadable(path: path, reason: "\(failure)")
+        case .malformed(let reason): self = .malformed(path: path, reason: reason)
+        case .badValue(let key, let reason): self = .badValue(path: path, key: key, reason: reason)
+        }
+    }
 
     public var description: String {
         let shown = PrintableText.escaped

@@ -1,21 +1,22 @@
-import BatonLoop
 import Foundation
 
 /// Lines read from standard input through a GLib watch on the loop (no thread), each handed to
 /// `body` without its newline; at most 4 KiB are kept for an unfinished line. Ends at the end
-/// of input or `stop()`.
+/// of input, then calls `atEnd` (for a child process whose parent closed its input: the
+/// examples, the benchmark's processes, the test probes), or at `stop()`.
 @MainActor
 public final class StandardInputLines {
     private var source: LoopSource?
     private var buffer = Data()
 
-    public init(_ body: @escaping @MainActor (String) -> Void) {
+    public init(atEnd: (@MainActor () -> Void)? = nil, _ body: @escaping @MainActor (String) -> Void) {
         source = MainLoop.whenReadable(0) { [weak self] in
             guard let self else { return .stop }
             var bytes = [UInt8](repeating: 0, count: 1024)
             let count = read(0, &bytes, bytes.count)
             guard count > 0 else {
                 self.source = nil
+                atEnd?()
                 return .stop
             }
             self.buffer.append(contentsOf: bytes[0..<count])
