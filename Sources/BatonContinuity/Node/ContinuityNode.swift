@@ -421,6 +421,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         log.info("linked with \(name(of: link)) (\(address.map { "dialed \($0)" } ?? "from \(link.host ?? "?")"))")
         bus.onCurrentChanged({ [weak self, weak link] metadata in
             guard let self, let link else { return }
+            link.currentSignals += 1
             self.remoteChanged(link, metadata)
         }, malformed: { [weak self, weak link] in
             guard let link else { return }
@@ -443,9 +444,14 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             // before its activity is shown.
             let list = try await bus.call("GetRevocations", .tuple([]), replyType: "(ay)")
             if case .tuple(let parts) = list, case .bytes(let data)? = parts.first { consider(revocationData: data, from: name(of: link)) }
+            // A CurrentChanged handled while the answer was on its way is at least as new as
+            // the answer (the peer answered before or after sending it, and sends another for
+            // any change after answering); the answer may still be handled after it, so it is
+            // then dropped rather than put back the older activity.
+            let signalsBefore = link.currentSignals
             let reply = try await bus.call("GetCurrent", .tuple([]), replyType: "(a{sv})")
             guard case .tuple(let items) = reply, let metadata = items.first else { return }
-            remoteChanged(link, metadata)
+            if link.currentSignals == signalsBefore { remoteChanged(link, metadata) }
             if !identity.discoveryKeyIsCurrent { askForDiscoveryKey() }
         } catch {
             drop(link, because: "asking \(name(of: link)) failed: \(error)")
@@ -825,6 +831,8 @@ final class PeerLink {
     /// The peer's IP address.
     let host: String?
     var remote: NearbyActivity?
+    /// How many CurrentChanged signals from the peer were handled (see `adopt`).
+    var currentSignals = 0
 
     init(_ channel: SecureChannel, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
         id = channel.peerIdentifier
