@@ -28,7 +28,7 @@ nonisolated(unsafe) public var exitCode: Int32 = 0
 /// The seeds' `application(_:continue:restorationHandler:)`: the key window's content view
 /// controller, if it is a `Controller`, restores the activity.
 @MainActor public func restoreInKeyWindow<Controller: ViewController>(
-    _ type: Controller.Type, _ restorationHandler: @MainActor ([any UserActivityRestoring]) -> Void
+    _ type: Controller.Type, _ restorationHandler: ([any UserActivityRestoring]) -> Void
 ) -> Bool {
     guard let controller = Application.shared.keyWindow?.contentViewController as? Controller else { return false }
     _ = controller.view  // the seed's loadView(): Baton loads the view on first use
@@ -56,8 +56,8 @@ open class DeviceExampleApp<Controller: ViewController>: ApplicationDelegate {
 
     /// An app launched to continue an activity is told its type in its launch options, as UIKit's are.
     public func application(_ application: Application,
-                            didFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]) -> Bool {
-        if let type = options[.userActivityType] as? String { say("launched to continue \(shown(type))") }
+                            didFinishLaunchingWithOptions launchOptions: [Application.LaunchOptionsKey: Any]?) -> Bool {
+        if let type = launchOptions?[.userActivityType] as? String { say("launched to continue \(shown(type))") }
         return true
     }
 
@@ -71,7 +71,7 @@ open class DeviceExampleApp<Controller: ViewController>: ApplicationDelegate {
     public func applicationWillTerminate(_ notification: Notification) { device.stop() }
 
     public func application(_ application: Application, continue userActivity: UserActivity,
-                            restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+                            restorationHandler: @escaping ([any UserActivityRestoring]) -> Void) -> Bool {
         restoreInKeyWindow(Controller.self, restorationHandler)
     }
 

@@ -8,7 +8,7 @@ final class NoteDocument: Document {
         didSet { userActivity?.needsSave = true }
     }
 
-    override func read(from url: URL, ofType typeName: String?) throws {
+    override func read(from url: URL, ofType typeName: String) throws {
         lines = try String(contentsOf: url, encoding: .utf8).split(separator: "\n").map(String.init)
     }
 

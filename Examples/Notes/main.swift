@@ -11,7 +11,7 @@ final class NotesApp: ApplicationDelegate {
     init(mode: Mode) { self.mode = mode }
 
     func applicationDidFinishLaunching(_ notification: Notification) {
-        DocumentController.shared.documentClass = NoteDocument.self
+        // The manifest's NSDocumentClass, Notes.NoteDocument, is the class of its notes.
         switch mode {
         case .save(let file, let note, let line):
             do {

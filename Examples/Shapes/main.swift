@@ -68,7 +68,7 @@ final class ShapesApp: ApplicationDelegate {
     }
 
     func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+                     restorationHandler: @escaping ([any UserActivityRestoring]) -> Void) -> Bool {
         guard let shapesVC = application.keyWindow?.contentViewController as? ShapesViewController else {
             return false
         }

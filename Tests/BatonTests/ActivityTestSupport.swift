@@ -43,7 +43,7 @@ final class HandoffDelegate: ApplicationDelegate {
     var pendingRestoration: (@MainActor ([any UserActivityRestoring]) -> Void)?
     var updated: [UserActivity] = []
 
-    func application(_ application: Application, willFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]) -> Bool {
+    func application(_ application: Application, willFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]?) -> Bool {
         !refuseLaunch
     }
     func application(_ application: Application, willContinueUserActivityWithType userActivityType: String) -> Bool {

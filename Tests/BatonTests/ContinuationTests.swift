@@ -176,7 +176,7 @@ final class ContinuationTests: BatonTestCase {
 final class NoteDocument: Document {
     static var restoredURLs: [URL] = []
     var text = ""
-    override func read(from url: URL, ofType typeName: String?) throws { text = try String(contentsOf: url, encoding: .utf8) }
+    override func read(from url: URL, ofType typeName: String) throws { text = try String(contentsOf: url, encoding: .utf8) }
     override func restoreUserActivityState(_ activity: UserActivity) {
         if let fileURL { NoteDocument.restoredURLs.append(fileURL) }
     }
@@ -189,7 +189,7 @@ final class DocumentActivityTests: BatonTestCase {
         try MainActor.assumeIsolated {
             Application.shared.manifest = shapesManifest
             let url = try noteFile()
-            let document = try Document(contentsOf: url, ofType: nil)
+            let document = try Document(contentsOf: url, ofType: "Note")
             XCTAssertEqual(document.fileType, "Note")
             let activity = try XCTUnwrap(document.userActivity)
             XCTAssertEqual(activity.activityType, "com.example.notes.editing")
@@ -202,7 +202,7 @@ final class DocumentActivityTests: BatonTestCase {
         try MainActor.assumeIsolated {
             Application.shared.manifest = shapesManifest
             Application.shared.activate()
-            let document = try Document(contentsOf: try noteFile(), ofType: nil)
+            let document = try Document(contentsOf: try noteFile(), ofType: "Note")
             let controller = WindowController(window: Window(title: "note"))
             document.addWindowController(controller)
             controller.showWindow(nil)

@@ -17,11 +17,17 @@ public struct AppManifest: Sendable, Equatable {
         public var extensions: [String]
         /// `NSUbiquitousDocumentUserActivityType`: the activity type of its documents.
         public var activityType: String?
+        /// `NSDocumentClass`: the `Document` subclass of this type's documents, by its
+        /// module-qualified name (`Module.Class`, as Xcode's `$(PRODUCT_MODULE_NAME).Document`
+        /// expands); see `DocumentController.documentClass(forType:)`.
+        public var documentClassName: String?
 
-        public init(name: String, extensions: [String], activityType: String?) {
+        /// A document type with Apple's `CFBundleDocumentTypes` entry keys.
+        public init(name: String, extensions: [String], activityType: String?, documentClassName: String? = nil) {
             self.name = name
             self.extensions = extensions
             self.activityType = activityType
+            self.documentClassName = documentClassName
         }
     }
 
@@ -101,7 +107,8 @@ public struct AppManifest: Sendable, Equatable {
         let documents = (plist["CFBundleDocumentTypes"] as? [[String: Any]] ?? []).map { entry in
             DocumentType(name: entry["CFBundleTypeName"] as? String ?? "",
                          extensions: entry["CFBundleTypeExtensions"] as? [String] ?? [],
-                         activityType: entry["NSUbiquitousDocumentUserActivityType"] as? String)
+                         activityType: entry["NSUbiquitousDocumentUserActivityType"] as? String,
+                         documentClassName: entry["NSDocumentClass"] as? String)
         }
         self.init(appID: appID, teamIdentifier: team,
                   activityTypes: plist["NSUserActivityTypes"] as? [String] ?? [], documentTypes: documents,

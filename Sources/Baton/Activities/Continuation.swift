@@ -15,7 +15,10 @@ import Logging
 /// 4. Exactly one of `application(_:continue:restorationHandler:)` or
 ///    `application(_:didFailToContinueUserActivityWithType:error:)`. If `continue` returns
 ///    false or is not implemented and the activity is a document's, the document is opened and
-///    restored (about-handoff, "Supporting a User Activity in Document-Based Apps").
+///    restored (about-handoff, "Supporting a User Activity in Document-Based Apps"). If nobody
+///    handles it, a notice is logged naming the likely cause (no delegate, a delegate whose
+///    `continue` signature matches none of the accepted forms, or a `continue` that returned
+///    false).
 ///
 /// Nothing is sent when the delegate refused to finish launching.
 extension Application {
@@ -145,22 +148,48 @@ extension Application {
         return (.userActivityConnectionUnavailable, "the payload could not be fetched: \(error)")
     }
 
-    /// `continue` declined: a document's activity opens its document and restores it. Returns
-    /// whether it did.
-    @discardableResult
-    func continueAsDocument(_ activity: UserActivity) -> Bool {
-        guard Application.shared.manifest?.documentTypes.contains(where: { $0.activityType == activity.activityType }) == true,
-              let url = activity.userInfo?[UserActivity.documentURLKey] as? URL else { return false }
-        do {
-            let document = try DocumentController.shared.openDocument(withContentsOf: url, display: true)
+    /// Whether `activity` is a document's: its type is a document type's
+    /// `NSUbiquitousDocumentUserActivityType` in the manifest and it carries the document's URL.
+    func documentURL(ofContinued activity: UserActivity) -> URL? {
+        guard manifest?.documentTypes.contains(where: { $0.activityType == activity.activityType }) == true else { return nil }
+        return activity.userInfo?[UserActivity.documentURLKey] as? URL
+    }
+
+    /// `continue` declined: a document's activity opens its document through
+    /// `DocumentController.shared.openDocument(withContentsOf:display:completionHandler:)` (so
+    /// a subclass's override is used) and restores it. Returns whether it did; a document that
+    /// cannot be opened ends in `didFailToContinue…`.
+    func continueAsDocument(_ activity: UserActivity, at url: URL) async -> Bool {
+        let (document, error) = await withCheckedContinuation { (done: CheckedContinuation<(Document?, (any Error)?), Never>) in
+            DocumentController.shared.openDocument(withContentsOf: url, display: true) { document, _, error in
+                done.resume(returning: (document, error))
+            }
+        }
+        if let document {
             document.restoreUserActivityState(activity)
             return true
-        } catch {
-            delegate?.application(self, didFailToContinueUserActivityWithType: activity.activityType,
-                                  error: Application.handoffError(.userActivityHandoffFailed,
-                                                                  "cannot open \(url.path): \(error)", underlying: error))
-            return false
         }
+        let reason = error.map { "cannot open \(url.path): \($0)" } ?? "cannot open \(url.path)"
+        delegate?.application(self, didFailToContinueUserActivityWithType: activity.activityType,
+                              error: Application.handoffError(.userActivityHandoffFailed, reason, underlying: error))
+        return false
+    }
+
+    /// Logs that nobody handled a continued activity, naming the likely cause: no delegate, a
+    /// delegate method whose signature is none of the accepted forms (so it is not called), or
+    /// a delegate that returned false.
+    func logUnhandledContinuation(of activity: UserActivity, noFormImplemented: Bool) {
+        let cause: String = if delegate == nil {
+            "the application has no delegate"
+        } else if noFormImplemented {
+            "the application delegate implements no application(_:continue:restorationHandler:) that Baton calls; "
+                + "if it has one, its signature does not match (so it is not the protocol's method). Accepted: "
+                + UnansweredContinuation.acceptedSignatures
+        } else {
+            "the application delegate's application(_:continue:restorationHandler:) returned false"
+        }
+        Logger(label: "baton").notice("continuation of \(activity.activityType) was handled by nobody: \(cause)",
+                                      metadata: ["activityType": "\(activity.activityType)"])
     }
 
     static func handoffError(_ code: CocoaError.Code, _ reason: String, underlying: Error? = nil) -> CocoaError {
@@ -199,10 +228,20 @@ private final class PendingContinuation {
     func succeed(with activity: UserActivity) async {
         guard finish() else { return }
         let app = Application.shared
-        let handled = app.delegate?.application(app, continue: activity) { objects in
+        let restore: @MainActor ([any UserActivityRestoring]) -> Void = { objects in
             for object in objects { object.restoreUserActivityState(activity) }
-        } ?? false
-        if handled || app.continueAsDocument(activity) { await whenContinued?() }
+        }
+        UnansweredContinuation.defaultRan = false
+        let handled = app.delegate?.application(app, continue: activity, restorationHandler: restore) ?? false
+        let noFormImplemented = UnansweredContinuation.defaultRan
+        UnansweredContinuation.defaultRan = false
+        if handled {
+            await whenContinued?()
+        } else if let url = app.documentURL(ofContinued: activity) {
+            if await app.continueAsDocument(activity, at: url) { await whenContinued?() }
+        } else {
+            app.logUnhandledContinuation(of: activity, noFormImplemented: noFormImplemented)
+        }
         completionHandler?()
     }
 

@@ -33,7 +33,14 @@ public final class UserActivity {
     public var isEligibleForSearch = false
     public var isEligibleForPublicIndexing = false
     public var targetContentIdentifier: String?
-    public var persistentIdentifier: String?
+    /// A value that identifies the activity for later deletion with
+    /// `deleteSavedUserActivities(withPersistentIdentifiers:completionHandler:)` (Foundation's
+    /// `persistentIdentifier`). Carried with the activity; Baton does not persist activities.
+    public var persistentIdentifier: UserActivityPersistentIdentifier?
+    /// Whether the system may suggest the activity as a shortcut (Foundation's
+    /// `isEligibleForPrediction`, default false). Kept for ported code; Baton has no
+    /// predictions, so it changes nothing.
+    public var isEligibleForPrediction = false
     /// Whether the continuing side may open streams back to this activity.
     public var supportsContinuationStreams = false
     /// On a continued activity: opens the channel back to the originating device.
@@ -53,8 +60,49 @@ public final class UserActivity {
     /// The responders and documents sharing this activity (weak).
     var owners: [WeakOwner] = []
 
+    /// An activity of type `activityType` (Foundation's `init(activityType:)`).
     public init(activityType: String) {
         self.activityType = activityType
+    }
+
+    /// An activity of the first type the manifest's `NSUserActivityTypes` declares (Foundation's
+    /// `init()`, deprecated as in Apple's SDK), or of the empty type if it declares none.
+    @available(*, deprecated, message: "Use init(activityType:) with a specific activity type string")
+    public convenience init() {
+        self.init(activityType: Application.shared.manifest?.activityTypes.first ?? "")
+    }
+
+    // MARK: Saved activities
+
+    /// Deletes the saved activities whose `persistentIdentifier` is one of `persistentIdentifiers`
+    /// (Foundation's `deleteSavedUserActivities(withPersistentIdentifiers:completionHandler:)`).
+    /// Baton does not persist activities yet, so there is nothing to delete: `handler` is called
+    /// on the main actor, from the main loop after this returns, as Apple calls it later.
+    public static func deleteSavedUserActivities(withPersistentIdentifiers persistentIdentifiers: [UserActivityPersistentIdentifier],
+                                                 completionHandler handler: @escaping @Sendable () -> Void) {
+        MainLoop.idle { handler() }
+    }
+
+    /// Deletes every saved activity of the app (Foundation's
+    /// `deleteAllSavedUserActivities(completionHandler:)`). Baton does not persist activities
+    /// yet, so there is nothing to delete: `handler` is called on the main actor, from the main
+    /// loop after this returns, as Apple calls it later.
+    public static func deleteAllSavedUserActivities(completionHandler handler: @escaping @Sendable () -> Void) {
+        MainLoop.idle { handler() }
+    }
+
+    /// The `async` form of `deleteSavedUserActivities(withPersistentIdentifiers:completionHandler:)`.
+    public static func deleteSavedUserActivities(withPersistentIdentifiers persistentIdentifiers: [UserActivityPersistentIdentifier]) async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            deleteSavedUserActivities(withPersistentIdentifiers: persistentIdentifiers) { done.resume() }
+        }
+    }
+
+    /// The `async` form of `deleteAllSavedUserActivities(completionHandler:)`.
+    public static func deleteAllSavedUserActivities() async {
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            deleteAllSavedUserActivities { done.resume() }
+        }
     }
 
     // MARK: State
@@ -171,6 +219,9 @@ public final class UserActivity {
         Logger(label: "baton").error("\(error)", error: error, metadata: ["activityType": "\(activity.activityType)"])
     }
 }
+
+/// The persistent identifier of a user activity (Foundation's `NSUserActivityPersistentIdentifier`).
+public typealias UserActivityPersistentIdentifier = String
 
 /// A weak reference to a responder or document sharing an activity.
 @MainActor

@@ -24,13 +24,13 @@ func childSees(_ name: String) -> Bool {
 final class Probe: ApplicationDelegate {
     var lines: [String] = []
 
-    func application(_ application: Application, willFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]) -> Bool {
-        lines.append("will userActivityType=\(options[.userActivityType] as? String ?? "none")")
+    func application(_ application: Application, willFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]?) -> Bool {
+        lines.append("will userActivityType=\(options?[.userActivityType] as? String ?? "none")")
         return true
     }
 
-    func application(_ application: Application, didFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]) -> Bool {
-        lines.append("did userActivityType=\(options[.userActivityType] as? String ?? "none")")
+    func application(_ application: Application, didFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]?) -> Bool {
+        lines.append("did userActivityType=\(options?[.userActivityType] as? String ?? "none")")
         return true
     }
 
