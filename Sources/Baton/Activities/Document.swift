@@ -47,7 +47,8 @@ open class Document: UserActivityRestoring, UserActivityOwner {
         self.init()
         fileType = typeName
         try read(from: url, ofType: typeName)
-        fileURL = url  // its observer makes the activity
+        fileURL = url
+        refreshActivity()  // an initializer's own set skips fileURL's observer
     }
 
     /// Reads the file's contents (AppKit's `read(from:ofType:)`); the default reads nothing.
