@@ -48,3 +48,10 @@ func handOff(_ activity: UserActivity, file: StaticString = #filePath, line: UIn
                                             completionHandler: { finished = true }) { data }
     spin(until: { finished }, file: file, line: line)
 }
+
+/// Forgets `DocumentController.shared`, so that the next controller made becomes shared, as
+/// the first one made in an app's process does.
+@MainActor
+func forgetSharedDocumentController() {
+    DocumentController.forgetShared()
+}

@@ -130,6 +130,13 @@ open class DocumentController {
         documents.removeAll { $0 === document }
     }
 
+    /// Forgets the shared instance, so the next one made (or the next use of `shared`) is
+    /// shared. For tests.
+    static func forgetShared() {
+        sharedInstance?.reset()
+        sharedInstance = nil
+    }
+
     /// Closes every document and forgets the class choice. For tests.
     func reset() {
         for document in documents { document.close() }
