@@ -26,9 +26,12 @@ extension Application {
     public struct ContinuationOrigin: Sendable, Equatable {
         /// The originating app's team; nil means this app's own team (a local continuation).
         public var teamIdentifier: String?
+        /// The originating app's bundle identifier, if known.
         public var appID: String?
+        /// The name of the originating device, if known.
         public var deviceName: String?
 
+        /// An origin; all nil is a local continuation from this app's own team.
         public init(teamIdentifier: String? = nil, appID: String? = nil, deviceName: String? = nil) {
             self.teamIdentifier = teamIdentifier
             self.appID = appID

@@ -24,14 +24,22 @@ public final class UserActivity {
     /// (implementing-handoff-in-your-app: it requires only "shape-type" yet restores from
     /// "activity-version" too).
     public var requiredUserInfoKeys: Set<String>?
+    /// The URL of the page or app that led to this activity (Foundation's `referrerURL`).
     public var referrerURL: URL?
     /// After this date the activity is no longer advertised.
     public var expirationDate: Date?
+    /// Search keywords (Foundation's `keywords`); carried with the activity.
     public var keywords: Set<String> = []
     /// Whether the activity may be continued on another device (default true).
     public var isEligibleForHandoff = true
+    /// Whether the activity may be indexed for search (Foundation's `isEligibleForSearch`);
+    /// carried with the activity, Baton has no search index.
     public var isEligibleForSearch = false
+    /// Whether the activity may be indexed publicly (Foundation's `isEligibleForPublicIndexing`);
+    /// carried with the activity, Baton has no public index.
     public var isEligibleForPublicIndexing = false
+    /// Identifies the content the activity is about, for choosing a scene or window
+    /// (Foundation's `targetContentIdentifier`); carried with the activity.
     public var targetContentIdentifier: String?
     /// A value that identifies the activity for later deletion with
     /// `deleteSavedUserActivities(withPersistentIdentifiers:completionHandler:)` (Foundation's

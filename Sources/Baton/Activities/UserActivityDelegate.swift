@@ -1,7 +1,11 @@
 import Foundation
 
 /// The delegate of a `UserActivity` (Foundation's `NSUserActivityDelegate`); every method is
-/// optional.
+/// optional, and each has Foundation's signature with types renamed, except the streams method:
+/// Baton's continuation streams are `ContinuationInputStream`/`ContinuationOutputStream` on the
+/// GLib loop, not Foundation's run-loop `InputStream`/`OutputStream`. Baton calls the methods on
+/// the main actor (Foundation calls some on a background queue; code that hops to the main
+/// queue, as Apple's listings do, works unchanged).
 @MainActor
 public protocol UserActivityDelegate: AnyObject {
     /// The activity is about to be saved (lazily after `needsSave`, and before it is sent to
@@ -20,8 +24,11 @@ public protocol UserActivityDelegate: AnyObject {
 }
 
 extension UserActivityDelegate {
+    /// Does nothing.
     public func userActivityWillSave(_ userActivity: UserActivity) {}
+    /// Does nothing.
     public func userActivityWasContinued(_ userActivity: UserActivity) {}
+    /// Closes the input stream, so the continuing side sees the streams end.
     public func userActivity(_ userActivity: UserActivity, didReceive inputStream: ContinuationInputStream,
                              outputStream: ContinuationOutputStream) {
         inputStream.close()  // nobody takes the streams: the other side sees them end
@@ -33,6 +40,8 @@ extension UserActivityDelegate {
 /// `application(_:continue:restorationHandler:)` takes these.
 @MainActor
 public protocol UserActivityRestoring: AnyObject {
+    /// Restores the state needed to continue `userActivity` (`restoreUserActivityState(_:)`):
+    /// called, on the main actor, on each object passed to the restoration handler.
     func restoreUserActivityState(_ userActivity: UserActivity)
 }
 
