@@ -53,5 +53,7 @@ extension Application {
     public enum TerminateReply: Sendable {
         case terminateNow
         case terminateCancel
+        /// Decide later: the app runs on until `reply(toApplicationShouldTerminate:)`.
+        case terminateLater
     }
 }

@@ -18,4 +18,12 @@ extension Application {
     nonisolated public static let willResignActiveNotification = Notification.Name("BatonApplicationWillResignActive")
     nonisolated public static let didResignActiveNotification = Notification.Name("BatonApplicationDidResignActive")
     nonisolated public static let willTerminateNotification = Notification.Name("BatonApplicationWillTerminate")
+    /// Posted by `hide(_:)` before the app hides (`NSApplication.willHideNotification`).
+    nonisolated public static let willHideNotification = Notification.Name("BatonApplicationWillHide")
+    /// Posted by `hide(_:)` once the app is hidden (`NSApplication.didHideNotification`).
+    nonisolated public static let didHideNotification = Notification.Name("BatonApplicationDidHide")
+    /// Posted by `unhide(_:)` before the app shows again (`NSApplication.willUnhideNotification`).
+    nonisolated public static let willUnhideNotification = Notification.Name("BatonApplicationWillUnhide")
+    /// Posted by `unhide(_:)` once the app shows again (`NSApplication.didUnhideNotification`).
+    nonisolated public static let didUnhideNotification = Notification.Name("BatonApplicationDidUnhide")
 }
