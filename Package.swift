@@ -101,6 +101,7 @@ let package = Package(
         .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),
         .testTarget(name: "BatonTests", dependencies: ["Baton", "BatonTestSupport"]),
         .testTarget(name: "BatonContinuityTests", dependencies: ["BatonContinuity", "Baton", "CGLib", "BatonTestSupport"]),
+        .testTarget(name: "PortingTests", dependencies: ["Baton", "BatonLoop", "BatonTestSupport"], path: "Tests/PortingTests"),
         .testTarget(name: "BatonAgentTests", dependencies: ["BatonAgent", "BatonContinuity", "Baton", "CGLib", "BatonTestSupport"]),
     ]
 )
