@@ -131,7 +131,9 @@ public final class Application: Responder {
 
     /// Keys of the launch options passed to the `…WithOptions` launch methods.
     public struct LaunchOptionsKey: Hashable, Sendable, RawRepresentable {
+        /// The key's name.
         public var rawValue: String
+        /// A key named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The type of the activity the app is launched to continue.
         public static let userActivityType = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsUserActivityTypeKey")
@@ -229,6 +231,7 @@ public final class Application: Responder {
         return nil
     }
 
+    /// "Application", for messages.
     override public var responderDescription: String { "Application" }
 
     // MARK: Delegate and notifications

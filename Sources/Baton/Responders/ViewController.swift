@@ -67,6 +67,7 @@ open class ViewController: Responder {
         parent = nil
     }
 
+    /// The type and the title, for messages.
     override open var responderDescription: String {
         title.map { "\(type(of: self)) '\($0)'" } ?? "\(type(of: self))"
     }

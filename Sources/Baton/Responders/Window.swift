@@ -134,6 +134,7 @@ open class Window: Responder {
         Application.shared.firstResponderDidChange(in: self)
     }
 
+    /// True: a window can be its own first responder (AppKit's rule).
     override open var acceptsFirstResponder: Bool { true }
 
     // MARK: Key and main
@@ -143,7 +144,9 @@ open class Window: Responder {
     /// Whether the window may be the main window. True for windows, false for panels.
     open var canBecomeMain: Bool { true }
 
+    /// Whether this is the application's key window (`isKeyWindow`).
     public var isKeyWindow: Bool { Application.shared.keyWindow === self }
+    /// Whether this is the application's main window (`isMainWindow`).
     public var isMainWindow: Bool { Application.shared.mainWindow === self }
 
     /// Makes the window key; if it can be main it becomes main too (AppKit does both for a
@@ -281,6 +284,7 @@ open class Window: Responder {
     /// Called when the window is no longer main.
     open func resignMain() {}
 
+    /// The type and the title, for messages.
     override open var responderDescription: String { "\(type(of: self)) '\(title)'" }
 
     /// The window's link in `ResponderChain`: its controller, else the application.
