@@ -170,7 +170,7 @@ final class ApplicationMembersTests: BatonTestCase {
         }
     }
 
-    /// orderedWindows: the windows on screen, front to back
+    /// orderedWindows: the windows on screen, front to back; "panels are not included"
     /// (https://developer.apple.com/documentation/appkit/nsapplication/orderedwindows).
     func testOrderedWindowsAreFrontToBack() {
         MainActor.assumeIsolated {
@@ -179,7 +179,8 @@ final class ApplicationMembersTests: BatonTestCase {
             b.orderFront(nil)
             c.orderFront(nil)
             a.orderFront(nil)
-            XCTAssertEqual(app.orderedWindows.map(\.title), ["a", "c", "b"])
+            Panel(title: "panel").orderFront(nil)
+            XCTAssertEqual(app.orderedWindows.map(\.title), ["a", "c", "b"], "front to back, no panels")
             c.close()
             XCTAssertEqual(app.orderedWindows.map(\.title), ["a", "b"])
         }

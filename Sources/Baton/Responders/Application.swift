@@ -23,9 +23,9 @@ public final class Application: Responder {
     /// Every window not yet closed, visible or not, in the order they were made (`windows`).
     public internal(set) var windows: [Window] = []
     /// The app's windows on screen, front to back (`orderedWindows`): none while the app is
-    /// hidden. Unlike AppKit, panels are included (AppKit leaves out windows that are not
-    /// scriptable, such as panels; Baton has no scripting).
-    public var orderedWindows: [Window] { isHidden ? [] : windowStack.windows }
+    /// hidden, and, as in AppKit, no panels (AppKit lists only the windows scripting can
+    /// address, and "panels are not included").
+    public var orderedWindows: [Window] { isHidden ? [] : windowStack.windows.filter { !($0 is Panel) } }
     var windowStack = WindowStack()
 
     /// The window that is key while the app is active (`keyWindow` is nil while inactive).
