@@ -186,4 +186,60 @@ final class ViewControllerPresentationTests: BatonTestCase {
             assertRefused("viewControllerAlreadyPresented", mentioning: presenter.title!)
         }
     }
+
+    /// Popover behaviours (https://developer.apple.com/documentation/appkit/nspopover/behavior-swift.enum):
+    /// a transient popover closes when the user interacts outside it — in Baton, when another
+    /// window becomes key; a semitransient one when its own window (the positioning view's)
+    /// does; an application-defined one only when the app closes it. Closing dismisses the
+    /// presentation.
+    func testPopoverBehaviours() {
+        MainActor.assumeIsolated {
+            app.activate()
+            let (home, presenter) = showActivityWindow("home", activity: nil)
+            let elsewhere = Window(title: "elsewhere")
+            @MainActor func present(_ behavior: Popover.Behavior) -> DetailController {
+                let detail = DetailController(title: "\(behavior)")
+                presenter.present(detail, asPopoverRelativeTo: .zero, of: presenter.view, preferredEdge: .minX, behavior: behavior)
+                return detail
+            }
+
+            let transient = present(.transient)
+            elsewhere.makeKeyAndOrderFront(nil)
+            spin(until: { presenter.presentedViewControllers == nil })
+            XCTAssertNil(transient.presentingViewController)
+
+            let semi = present(.semitransient)
+            elsewhere.makeKeyAndOrderFront(nil)
+            drainIdle()
+            XCTAssertTrue(presenter.presentedViewController === semi, "another window: a semitransient popover stays")
+            home.makeKeyAndOrderFront(nil)
+            spin(until: { presenter.presentedViewControllers == nil })
+
+            let defined = present(.applicationDefined)
+            elsewhere.makeKeyAndOrderFront(nil)
+            home.makeKeyAndOrderFront(nil)
+            app.deactivate()
+            drainIdle()
+            XCTAssertTrue(presenter.presentedViewController === defined, "application-defined: only the app closes it")
+            presenter.dismiss(defined)
+        }
+    }
+
+    /// Dismissing gives key back to the presenting controller's window even when that is not
+    /// the main window (here a panel, which can be key but not main).
+    func testDismissingGivesKeyBackToAPresentingPanel() {
+        MainActor.assumeIsolated {
+            app.activate()
+            let (home, _) = showActivityWindow("home", activity: nil)
+            let inspector = DetailController(title: "inspector")
+            let panel = Panel(title: "inspector", contentViewController: inspector)
+            panel.makeKeyAndOrderFront(nil)
+            let detail = DetailController(title: "detail")
+            inspector.presentAsSheet(detail)
+            XCTAssertTrue(app.keyWindow === detail.view.window)
+            inspector.dismiss(detail)
+            XCTAssertTrue(app.keyWindow === panel, "key goes back to the presenter's window, not the main window")
+            XCTAssertTrue(app.mainWindow === home)
+        }
+    }
 }

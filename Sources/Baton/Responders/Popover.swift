@@ -8,15 +8,17 @@ import Foundation
 /// closing it dismisses that presentation.
 @MainActor
 open class Popover: Responder {
-    /// When a popover closes by itself (`NSPopover.Behavior`). Baton has no clicks outside a
-    /// popover, so it records the behaviour and closes a popover only when asked.
+    /// When a popover closes by itself (`NSPopover.Behavior`). Baton has no clicks: the
+    /// interaction that closes a popover in AppKit is, here, another window becoming key.
+    /// The popover closes on the next turn of the loop, as `close()` would close it.
     public enum Behavior: Int, Sendable {
-        /// The app closes the popover (`applicationDefined`).
+        /// Only the app closes the popover (`applicationDefined`).
         case applicationDefined = 0
-        /// AppKit closes it when the user interacts outside it (`transient`).
+        /// It closes when the user interacts outside it (`transient`): when another window
+        /// becomes key, or the app resigns active.
         case transient = 1
-        /// AppKit closes it when the user interacts with the window it came from
-        /// (`semitransient`).
+        /// It closes when the user interacts with the window it came from (`semitransient`):
+        /// when the positioning view's window becomes key.
         case semitransient = 2
     }
 
@@ -51,6 +53,7 @@ open class Popover: Responder {
         window = panel
         isShown = true
         panel.makeKeyAndOrderFront(self)
+        watchForInteractionElsewhere(positioningWindow: positioningView.window)
     }
 
     /// Closes the popover (`close()`): its panel closes, and key goes back to the main window.
@@ -73,7 +76,53 @@ open class Popover: Responder {
     func closeWindow() {
         guard isShown else { return }
         isShown = false
+        stopWatching()
         if let window, !window.isClosed { window.close() }
         window = nil
+    }
+
+    // MARK: Behaviour
+
+    nonisolated(unsafe) private var observers: [NSObjectProtocol] = []
+    private var pendingClose: LoopSource?
+
+    /// Closes a transient or semitransient popover when, in Baton's terms, the user interacts
+    /// elsewhere: another window becomes key (for semitransient, the positioning view's), or
+    /// (transient) the app resigns active.
+    private func watchForInteractionElsewhere(positioningWindow: Window?) {
+        guard behavior != .applicationDefined else { return }
+        let center = NotificationCenter.default
+        observers.append(center.addObserver(forName: Window.didBecomeKeyNotification, object: nil, queue: nil) { [weak self] note in
+            nonisolated(unsafe) let object = note.object
+            MainActor.assumeIsolated {
+                guard let self, let key = object as? Window, key !== self.window else { return }
+                if self.behavior == .transient || key === positioningWindow { self.closeSoon() }
+            }
+        })
+        if behavior == .transient {
+            observers.append(center.addObserver(forName: Application.didResignActiveNotification, object: nil, queue: nil) { [weak self] _ in
+                MainActor.assumeIsolated { self?.closeSoon() }
+            })
+        }
+    }
+
+    /// Closes on the next turn of the loop, out of the focus change that caused it.
+    private func closeSoon() {
+        guard pendingClose == nil else { return }
+        pendingClose = MainLoop.idle { [weak self] in
+            self?.pendingClose = nil
+            self?.close()
+        }
+    }
+
+    private func stopWatching() {
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
+        observers = []
+        pendingClose?.cancel()
+        pendingClose = nil
+    }
+
+    deinit {
+        for observer in observers { NotificationCenter.default.removeObserver(observer) }
     }
 }

@@ -127,7 +127,8 @@ open class ViewController: Responder {
     /// Presents `viewController` in a popover next to `positioningRect` of `positioningView`
     /// (`present(_:asPopoverRelativeTo:of:preferredEdge:behavior:)`): a `Popover` with that
     /// behaviour shows it in a `Panel` made key, as a sheet is. `dismiss(_:)`, or closing the
-    /// popover, closes it and makes this controller's window key again.
+    /// popover (by the app, or by itself as its behaviour says), closes it and makes this
+    /// controller's window key again.
     open func present(_ viewController: ViewController, asPopoverRelativeTo positioningRect: NSRect,
                       of positioningView: View, preferredEdge: NSRectEdge, behavior: Popover.Behavior) {
         guard accepts(viewController) else { return }
