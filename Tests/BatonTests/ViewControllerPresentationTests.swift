@@ -242,4 +242,26 @@ final class ViewControllerPresentationTests: BatonTestCase {
             XCTAssertTrue(app.mainWindow === home)
         }
     }
+
+    /// Closing a presented controller's window by its close button (performClose) dismisses
+    /// the presentation, as the user closing a modal window does in AppKit.
+    func testClosingThePresentedWindowDismisses() {
+        MainActor.assumeIsolated {
+            app.activate()
+            let (home, presenter) = showActivityWindow("home", activity: nil)
+            let detail = DetailController(title: "detail")
+            presenter.presentAsModalWindow(detail)
+            detail.view.window?.performClose(nil)
+            XCTAssertNil(presenter.presentedViewControllers)
+            XCTAssertNil(detail.presentingViewController)
+            XCTAssertTrue(app.keyWindow === home)
+            let popoverContent = DetailController(title: "popover")
+            presenter.present(popoverContent, asPopoverRelativeTo: .zero, of: presenter.view, preferredEdge: .maxX,
+                              behavior: .applicationDefined)
+            let popover = popoverContent.presentationPopover
+            popoverContent.view.window?.close()
+            XCTAssertNil(presenter.presentedViewControllers)
+            XCTAssertEqual(popover?.isShown, false)
+        }
+    }
 }

@@ -189,6 +189,13 @@ open class ViewController: Responder {
         completion?()
     }
 
+    /// A window closed by other means than `dismiss(_:)` (its close button, `close()`) that
+    /// was showing this presented controller: the presentation is dismissed with it.
+    func presentationWindowDidClose(_ window: Window) {
+        guard let presenter = presentingViewController, let presentation else { return }
+        if presentation.window === window || presentationPopover?.window === window { presenter.dismiss(self) }
+    }
+
     /// Refuses presenting this controller itself, or one that is already presented.
     private func accepts(_ viewController: ViewController) -> Bool {
         guard viewController !== self, viewController.presentingViewController == nil else {

@@ -233,7 +233,8 @@ open class Window: Responder {
     /// Closes the window: the delegate gets `windowWillClose(_:)` and
     /// `willCloseNotification` is posted, then it is ordered out and leaves
     /// `Application.windows` (`close()`). It does not ask `windowShouldClose(_:)`
-    /// (AppKit's rule; `performClose(_:)` does). Closing a closed window is refused
+    /// (AppKit's rule; `performClose(_:)` does). Closing the window of a presented view
+    /// controller dismisses that presentation. Closing a closed window is refused
     /// (`Refusal.windowAlreadyClosed`, logged) and changes nothing.
     open func close() {
         guard !isClosed else {
@@ -244,6 +245,7 @@ open class Window: Responder {
         orderOut(nil)
         isClosed = true
         Application.shared.windowDidClose(self)
+        contentViewController?.presentationWindowDidClose(self)
     }
 
     /// Posts `name` for this window, telling the delegate first (AppKit registers the delegate
