@@ -53,10 +53,10 @@ enum ActivityBenchmarks {
         var windows: [Window] = []
         for index in 0..<count { windows.append(makeDeepWindow(index)) }
         let a = windows[0], b = windows[count - 1]
-        a.makeKeyAndOrderFront()
+        a.makeKeyAndOrderFront(nil)
         let start = ContinuousClock.now
         for i in 0..<switches {
-            (i.isMultiple(of: 2) ? b : a).makeKeyAndOrderFront()
+            (i.isMultiple(of: 2) ? b : a).makeKeyAndOrderFront(nil)
         }
         let nanos = nanosPerOp(ContinuousClock.now - start, switches)
         precondition(Application.shared.currentUserActivity === a.contentViewController?.userActivity)
@@ -74,7 +74,7 @@ enum ActivityBenchmarks {
             parent.addSubview(child)
             parent = child
         }
-        window.orderFront()
+        window.orderFront(nil)
         window.makeFirstResponder(parent)
         return window
     }

@@ -33,7 +33,7 @@ enum ChainBenchmarks {
             parent = child
         }
         window.contentView = root
-        window.makeKeyAndOrderFront()
+        window.makeKeyAndOrderFront(nil)
         Application.shared.activate()
         window.makeFirstResponder(parent)
         return (window, controller)

@@ -62,7 +62,7 @@ open class DeviceExampleApp<Controller: ViewController>: ApplicationDelegate {
     }
 
     public func applicationDidFinishLaunching(_ notification: Notification) {
-        window.makeKeyAndOrderFront()
+        window.makeKeyAndOrderFront(nil)
         window.makeFirstResponder(controller.view)
         do { try device.start() } catch { return fail("\(error)") }
         deviceStarted()

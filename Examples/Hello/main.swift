@@ -15,7 +15,7 @@ final class GreeterController: ViewController, Greeting {
 final class AppDelegate: ApplicationDelegate {
     let window = Window(title: "Main", contentViewController: GreeterController(title: "greeter"))
     func applicationDidFinishLaunching(_ notification: Notification) {
-        window.makeKeyAndOrderFront()
+        window.makeKeyAndOrderFront(nil)
         window.makeFirstResponder(window.contentView)  // the name field
         Task { @MainActor in  // runs on the GLib main loop
             Application.shared.sendAction(.greet, to: nil, from: nil)  // field → controller

@@ -32,7 +32,7 @@ final class MapViewController: ViewController, UserActivityDelegate {
     func edit(_ store: Store, favorite: Bool) {
         editing = (store, favorite)
         let detail = Panel(title: store.name)
-        detail.orderFront()
+        detail.orderFront(nil)
         storeDetail = detail
         storeEditingActivity.title = "Editing \(store.name)"
         userActivity = storeEditingActivity

@@ -20,7 +20,7 @@ final class ScreensApp: ApplicationDelegate {
     func applicationDidFinishLaunching(_ notification: Notification) {
         observeFocus()
         say("launched; \(ScreensApp.help)")
-        inbox.makeKeyAndOrderFront()
+        inbox.makeKeyAndOrderFront(nil)
         keys.start { [unowned self] key in self.handle(key) }
     }
 
@@ -35,13 +35,13 @@ final class ScreensApp: ApplicationDelegate {
         say("[\(key)]")
         let app = Application.shared
         switch key {
-        case "1": inbox.makeKeyAndOrderFront()
-        case "2": compose.makeKeyAndOrderFront()
-        case "i": inspector.makeKeyAndOrderFront()
+        case "1": inbox.makeKeyAndOrderFront(nil)
+        case "2": compose.makeKeyAndOrderFront(nil)
+        case "i": inspector.makeKeyAndOrderFront(nil)
         case "t": nextField()
         case "c": report(app.sendAction(.copy, to: nil, from: self), "copy")
         case "r": report(app.sendAction(.refresh, to: nil, from: self), "refresh")
-        case "h": app.keyWindow?.orderOut()
+        case "h": app.keyWindow?.orderOut(nil)
         case "w": app.keyWindow?.close()
         case "a": app.isActive ? app.deactivate() : app.activate()
         case "s": printState()

@@ -27,7 +27,7 @@ final class ShapesApp: ApplicationDelegate {
     init(mode: Mode) { self.mode = mode }
 
     func applicationDidFinishLaunching(_ notification: Notification) {
-        window.makeKeyAndOrderFront()
+        window.makeKeyAndOrderFront(nil)
         window.makeFirstResponder(shapes.view)
         switch mode {
         case .save(let file, let shape):

@@ -72,7 +72,7 @@ func showActivityWindow(_ title: String, activity: UserActivity?) -> (Window, Ac
     let controller = ActivityController(title: title)
     controller.userActivity = activity
     let window = Window(title: title, contentViewController: controller)
-    window.makeKeyAndOrderFront()
+    window.makeKeyAndOrderFront(nil)
     window.makeFirstResponder(controller.view)
     return (window, controller)
 }

@@ -114,7 +114,7 @@ final class ActionDispatchTests: BatonTestCase {
             let view = CopyingView(identifier: "editor")
             let window = Window(title: "doc")
             window.contentView = view
-            window.makeKeyAndOrderFront()
+            window.makeKeyAndOrderFront(nil)
             Application.shared.activate()
             XCTAssertTrue(window.makeFirstResponder(view))
             XCTAssertTrue(Application.shared.sendAction(.copy, to: nil, from: nil))
@@ -130,7 +130,7 @@ final class ActionDispatchTests: BatonTestCase {
             let windowController = CopyingWindowController(window: window)
             let field = View(identifier: "field")
             controller.view.addSubview(field)
-            window.makeKeyAndOrderFront()
+            window.makeKeyAndOrderFront(nil)
             Application.shared.activate()
             window.makeFirstResponder(field)  // a plain View refuses: the window is first responder
             XCTAssertTrue(window.firstResponder === window)
@@ -148,10 +148,10 @@ final class ActionDispatchTests: BatonTestCase {
             let view = CopyingView(identifier: "canvas")
             let document = Window(title: "document")
             document.contentView = view
-            document.makeKeyAndOrderFront()
+            document.makeKeyAndOrderFront(nil)
             document.makeFirstResponder(view)
             let panel = Panel(title: "inspector")
-            panel.makeKeyAndOrderFront()
+            panel.makeKeyAndOrderFront(nil)
             Application.shared.activate()
             XCTAssertTrue(Application.shared.keyWindow === panel)
             XCTAssertTrue(Application.shared.mainWindow === document)
@@ -165,7 +165,7 @@ final class ActionDispatchTests: BatonTestCase {
             let delegate = CopyingDelegate()
             Application.shared.delegate = delegate
             let window = Window(title: "plain")
-            window.makeKeyAndOrderFront()
+            window.makeKeyAndOrderFront(nil)
             Application.shared.activate()
             XCTAssertTrue(Application.shared.sendAction(.copy, to: nil, from: nil))
             XCTAssertEqual(delegate.copies, 1)
@@ -175,7 +175,7 @@ final class ActionDispatchTests: BatonTestCase {
     func testNoHandlerReturnsFalseAndAnExplicitTargetMustHandle() {
         MainActor.assumeIsolated {
             let window = Window(title: "plain")
-            window.makeKeyAndOrderFront()
+            window.makeKeyAndOrderFront(nil)
             Application.shared.activate()
             XCTAssertFalse(Application.shared.sendAction(.copy, to: nil, from: nil))
             XCTAssertNil(Application.shared.target(forAction: Action.copy))
@@ -191,7 +191,7 @@ final class ActionDispatchTests: BatonTestCase {
             let view = CopyingView()
             let window = Window(title: "doc")
             window.contentView = view
-            window.makeKeyAndOrderFront()
+            window.makeKeyAndOrderFront(nil)
             window.makeFirstResponder(view)
             XCTAssertFalse(Application.shared.isActive)
             XCTAssertFalse(Application.shared.sendAction(.copy, to: nil, from: nil))

@@ -42,7 +42,7 @@ final class WindowFocusTests: BatonTestCase {
             let log = FocusLog()
             let window = Window(title: "A")
             XCTAssertFalse(window.isVisible)
-            window.makeKeyAndOrderFront()
+            window.makeKeyAndOrderFront(nil)
             XCTAssertTrue(window.isVisible)
             XCTAssertTrue(window.isKeyWindow)
             XCTAssertTrue(window.isMainWindow)
@@ -55,10 +55,10 @@ final class WindowFocusTests: BatonTestCase {
         MainActor.assumeIsolated {
             app.activate()
             let document = Window(title: "doc")
-            document.makeKeyAndOrderFront()
+            document.makeKeyAndOrderFront(nil)
             let log = FocusLog()
             let panel = Panel(title: "panel")
-            panel.makeKeyAndOrderFront()
+            panel.makeKeyAndOrderFront(nil)
             XCTAssertTrue(panel.isKeyWindow)
             XCTAssertFalse(panel.isMainWindow)
             XCTAssertTrue(document.isMainWindow)
@@ -73,9 +73,9 @@ final class WindowFocusTests: BatonTestCase {
         MainActor.assumeIsolated {
             app.activate()
             let document = Window(title: "doc")
-            document.makeKeyAndOrderFront()
+            document.makeKeyAndOrderFront(nil)
             let panel = Panel(title: "panel")
-            panel.makeKeyAndOrderFront()
+            panel.makeKeyAndOrderFront(nil)
             let log = FocusLog()
             panel.close()
             XCTAssertTrue(document.isKeyWindow)
@@ -88,10 +88,10 @@ final class WindowFocusTests: BatonTestCase {
         MainActor.assumeIsolated {
             app.activate()
             let back = Window(title: "back"), front = Window(title: "front")
-            back.makeKeyAndOrderFront()
-            front.makeKeyAndOrderFront()
+            back.makeKeyAndOrderFront(nil)
+            front.makeKeyAndOrderFront(nil)
             let log = FocusLog()
-            front.orderOut()
+            front.orderOut(nil)
             XCTAssertFalse(front.isVisible)
             XCTAssertTrue(back.isKeyWindow && back.isMainWindow)
             XCTAssertEqual(log.take(), ["resignKey front", "resignMain front", "becomeMain back", "becomeKey back"])
@@ -104,7 +104,7 @@ final class WindowFocusTests: BatonTestCase {
         MainActor.assumeIsolated {
             app.activate()
             let only = Window(title: "only")
-            only.makeKeyAndOrderFront()
+            only.makeKeyAndOrderFront(nil)
             only.close()
             XCTAssertNil(app.keyWindow)
             XCTAssertNil(app.mainWindow)
@@ -116,7 +116,7 @@ final class WindowFocusTests: BatonTestCase {
         MainActor.assumeIsolated {
             app.activate()
             let a = Window(title: "A")
-            a.makeKeyAndOrderFront()
+            a.makeKeyAndOrderFront(nil)
             let log = FocusLog()
             app.deactivate()
             XCTAssertNil(app.keyWindow)
@@ -131,7 +131,7 @@ final class WindowFocusTests: BatonTestCase {
     func testMakeKeyWhileInactiveTakesEffectOnActivation() {
         MainActor.assumeIsolated {
             let a = Window(title: "A")
-            a.makeKeyAndOrderFront()
+            a.makeKeyAndOrderFront(nil)
             XCTAssertNil(app.keyWindow)
             app.activate()
             XCTAssertTrue(app.keyWindow === a)
@@ -141,8 +141,8 @@ final class WindowFocusTests: BatonTestCase {
     func testActivationWithoutAKeyWindowPicksTheFrontmostEligible() {
         MainActor.assumeIsolated {
             let panel = Panel(title: "p"), doc = Window(title: "d")
-            doc.orderFront()
-            panel.orderFront()
+            doc.orderFront(nil)
+            panel.orderFront(nil)
             app.activate()
             XCTAssertTrue(app.mainWindow === doc)
             XCTAssertTrue(app.keyWindow === doc, "key goes to the main window when it can be key")
@@ -153,7 +153,7 @@ final class WindowFocusTests: BatonTestCase {
         MainActor.assumeIsolated {
             app.activate()
             let shown = Window(title: "shown")
-            shown.makeKeyAndOrderFront()
+            shown.makeKeyAndOrderFront(nil)
             let hidden = Window(title: unique("hidden"))
             hidden.makeKey()
             hidden.makeMain()
@@ -170,12 +170,12 @@ final class WindowFocusTests: BatonTestCase {
         MainActor.assumeIsolated {
             app.activate()
             let other = Window(title: "other")
-            other.makeKeyAndOrderFront()
+            other.makeKeyAndOrderFront(nil)
             let window = Window(title: unique("twice"))
             window.close()
             XCTAssertTrue(window.isClosed)
             window.close()
-            window.makeKeyAndOrderFront()
+            window.makeKeyAndOrderFront(nil)
             XCTAssertTrue(app.keyWindow === other)
             XCTAssertFalse(app.windows.contains { $0 === window })
             XCTAssertEqual(CapturedLog.shared.refusals(mentioning: window.title).map(\.refusal?.kind),

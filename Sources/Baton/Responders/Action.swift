@@ -14,6 +14,7 @@ public struct Action<Handler>: Sendable {
     public let name: String
     let perform: @MainActor @Sendable (Handler, Any?) -> Void
 
+    /// An action called `name` that calls `perform` with the handler and the sender.
     public init(_ name: String, perform: @escaping @MainActor @Sendable (Handler, Any?) -> Void) {
         self.name = name
         self.perform = perform

@@ -10,7 +10,10 @@ import Foundation
 ///   be main becomes main, and key goes to the main window if it can be key, else to the
 ///   frontmost window that can.
 /// - Each change tells the windows (`resignKey`, `resignMain`, `becomeMain`, `becomeKey`, in
-///   that order) and posts the matching `Window` notifications.
+///   that order) and posts the matching `Window` notifications, each given first to the
+///   window's `WindowDelegate`.
+/// - A hidden app (`hide(_:)`) is inactive and shows no window; `unhide(_:)` and
+///   `activate()` show them again, in the same order, and give key and main back.
 extension Application {
     /// The key window: it receives keyboard actions first. Nil while the app is inactive.
     public var keyWindow: Window? { isActive ? keyCandidate : nil }
@@ -20,8 +23,10 @@ extension Application {
     public var mainWindow: Window? { isActive ? mainCandidate : nil }
 
     /// Makes the app active: `applicationWillBecomeActive`, key and main restored,
-    /// `applicationDidBecomeActive`.
+    /// `applicationDidBecomeActive` (`activate()`). A hidden app is unhidden first, as AppKit
+    /// unhides an app it activates.
     public func activate() {
+        if isHidden { return unhide(nil) }
         guard !isActive else { return }
         post(Application.willBecomeActiveNotification) { $0.applicationWillBecomeActive($1) }
         let main = mainCandidate ?? windowStack.first { $0.canBecomeMain }
@@ -31,13 +36,42 @@ extension Application {
         post(Application.didBecomeActiveNotification) { $0.applicationDidBecomeActive($1) }
     }
 
-    /// Makes the app inactive: its key and main windows resign until it is active again.
+    /// Makes the app active, as `activate()` does (`activate(ignoringOtherApps:)`, deprecated
+    /// in AppKit since macOS 14 in favour of `activate()`). Baton has no other applications
+    /// to take the focus from, so `ignoringOtherApps` changes nothing.
+    public func activate(ignoringOtherApps: Bool) { activate() }
+
+    /// Makes the app inactive: its key and main windows resign until it is active again
+    /// (`deactivate()`).
     public func deactivate() {
         guard isActive else { return }
         post(Application.willResignActiveNotification) { $0.applicationWillResignActive($1) }
         changeFocus { isActive = false }
         responderStateDidChange()
         post(Application.didResignActiveNotification) { $0.applicationDidResignActive($1) }
+    }
+
+    /// Hides the app (`hide(_:)`): posts `willHideNotification`, deactivates it (key and main
+    /// resign), takes its windows off the screen (`isVisible` false, `orderedWindows` empty;
+    /// they keep their order), and posts `didHideNotification`. Does nothing when hidden.
+    public func hide(_ sender: Any?) {
+        guard !isHidden else { return }
+        NotificationCenter.default.post(name: Application.willHideNotification, object: self)
+        deactivate()
+        isHidden = true
+        NotificationCenter.default.post(name: Application.didHideNotification, object: self)
+    }
+
+    /// Shows a hidden app again and activates it (`unhide(_:)`): posts
+    /// `willUnhideNotification`, puts its windows back on screen in the order they had,
+    /// activates the app (key and main come back), and posts `didUnhideNotification`. Does
+    /// nothing when the app is not hidden.
+    public func unhide(_ sender: Any?) {
+        guard isHidden else { return }
+        NotificationCenter.default.post(name: Application.willUnhideNotification, object: self)
+        isHidden = false
+        activate()
+        NotificationCenter.default.post(name: Application.didUnhideNotification, object: self)
     }
 
     func register(_ window: Window) { windows.append(window) }
@@ -55,6 +89,10 @@ extension Application {
 
     func windowDidOrderFront(_ window: Window) {
         windowStack.bringToFront(window)
+    }
+
+    func windowDidOrderBack(_ window: Window) {
+        windowStack.sendToBack(window)
     }
 
     func windowDidOrderOut(_ window: Window) {
@@ -83,19 +121,19 @@ extension Application {
         let (newKey, newMain) = (keyWindow, mainWindow)
         if oldKey !== newKey, let oldKey {
             oldKey.resignKey()
-            NotificationCenter.default.post(name: Window.didResignKeyNotification, object: oldKey)
+            oldKey.post(Window.didResignKeyNotification) { $0.windowDidResignKey($1) }
         }
         if oldMain !== newMain, let oldMain {
             oldMain.resignMain()
-            NotificationCenter.default.post(name: Window.didResignMainNotification, object: oldMain)
+            oldMain.post(Window.didResignMainNotification) { $0.windowDidResignMain($1) }
         }
         if oldMain !== newMain, let newMain {
             newMain.becomeMain()
-            NotificationCenter.default.post(name: Window.didBecomeMainNotification, object: newMain)
+            newMain.post(Window.didBecomeMainNotification) { $0.windowDidBecomeMain($1) }
         }
         if oldKey !== newKey, let newKey {
             newKey.becomeKey()
-            NotificationCenter.default.post(name: Window.didBecomeKeyNotification, object: newKey)
+            newKey.post(Window.didBecomeKeyNotification) { $0.windowDidBecomeKey($1) }
         }
         if oldKey !== newKey || oldMain !== newMain { responderStateDidChange() }
     }

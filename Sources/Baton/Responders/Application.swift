@@ -20,10 +20,12 @@ public final class Application: Responder {
     /// Keeps the delegate given to `main(delegate:)` alive while the app runs.
     private var retainedDelegate: (any ApplicationDelegate)?
 
-    /// Every window not yet closed, visible or not, in the order they were made.
+    /// Every window not yet closed, visible or not, in the order they were made (`windows`).
     public internal(set) var windows: [Window] = []
-    /// The visible windows, front to back.
-    public var orderedWindows: [Window] { windowStack.windows }
+    /// The app's windows on screen, front to back (`orderedWindows`): none while the app is
+    /// hidden, and, as in AppKit, no panels (AppKit lists only the windows scripting can
+    /// address, and "panels are not included").
+    public var orderedWindows: [Window] { isHidden ? [] : windowStack.windows.filter { !($0 is Panel) } }
     var windowStack = WindowStack()
 
     /// The window that is key while the app is active (`keyWindow` is nil while inactive).
@@ -31,8 +33,11 @@ public final class Application: Responder {
     /// The window that is main while the app is active.
     var mainCandidate: Window?
 
-    /// Whether the app is active; an inactive app has no key and no main window.
+    /// Whether the app is active; an inactive app has no key and no main window (`isActive`).
     public internal(set) var isActive = false
+    /// Whether the app is hidden (`isHidden`): set by `hide(_:)`, cleared by `unhide(_:)` and
+    /// `activate()`. A hidden app is inactive and none of its windows is visible.
+    public internal(set) var isHidden = false
     /// True between `finishLaunching()` and termination.
     public private(set) var isFinishedLaunching = false
     /// True while `run()` runs the loop.
@@ -126,7 +131,9 @@ public final class Application: Responder {
 
     /// Keys of the launch options passed to the `…WithOptions` launch methods.
     public struct LaunchOptionsKey: Hashable, Sendable, RawRepresentable {
+        /// The key's name.
         public var rawValue: String
+        /// A key named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
         /// The type of the activity the app is launched to continue.
         public static let userActivityType = LaunchOptionsKey(rawValue: "UIApplicationLaunchOptionsUserActivityTypeKey")
@@ -144,29 +151,72 @@ public final class Application: Responder {
         isTerminating = false
     }
 
-    /// Asks the delegate (`applicationShouldTerminate`), then sends
-    /// `applicationWillTerminate` and stops the loop, so `run()` and `main()` return.
+    /// Asks the delegate (`applicationShouldTerminate(_:)`), then sends
+    /// `applicationWillTerminate` and stops the loop, so `run()` and `main()` return
+    /// (`terminate(_:)`; AppKit then exits the process, Baton returns so the program can
+    /// clean up).
+    ///
+    /// `.terminateCancel` keeps the app running. `.terminateLater` defers the answer: the app
+    /// keeps running its loop until `reply(toApplicationShouldTerminate:)` says whether to
+    /// terminate; further `terminate(_:)` calls meanwhile are ignored.
     public func terminate(_ sender: Any?) {
-        if let delegate, delegate.applicationShouldTerminate(self) == .terminateCancel { return }
+        guard !awaitsTerminationReply else { return }
+        switch delegate?.applicationShouldTerminate(self) ?? .terminateNow {
+        case .terminateCancel: return
+        case .terminateLater: awaitsTerminationReply = true
+        case .terminateNow: completeTermination()
+        }
+    }
+
+    /// The delegate's deferred answer to `applicationShouldTerminate(_:)` after it returned
+    /// `.terminateLater` (`reply(toApplicationShouldTerminate:)`): true terminates as
+    /// `terminate(_:)` would have, false cancels. Ignored when no answer is awaited.
+    public func reply(toApplicationShouldTerminate shouldTerminate: Bool) {
+        guard awaitsTerminationReply else { return }
+        awaitsTerminationReply = false
+        if shouldTerminate { completeTermination() }
+    }
+
+    /// True between `.terminateLater` and `reply(toApplicationShouldTerminate:)`.
+    private var awaitsTerminationReply = false
+
+    private func completeTermination() {
         post(Application.willTerminateNotification) { $0.applicationWillTerminate($1) }
         isFinishedLaunching = false
         isTerminating = true
         if isRunning { MainLoop.quit() }
     }
 
+    /// Stops the main loop without terminating (`stop(_:)`): `run()` returns once the event
+    /// being handled (the current turn of the GLib loop) is done, and `isRunning` is false at
+    /// once. The app stays launched; calling `run()` again resumes it. Does nothing when
+    /// `run()` is not running.
+    public func stop(_ sender: Any?) {
+        guard isRunning else { return }
+        isRunning = false
+        MainLoop.quit()
+    }
+
     // MARK: Actions
 
     /// Sends `action` to `target`, or, when `target` is nil, to the first object that handles
     /// it along the path written in `ResponderChain` (key window's chain, main window's chain,
-    /// the application, its delegate). Returns whether an object handled it.
+    /// the application, its delegate). Returns whether an object handled it. When nothing
+    /// handles an action sent with no target, the last responder of the chain (the delegate
+    /// when it is a `Responder`, else the application) gets `noResponder(for:)`.
     @discardableResult
     public func sendAction<Handler>(_ action: Action<Handler>, to target: AnyObject?, from sender: Any?) -> Bool {
-        guard let handler = self.target(forAction: action, to: target, from: sender) as? Handler else { return false }
+        guard let handler = self.target(forAction: action, to: target, from: sender) as? Handler else {
+            if target == nil { ResponderChain.from(self).reduce(self) { _, next in next }.noResponder(for: action) }
+            return false
+        }
         action.perform(handler, sender)
         return true
     }
 
-    /// The object `sendAction(_:to:from:)` would send `action` to, or nil.
+    /// The object `sendAction(_:to:from:)` would send `action` to, or nil
+    /// (`target(forAction:to:from:)`). Along the chain, a responder that does not handle the
+    /// action is asked for a `supplementalTarget(forAction:sender:)`, as in AppKit.
     public func target<Handler>(forAction action: Action<Handler>, to target: AnyObject? = nil,
                                 from sender: Any? = nil) -> AnyObject? {
         if let target { return ResponderChain.handles(target, Handler.self) ? target : nil }
@@ -174,13 +224,14 @@ public final class Application: Responder {
         if let key = keyWindow { starts.append(key.firstResponder ?? key) }
         if let main = mainWindow, main !== keyWindow { starts.append(main.firstResponder ?? main) }
         for start in starts {
-            if let found = ResponderChain.windowHandler(for: action, from: start) { return found }
+            if let found = ResponderChain.windowHandler(for: action, from: start, sender: sender) { return found }
         }
-        if let found = ResponderChain.handler(for: action, from: self) { return found as AnyObject }
+        if let found = ResponderChain.handler(for: action, from: self, sender: sender) { return found as AnyObject }
         if let delegate, ResponderChain.handles(delegate, Handler.self) { return delegate }
         return nil
     }
 
+    /// "Application", for messages.
     override public var responderDescription: String { "Application" }
 
     // MARK: Delegate and notifications
@@ -206,6 +257,8 @@ public final class Application: Responder {
         nearbySource = nil
         associatedDomainVerifier = nil
         isTerminating = false
+        awaitsTerminationReply = false
+        isHidden = false
         storedManifest = nil
         manifestLoaded = false
         ActivityRegistry.shared.reset()

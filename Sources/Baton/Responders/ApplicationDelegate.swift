@@ -145,5 +145,7 @@ extension Application {
         case terminateNow
         /// Keep running.
         case terminateCancel
+        /// Decide later: the app runs on until `reply(toApplicationShouldTerminate:)`.
+        case terminateLater
     }
 }

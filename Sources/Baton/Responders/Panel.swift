@@ -2,5 +2,6 @@
 /// panel leaves the main window — and the activity it makes current — where it was.
 @MainActor
 open class Panel: Window {
+    /// False: a panel is never the main window (AppKit's rule).
     override open var canBecomeMain: Bool { false }
 }

@@ -1,9 +1,12 @@
+import Logging
+
 /// An object that can receive actions and take part in the responder chain
 /// (AppKit's `NSResponder`).
 ///
 /// The chain's order, and who sets each link, is written in `ResponderChain.swift`.
 @MainActor
 open class Responder {
+    /// Creates a responder with no next responder; on the main thread only, as AppKit requires.
     public init() {
         UIThread.check("\(Self.self).init")
     }
@@ -48,20 +51,62 @@ open class Responder {
     }
 
     /// Called when the runtime saves this responder's activity, after clearing its
-    /// `userInfo`: add the state with `addUserInfoEntries(from:)`.
+    /// `userInfo`: add the state with `addUserInfoEntries(from:)`
+    /// (`updateUserActivityState(_:)`); the default adds nothing.
     open func updateUserActivityState(_ activity: UserActivity) {}
 
-    /// Called to restore state from a continued activity.
+    /// Called to restore state from a continued activity (`restoreUserActivityState(_:)`);
+    /// the default does nothing.
     open func restoreUserActivityState(_ activity: UserActivity) {}
 
     /// Performs `action` on the first object from here up the chain that handles it
     /// (`NSResponder.tryToPerform(_:with:)`); true if one did.
+    /// Each responder that does not adopt the action's handler protocol is asked for a
+    /// `supplementalTarget(forAction:sender:)` on the way.
     @discardableResult
     public func tryToPerform<Handler>(_ action: Action<Handler>, with sender: Any?) -> Bool {
-        guard let handler = ResponderChain.handler(for: action, from: self) else { return false }
+        guard let handler = ResponderChain.handler(for: action, from: self, sender: sender) else { return false }
         action.perform(handler, sender)
         return true
     }
+
+    /// Whether `responder` may become first responder
+    /// (`validateProposedFirstResponder(_:for:)`); true by default, as in AppKit.
+    ///
+    /// AppKit lets a control ask its enclosing views this on a mouse-down (a table view says
+    /// no to a text field in a row it will not edit). Baton has no events: `Window`'s
+    /// `makeFirstResponder(_:)` asks every responder above the proposed one, up to the window,
+    /// with `event` nil, and refuses the change if one returns false.
+    open func validateProposedFirstResponder(_ responder: Responder, for event: Event?) -> Bool { true }
+
+    /// Called on the last responder of the chain when an action sent up it found no handler
+    /// (`noResponder(for:)`): `Application.sendAction(_:to: nil, from:)` calls it on the
+    /// application's delegate when that is a `Responder`, else on the application. The default
+    /// logs the action's name at debug level (AppKit's beeps for a key-down; Baton has no
+    /// keys and no sound).
+    ///
+    /// Deviation: AppKit passes a `Selector`; Baton's actions are typed (`Action<Handler>`),
+    /// so this takes the action, whose `name` says which it was. Override it generically:
+    /// `override func noResponder<Handler>(for eventSelector: Action<Handler>)`.
+    open func noResponder<Handler>(for eventSelector: Action<Handler>) {
+        Logger(label: "baton").debug("no responder handles the action \(eventSelector.name)")
+    }
+
+    /// Another object to handle `action` when this responder does not
+    /// (`supplementalTarget(forAction:sender:)`): a responder whose class does not adopt the
+    /// action's handler protocol is asked, during the chain walk of
+    /// `Application.target(forAction:to:from:)` and `tryToPerform(_:with:)`, and the object it
+    /// returns handles the action if it adopts the protocol. Return nil (the default) or call
+    /// super when you have none, as AppKit asks.
+    ///
+    /// Deviation: AppKit passes a `Selector`; Baton passes the typed `Action<Handler>`.
+    open func supplementalTarget<Handler>(forAction action: Action<Handler>, sender: Any?) -> Any? { nil }
+
+    /// The undo manager for this responder (`undoManager`): by default the next responder's,
+    /// so a view, its controller and its window controller find their window's
+    /// (`Window.undoManager`); nil at the end of the chain. Override to give one of your own,
+    /// as AppKit allows.
+    open var undoManager: UndoManager? { nextResponder?.undoManager }
 
     /// A short name for messages: the type, and `identifier` when the subclass has one.
     open var responderDescription: String { "\(type(of: self))" }

@@ -18,7 +18,10 @@
 /// and up; then to the application; then to the application's delegate.
 ///
 /// A responder handles an action when its class conforms to the action's handler protocol;
-/// the answer is cached per class, so a walk costs a dictionary lookup per responder.
+/// the answer is cached per class, so a walk costs a dictionary lookup per responder. A
+/// responder that does not is asked for a `supplementalTarget(forAction:sender:)`, as in
+/// AppKit. When nothing handles an action sent with no target, the last responder of the chain
+/// gets `noResponder(for:)`.
 @MainActor
 public enum ResponderChain {
     /// Longer chains than this are cut: setting `nextResponder` refuses cycles, so only a
@@ -34,22 +37,34 @@ public enum ResponderChain {
         }
     }
 
-    /// The first responder from `start` up that handles `action`.
-    static func handler<Handler>(for action: Action<Handler>, from start: Responder) -> Handler? {
-        for responder in from(start) where handles(responder, Handler.self) {
-            return responder as? Handler
+    /// The first object from `start` up that handles `action`: a responder that adopts its
+    /// handler protocol, or the supplemental target one that does not gives
+    /// (`Responder.supplementalTarget(forAction:sender:)`).
+    static func handler<Handler>(for action: Action<Handler>, from start: Responder, sender: Any?) -> Handler? {
+        for responder in from(start) {
+            if let found = handlerObject(responder, for: action, sender: sender) { return found as? Handler }
         }
         return nil
     }
 
-    /// The first responder from `start` up to (not including) the application that handles
-    /// `action`: the part of the chain that belongs to one window.
-    static func windowHandler<Handler>(for action: Action<Handler>, from start: Responder) -> Responder? {
+    /// The first object from `start` up to (not including) the application that handles
+    /// `action`, as `handler(for:from:sender:)` finds it: the part of the chain that belongs
+    /// to one window.
+    static func windowHandler<Handler>(for action: Action<Handler>, from start: Responder, sender: Any?) -> AnyObject? {
         for responder in from(start) {
             if responder === Application.shared { return nil }
-            if handles(responder, Handler.self) { return responder }
+            if let found = handlerObject(responder, for: action, sender: sender) { return found }
         }
         return nil
+    }
+
+    /// `responder` if it handles `action`, else its supplemental target if that does.
+    private static func handlerObject<Handler>(_ responder: Responder, for action: Action<Handler>,
+                                               sender: Any?) -> AnyObject? {
+        if handles(responder, Handler.self) { return responder }
+        guard let supplemental = responder.supplementalTarget(forAction: action, sender: sender) else { return nil }
+        let object = supplemental as AnyObject
+        return handles(object, Handler.self) ? object : nil
     }
 
     private struct ConformanceKey: Hashable {

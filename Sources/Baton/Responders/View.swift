@@ -5,7 +5,9 @@ open class View: Responder {
     /// A name for messages and for finding the view.
     public var identifier: String?
 
+    /// The view's subviews, back to front (`subviews`).
     public private(set) var subviews: [View] = []
+    /// The view this one is a subview of (`superview`, weak).
     public private(set) weak var superview: View?
 
     /// The window the view is in, through its superviews; nil when it is in none.
@@ -16,6 +18,7 @@ open class View: Responder {
     /// Set on a window's content view only: the window above it in the chain.
     weak var hostingWindow: Window?
 
+    /// Creates a view in no window and no superview, named `identifier`.
     public init(identifier: String? = nil) {
         self.identifier = identifier
         super.init()
@@ -62,6 +65,7 @@ open class View: Responder {
     /// Called after the view moved into or out of a window.
     open func viewDidMoveToWindow() {}
 
+    /// The type and the identifier, for messages.
     override open var responderDescription: String {
         identifier.map { "\(type(of: self)) '\($0)'" } ?? "\(type(of: self))"
     }

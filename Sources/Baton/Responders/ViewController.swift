@@ -5,12 +5,17 @@
 open class ViewController: Responder {
     private var loadedView: View?
 
-    /// A title for messages and for the example apps.
+    /// The controller's title (`title`), also used in messages and as the title of a window
+    /// made to present it.
     open var title: String?
 
+    /// The child view controllers, in the order added (`children`).
     public private(set) var children: [ViewController] = []
+    /// The controller this one is a child of (`parent`, weak).
     public private(set) weak var parent: ViewController?
 
+    /// Creates a controller whose view is not loaded yet (AppKit's `init(nibName:bundle:)`
+    /// with no nib: the view comes from `loadView()`).
     public init(title: String? = nil) {
         self.title = title
         super.init()
@@ -48,7 +53,7 @@ open class ViewController: Responder {
     /// Called once, after the view is loaded.
     open func viewDidLoad() {}
 
-    /// Adds `child` as a child controller, moving it from any previous parent.
+    /// Adds `child` as a child controller, moving it from any previous parent (`addChild(_:)`).
     public func addChild(_ child: ViewController) {
         guard child !== self else { return }
         child.removeFromParent()
@@ -56,12 +61,160 @@ open class ViewController: Responder {
         child.parent = self
     }
 
+    /// Removes this controller from its parent's children (`removeFromParent()`).
     public func removeFromParent() {
         parent?.children.removeAll { $0 === self }
         parent = nil
     }
 
+    /// The type and the title, for messages.
     override open var responderDescription: String {
         title.map { "\(type(of: self)) '\($0)'" } ?? "\(type(of: self))"
+    }
+
+    // MARK: Presentation
+
+    /// The controllers this one presents, oldest first, or nil when it presents none
+    /// (`presentedViewControllers`).
+    public private(set) var presentedViewControllers: [ViewController]?
+
+    /// The controller that presented this one, or nil (`presentingViewController`, weak).
+    public private(set) weak var presentingViewController: ViewController?
+
+    /// The controller this one presented last, or nil (UIKit's `presentedViewController`).
+    public var presentedViewController: ViewController? { presentedViewControllers?.last }
+
+    /// How this controller is presented, while it is.
+    private(set) var presentation: Presentation?
+
+    /// The popover showing this controller, when it is presented as one.
+    var presentationPopover: Popover? {
+        if case .popover(let popover) = presentation?.style { return popover }
+        return nil
+    }
+
+    /// Presents `viewController` through `animator` (`present(_:animator:)`): Baton makes no
+    /// window; the animator's `animatePresentation(of:from:)` shows it, and
+    /// `dismiss(_:)` calls its `animateDismissal(of:from:)`.
+    open func present(_ viewController: ViewController, animator: any ViewControllerPresentationAnimator) {
+        guard accepts(viewController) else { return }
+        record(viewController, Presentation(style: .animator(animator), window: nil))
+        animator.animatePresentation(of: viewController, from: self)
+    }
+
+    /// Presents `viewController` as a sheet (`presentAsSheet(_:)`): its view becomes the
+    /// content of a `Panel` of its own, ordered front and made key (never main, so this
+    /// controller's window stays main); the view is that panel's first responder when it
+    /// accepts, so actions go up the presented controller's chain. `dismiss(_:)` closes the
+    /// panel and makes this controller's window key again.
+    open func presentAsSheet(_ viewController: ViewController) {
+        guard accepts(viewController) else { return }
+        show(viewController, in: Panel(title: viewController.title ?? "Sheet", contentViewController: viewController),
+             style: .sheet)
+    }
+
+    /// Presents `viewController` in a modal window (`presentAsModalWindow(_:)`): its view
+    /// becomes the content of a `Window` of its own, ordered front and made key and main, so
+    /// the presented controller's activity, if any, becomes current. `dismiss(_:)` closes it
+    /// and makes this controller's window key and main again. Baton has no events, so nothing
+    /// else is blocked while it shows (AppKit runs a modal session).
+    open func presentAsModalWindow(_ viewController: ViewController) {
+        guard accepts(viewController) else { return }
+        show(viewController, in: Window(title: viewController.title ?? "", contentViewController: viewController),
+             style: .modalWindow)
+    }
+
+    /// Presents `viewController` in a popover next to `positioningRect` of `positioningView`
+    /// (`present(_:asPopoverRelativeTo:of:preferredEdge:behavior:)`): a `Popover` with that
+    /// behaviour shows it in a `Panel` made key, as a sheet is. `dismiss(_:)`, or closing the
+    /// popover (by the app, or by itself as its behaviour says), closes it and makes this
+    /// controller's window key again.
+    open func present(_ viewController: ViewController, asPopoverRelativeTo positioningRect: NSRect,
+                      of positioningView: View, preferredEdge: NSRectEdge, behavior: Popover.Behavior) {
+        guard accepts(viewController) else { return }
+        let popover = Popover()
+        popover.behavior = behavior
+        popover.contentViewController = viewController
+        record(viewController, Presentation(style: .popover(popover), window: nil))
+        popover.show(relativeTo: positioningRect, of: positioningView, preferredEdge: preferredEdge)
+    }
+
+    /// Presents `viewControllerToPresent` as UIKit does (`present(_:animated:completion:)`):
+    /// as a sheet (UIKit's default style), then calls `completion`. Baton does not animate.
+    open func present(_ viewControllerToPresent: ViewController, animated flag: Bool, completion: (() -> Void)? = nil) {
+        presentAsSheet(viewControllerToPresent)
+        completion?()
+    }
+
+    /// Dismisses `viewController`, which this controller presented (`dismiss(_:)`, called on
+    /// the presenting controller): first whatever it presents in turn, then its window (or
+    /// popover) closes, or its animator takes it away, and this controller's window, when
+    /// visible, becomes key again. Called on another controller than the presenter, it is
+    /// passed to the presenter; a controller that is not presented is left alone.
+    open func dismiss(_ viewController: ViewController) {
+        guard let index = presentedViewControllers?.firstIndex(where: { $0 === viewController }) else {
+            if let presenter = viewController.presentingViewController, presenter !== self { presenter.dismiss(viewController) }
+            return
+        }
+        for nested in (viewController.presentedViewControllers ?? []).reversed() { viewController.dismiss(nested) }
+        presentedViewControllers?.remove(at: index)
+        if presentedViewControllers?.isEmpty == true { presentedViewControllers = nil }
+        let presentation = viewController.presentation
+        viewController.presentation = nil
+        viewController.presentingViewController = nil
+        switch presentation?.style {
+        case .animator(let animator): animator.animateDismissal(of: viewController, from: self)
+        case .popover(let popover): popover.closeWindow()
+        case .sheet, .modalWindow, nil:
+            if let window = presentation?.window, !window.isClosed { window.close() }
+        }
+        if isViewLoaded, let home = view.window, home.isVisible, home.canBecomeKey { home.makeKey() }
+    }
+
+    /// Dismisses this controller if it is presented (`dismiss(_:)` with a sender, AppKit's
+    /// action form): its presenter's `dismiss(_:)` with this controller.
+    open func dismiss(_ sender: Any?) {
+        presentingViewController?.dismiss(self)
+    }
+
+    /// UIKit's `dismiss(animated:completion:)`: dismisses what this controller presented, or,
+    /// if it presents nothing, this controller itself through its presenter (UIKit asks the
+    /// presenter); then calls `completion`. Baton does not animate.
+    open func dismiss(animated flag: Bool, completion: (() -> Void)? = nil) {
+        if let presented = presentedViewController {
+            dismiss(presented)
+        } else if let presenter = presentingViewController {
+            presenter.dismiss(self)
+        }
+        completion?()
+    }
+
+    /// A window closed by other means than `dismiss(_:)` (its close button, `close()`) that
+    /// was showing this presented controller: the presentation is dismissed with it.
+    func presentationWindowDidClose(_ window: Window) {
+        guard let presenter = presentingViewController, let presentation else { return }
+        if presentation.window === window || presentationPopover?.window === window { presenter.dismiss(self) }
+    }
+
+    /// Refuses presenting this controller itself, or one that is already presented.
+    private func accepts(_ viewController: ViewController) -> Bool {
+        guard viewController !== self, viewController.presentingViewController == nil else {
+            Refusal.viewControllerAlreadyPresented(viewController: viewController.responderDescription,
+                                                   presenter: responderDescription).log()
+            return false
+        }
+        return true
+    }
+
+    private func record(_ viewController: ViewController, _ presentation: Presentation) {
+        presentedViewControllers = (presentedViewControllers ?? []) + [viewController]
+        viewController.presentingViewController = self
+        viewController.presentation = presentation
+    }
+
+    private func show(_ viewController: ViewController, in window: Window, style: Presentation.Style) {
+        record(viewController, Presentation(style: style, window: window))
+        if viewController.view.acceptsFirstResponder { window.initialFirstResponder = viewController.view }
+        window.makeKeyAndOrderFront(self)
     }
 }

@@ -7,12 +7,29 @@ import Foundation
 /// one main window, and these properties ask it.
 @MainActor
 open class Window: Responder {
+    /// The window's title, also used in messages.
     public var title: String
 
     /// The window's first responder; initially the window itself (AppKit's rule).
     public private(set) weak var firstResponder: Responder?
 
-    public private(set) var isVisible = false
+    /// Whether the window is on screen (`isVisible`): ordered in, and the application not
+    /// hidden.
+    public var isVisible: Bool { isOrderedIn && !Application.shared.isHidden }
+    /// Ordered in by `orderFront(_:)`/`orderBack(_:)` and not out since; the app may hide it.
+    private(set) var isOrderedIn = false
+    /// True once the window has been ordered in (for `initialFirstResponder`).
+    private var hasBeenShown = false
+
+    /// The window's delegate (weak, as in AppKit): it gets the window's notifications as
+    /// `WindowDelegate` calls and is asked `windowShouldClose(_:)` by `performClose(_:)`.
+    public weak var delegate: (any WindowDelegate)?
+
+    /// The view made first responder the first time the window is shown
+    /// (`initialFirstResponder`, weak as in AppKit): `orderFront(_:)`, `orderBack(_:)` and
+    /// `makeKeyAndOrderFront(_:)` call `makeFirstResponder(_:)` with it, before the window
+    /// becomes key, unless another first responder was set already.
+    public weak var initialFirstResponder: View?
     /// True after `close()`; a closed window is out of `Application.windows` for good.
     public private(set) var isClosed = false
 
@@ -21,6 +38,9 @@ open class Window: Responder {
         didSet { relinkResponderChain() }
     }
 
+    /// Creates a window, not yet visible, registered in `Application.windows`; with a content
+    /// view controller its view becomes the content view (AppKit's
+    /// `init(contentViewController:)`).
     public init(title: String = "", contentViewController: ViewController? = nil) {
         self.title = title
         super.init()
@@ -70,6 +90,12 @@ open class Window: Responder {
     /// window becomes its own first responder and the call still returns true. `nil` makes the
     /// window its own first responder. A view that is not in this window is refused
     /// (`Refusal.firstResponderNotInWindow`, false).
+    ///
+    /// Before anything changes, each responder above `responder` in its chain, up to and
+    /// including this window (its superviews, their view controllers, the window), is asked
+    /// `validateProposedFirstResponder(_:for:)` with a nil event; if one says no, false is
+    /// returned and nothing changes. AppKit asks it when a mouse-down would make a control
+    /// first responder; Baton has no events, so it asks here, for every change.
     @discardableResult
     public func makeFirstResponder(_ responder: Responder?) -> Bool {
         if let current = firstResponder, current === responder { return true }
@@ -78,6 +104,7 @@ open class Window: Responder {
                                               window: responderDescription).log()
             return false
         }
+        if let responder, responder !== self, !ancestorsValidate(responder) { return false }
         if let current = firstResponder, current !== self || responder != nil {
             guard current.resignFirstResponder() else { return false }
         }
@@ -90,12 +117,24 @@ open class Window: Responder {
         return true
     }
 
+    /// Asks the responders from `responder`'s next responder up to this window whether
+    /// `responder` may become first responder.
+    private func ancestorsValidate(_ responder: Responder) -> Bool {
+        guard let above = responder.nextResponder else { return true }
+        for ancestor in ResponderChain.from(above) {
+            if !ancestor.validateProposedFirstResponder(responder, for: nil) { return false }
+            if ancestor === self { break }
+        }
+        return true
+    }
+
     /// Used when the first responder leaves the window without being asked (it was removed).
     func resetFirstResponderToWindow() {
         firstResponder = self
         Application.shared.firstResponderDidChange(in: self)
     }
 
+    /// True: a window can be its own first responder (AppKit's rule).
     override open var acceptsFirstResponder: Bool { true }
 
     // MARK: Key and main
@@ -105,7 +144,9 @@ open class Window: Responder {
     /// Whether the window may be the main window. True for windows, false for panels.
     open var canBecomeMain: Bool { true }
 
+    /// Whether this is the application's key window (`isKeyWindow`).
     public var isKeyWindow: Bool { Application.shared.keyWindow === self }
+    /// Whether this is the application's main window (`isMainWindow`).
     public var isMainWindow: Bool { Application.shared.mainWindow === self }
 
     /// Makes the window key; if it can be main it becomes main too (AppKit does both for a
@@ -123,41 +164,118 @@ open class Window: Responder {
         Application.shared.windowWantsMain(self)
     }
 
-    /// Shows the window in front of the others, without making it key.
-    public func orderFront() {
+    /// Moves the window to the front of the app's windows and shows it, without changing the
+    /// key or main window (`orderFront(_:)`). The first time a window is shown its
+    /// `initialFirstResponder` becomes first responder. Refused, logged, for a closed window.
+    open func orderFront(_ sender: Any?) {
         guard !isClosed else {
-            Refusal.windowClosed(window: responderDescription, wanted: "orderFront()").log()
+            Refusal.windowClosed(window: responderDescription, wanted: "orderFront(_:)").log()
             return
         }
-        isVisible = true
+        isOrderedIn = true
         Application.shared.windowDidOrderFront(self)
+        showInitialFirstResponderOnce()
     }
 
-    /// Shows the window in front and makes it key (and main when it can be).
-    public func makeKeyAndOrderFront() {
-        orderFront()
+    /// Moves the window to the front even if the application is not active, without changing
+    /// the key or main window (`orderFrontRegardless()`). Baton has no other application's
+    /// windows to go in front of, so this orders the window as `orderFront(_:)` does.
+    open func orderFrontRegardless() { orderFront(nil) }
+
+    /// Moves the window behind all the app's other windows and shows it, without changing the
+    /// key or main window (`orderBack(_:)`). Refused, logged, for a closed window.
+    open func orderBack(_ sender: Any?) {
+        guard !isClosed else {
+            Refusal.windowClosed(window: responderDescription, wanted: "orderBack(_:)").log()
+            return
+        }
+        isOrderedIn = true
+        Application.shared.windowDidOrderBack(self)
+        showInitialFirstResponderOnce()
+    }
+
+    /// Shows the window in front and makes it key, and main when it can be
+    /// (`makeKeyAndOrderFront(_:)`).
+    open func makeKeyAndOrderFront(_ sender: Any?) {
+        orderFront(sender)
         if isVisible { makeKey() }
     }
 
-    /// Hides the window; if it was key or main, the next eligible window takes over.
-    public func orderOut() {
-        guard isVisible else { return }
-        isVisible = false
+    /// Takes the window off the screen (`orderOut(_:)`); if it was key or main, the next
+    /// eligible window takes over (rules in `Application+WindowFocus.swift`).
+    open func orderOut(_ sender: Any?) {
+        guard isOrderedIn else { return }
+        isOrderedIn = false
         Application.shared.windowDidOrderOut(self)
     }
 
-    /// Closes the window: it is ordered out and leaves `Application.windows`. Closing a closed
-    /// window is refused (`Refusal.windowAlreadyClosed`, logged) and changes nothing.
+    /// Shows the window in front of the others, without making it key.
+    @available(*, deprecated, renamed: "orderFront(_:)", message: "AppKit's form takes the sender")
+    public func orderFront() { orderFront(nil) }
+
+    /// Shows the window in front and makes it key (and main when it can be).
+    @available(*, deprecated, renamed: "makeKeyAndOrderFront(_:)", message: "AppKit's form takes the sender")
+    public func makeKeyAndOrderFront() { makeKeyAndOrderFront(nil) }
+
+    /// Hides the window; if it was key or main, the next eligible window takes over.
+    @available(*, deprecated, renamed: "orderOut(_:)", message: "AppKit's form takes the sender")
+    public func orderOut() { orderOut(nil) }
+
+    /// Closes the window as the user's close button would (`performClose(_:)`): asks the
+    /// delegate's `windowShouldClose(_:)`, and closes the window only if it says yes (or has no
+    /// delegate). When it says no the window stays open (AppKit also beeps; Baton has no
+    /// sound). A closed window is refused as `close()` refuses it.
+    open func performClose(_ sender: Any?) {
+        if !isClosed, let delegate, !delegate.windowShouldClose(self) { return }
+        close()
+    }
+
+    /// Closes the window: the delegate gets `windowWillClose(_:)` and
+    /// `willCloseNotification` is posted, then it is ordered out and leaves
+    /// `Application.windows` (`close()`). It does not ask `windowShouldClose(_:)`
+    /// (AppKit's rule; `performClose(_:)` does). Closing the window of a presented view
+    /// controller dismisses that presentation. Closing a closed window is refused
+    /// (`Refusal.windowAlreadyClosed`, logged) and changes nothing.
     open func close() {
         guard !isClosed else {
             Refusal.windowAlreadyClosed(window: responderDescription).log()
             return
         }
-        NotificationCenter.default.post(name: Window.willCloseNotification, object: self)
-        orderOut()
+        post(Window.willCloseNotification) { $0.windowWillClose($1) }
+        orderOut(nil)
         isClosed = true
         Application.shared.windowDidClose(self)
+        contentViewController?.presentationWindowDidClose(self)
     }
+
+    /// Posts `name` for this window, telling the delegate first (AppKit registers the delegate
+    /// for its window's notifications).
+    func post(_ name: Notification.Name, _ toDelegate: (any WindowDelegate, Notification) -> Void) {
+        let notification = Notification(name: name, object: self)
+        if let delegate { toDelegate(delegate, notification) }
+        NotificationCenter.default.post(notification)
+    }
+
+    private func showInitialFirstResponderOnce() {
+        guard !hasBeenShown else { return }
+        hasBeenShown = true
+        if let initialFirstResponder, firstResponder === self { makeFirstResponder(initialFirstResponder) }
+    }
+
+    // MARK: Undo
+
+    /// The window's undo manager (`NSWindow.undoManager`): the delegate's
+    /// `windowWillReturnUndoManager(_:)` when it gives one, else one the window makes on first
+    /// use and keeps (AppKit's rule). Responders in the window find it through
+    /// `Responder.undoManager`.
+    override open var undoManager: UndoManager? {
+        if let ownUndoManager { return ownUndoManager }
+        if let given = delegate?.windowWillReturnUndoManager(self) { return given }
+        let made = UndoManager()
+        ownUndoManager = made
+        return made
+    }
+    private var ownUndoManager: UndoManager?
 
     /// Called when the window has become key (after the application recorded it).
     open func becomeKey() {}
@@ -168,6 +286,7 @@ open class Window: Responder {
     /// Called when the window is no longer main.
     open func resignMain() {}
 
+    /// The type and the title, for messages.
     override open var responderDescription: String { "\(type(of: self)) '\(title)'" }
 
     /// The window's link in `ResponderChain`: its controller, else the application.

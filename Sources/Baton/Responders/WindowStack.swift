@@ -1,5 +1,5 @@
-/// The visible windows, front to back. Bringing a window to the front and taking one out are
-/// O(1), so window changes cost the same among ten windows or ten thousand.
+/// The visible windows, front to back. Bringing a window to the front or the back and taking
+/// one out are O(1), so window changes cost the same among ten windows or ten thousand.
 @MainActor
 struct WindowStack {
     private final class Node {
@@ -10,6 +10,7 @@ struct WindowStack {
     }
 
     private var front: Node?
+    private weak var back: Node?
     private var nodes: [ObjectIdentifier: Node] = [:]
 
     /// Puts `window` in front of every other, adding it if it was not in the stack.
@@ -19,6 +20,17 @@ struct WindowStack {
         node.behind = front
         front?.inFront = node
         front = node
+        if back == nil { back = node }
+    }
+
+    /// Puts `window` behind every other, adding it if it was not in the stack.
+    mutating func sendToBack(_ window: Window) {
+        let node = detach(window) ?? Node(window)
+        nodes[ObjectIdentifier(window)] = node
+        node.inFront = back
+        back?.behind = node
+        back = node
+        if front == nil { front = node }
     }
 
     /// Takes `window` out of the stack.
@@ -48,6 +60,7 @@ struct WindowStack {
     private mutating func detach(_ window: Window) -> Node? {
         guard let node = nodes.removeValue(forKey: ObjectIdentifier(window)) else { return nil }
         if front === node { front = node.behind }
+        if back === node { back = node.inFront }
         node.inFront?.behind = node.behind
         node.behind?.inFront = node.inFront
         node.behind = nil

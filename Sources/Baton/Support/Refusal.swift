@@ -11,7 +11,7 @@ public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
     case windowAlreadyClosed(window: String)
     /// `makeKey()`/`makeMain()` on a window that is ordered out.
     case windowNotVisible(window: String, wanted: String)
-    /// `makeKey()`/`makeMain()`/`orderFront()` on a closed window.
+    /// `makeKey()`/`makeMain()`/`orderFront(_:)`/`orderBack(_:)` on a closed window.
     case windowClosed(window: String, wanted: String)
     /// `makeKey()` on a window whose `canBecomeKey` is false (a panel may; a plain window
     /// subclass may say no), or `makeMain()` where `canBecomeMain` is false (every panel).
@@ -22,6 +22,8 @@ public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
     case viewHierarchyCycle(view: String, superview: String)
     /// `makeFirstResponder(_:)` with a view that is not in that window.
     case firstResponderNotInWindow(responder: String, window: String)
+    /// Presenting a view controller that is already presented, or the presenter itself.
+    case viewControllerAlreadyPresented(viewController: String, presenter: String)
 
     public var description: String {
         switch self {
@@ -39,6 +41,8 @@ public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
             "refused adding view \(v) to \(s): \(v) is \(s) or one of its ancestors"
         case .firstResponderNotInWindow(let r, let w):
             "refused makeFirstResponder(\(r)) in window \(w): the view is not in that window"
+        case .viewControllerAlreadyPresented(let v, let p):
+            "refused presenting \(v) from \(p): it is already presented, or it is the presenter"
         }
     }
 
@@ -52,6 +56,7 @@ public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         case .responderCycle: "responderCycle"
         case .viewHierarchyCycle: "viewHierarchyCycle"
         case .firstResponderNotInWindow: "firstResponderNotInWindow"
+        case .viewControllerAlreadyPresented: "viewControllerAlreadyPresented"
         }
     }
 
