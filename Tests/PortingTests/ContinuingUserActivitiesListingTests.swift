@@ -135,7 +135,7 @@ final class ContinuingUserActivitiesListingTests: PortingTestCase {
             launch(mapViewerManifest, MapViewerMacAppDelegate())
             let mapVC = MapViewController()
             let window = Window(title: "Map", contentViewController: mapVC)
-            window.makeKeyAndOrderFront()
+            window.makeKeyAndOrderFront(nil)
             mapVC.mapRegionDidChange(to: cupertino)
             XCTAssertTrue(mapVC.mapViewingActivity.isCurrent)
             spin(until: { !mapVC.mapViewingActivity.needsSave })
@@ -185,7 +185,7 @@ final class ContinuingUserActivitiesListingTests: PortingTestCase {
             let mapVC = MapViewController()
             let topNav = NavigationController()
             topNav.viewControllers = [mapVC]
-            Window(title: "Map", contentViewController: topNav).makeKeyAndOrderFront()
+            Window(title: "Map", contentViewController: topNav).makeKeyAndOrderFront(nil)
             try handOff(mapViewingActivity(cupertino))
             XCTAssertEqual(mapVC.loadViewCalls, 1, "the listing calls loadView()")
             XCTAssertEqual(mapVC.region, cupertino)

@@ -127,7 +127,7 @@ final class HandoffProgrammingGuideListingTests: PortingTestCase {
             launch(remindersManifest, ListingTwoSixAppDelegate())
             let controller = ReminderListController()
             let window = Window(title: "Reminders", contentViewController: controller)
-            window.makeKeyAndOrderFront()
+            window.makeKeyAndOrderFront(nil)
             window.makeFirstResponder(controller.view)
             controller.userDidSelectList("Work")
             let activity = controller.userActivity

@@ -82,7 +82,7 @@ final class ImplementingHandoffListingTests: PortingTestCase {
             XCTAssertEqual(activity.requiredUserInfoKeys, ["shape-type"])
             XCTAssertEqual(activity.title, "Creating shape")
             shapesVC.userActivity = activity
-            Window(title: "Shapes", contentViewController: shapesVC).makeKeyAndOrderFront()
+            Window(title: "Shapes", contentViewController: shapesVC).makeKeyAndOrderFront(nil)
             shapesVC.shapeType = "triangle"
             activity.needsSave = true
             spin(until: { !activity.needsSave })
@@ -100,7 +100,7 @@ final class ImplementingHandoffListingTests: PortingTestCase {
             let shapesVC = MyShapesViewController()
             let topNav = NavigationController()
             topNav.viewControllers = [shapesVC]
-            Window(title: "Shapes", contentViewController: topNav).makeKeyAndOrderFront()
+            Window(title: "Shapes", contentViewController: topNav).makeKeyAndOrderFront(nil)
 
             let origin = MyShapesViewController()
             origin.shapeType = "hexagon"
@@ -119,7 +119,7 @@ final class ImplementingHandoffListingTests: PortingTestCase {
             let shapesVC = MyShapesViewController()
             let topNav = NavigationController()
             topNav.viewControllers = [shapesVC]
-            Window(title: "Shapes", contentViewController: topNav).makeKeyAndOrderFront()
+            Window(title: "Shapes", contentViewController: topNav).makeKeyAndOrderFront(nil)
             let activity = UserActivity(activityType: "com.example.myapp.create-shape")
             activity.userInfo = ["shape-type": "square"]
             try handOff(activity)

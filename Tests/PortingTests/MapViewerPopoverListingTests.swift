@@ -14,11 +14,8 @@ import XCTest
 // The sample's names are kept; the enum keeps them apart from other ports of the same sample
 // in this target.
 
-extension UserActivity {
-    // The sample's constants (declared in its extension on NSUserActivity).
-    fileprivate static let storeEditingActivityType = "com.example.apple-samplecode.HandoffMapViewer.store-editing"
-    fileprivate static let mapViewingActivityType = "com.example.apple-samplecode.HandoffMapViewer.map-viewing"
-}
+// The sample's activity-type constants are declared once for this target, in
+// ContinuingUserActivitiesListingTests.swift.
 
 private enum PopoverListing {
     final class StoreDetailViewController: ViewController {}
