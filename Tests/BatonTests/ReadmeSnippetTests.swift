@@ -3,19 +3,39 @@ import BatonTestSupport
 import XCTest
 
 /// The README's "Handoff inside an app" code is `ReadmeSnippet.swift`, compiled into this target:
-/// these tests run it as a user would, and fail when the README's block and the file differ.
+/// these tests run it as a user would. Code blocks in the README and in the DocC articles that
+/// follow `<!-- snippet: PATH -->` must be the file at PATH as it is, so what the docs show is
+/// what is compiled and run (`ReadmeSnippet.swift` here, `Examples/Hello/main.swift` by `make
+/// demo`).
 final class ReadmeSnippetTests: BatonTestCase {
-    /// The README's block that follows `<!-- snippet: Tests/BatonTests/ReadmeSnippet.swift -->`.
-    func testTheReadmeBlockIsReadmeSnippetSwift() throws {
-        let tests = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-        let root = tests.deletingLastPathComponent().deletingLastPathComponent()
-        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
-        let marker = "<!-- snippet: Tests/BatonTests/ReadmeSnippet.swift -->\n```swift\n"
-        let start = try XCTUnwrap(readme.range(of: marker), "README.md has no block marked for ReadmeSnippet.swift")
-        let end = try XCTUnwrap(readme.range(of: "\n```\n", range: start.upperBound..<readme.endIndex))
-        let block = String(readme[start.upperBound..<end.lowerBound]) + "\n"
-        let file = try String(contentsOf: tests.appendingPathComponent("ReadmeSnippet.swift"), encoding: .utf8)
-        XCTAssertEqual(block, file, "README.md's \"Handoff inside an app\" block must be Tests/BatonTests/ReadmeSnippet.swift, as is")
+    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+        .deletingLastPathComponent().deletingLastPathComponent()
+    static let documents = ["README.md", "Sources/Baton/Baton.docc/GettingStarted.md"]
+
+    func testEveryMarkedBlockIsItsFileAsItIs() throws {
+        var checked: [String] = []
+        for document in Self.documents {
+            let text = try String(contentsOf: Self.root.appendingPathComponent(document), encoding: .utf8)
+            var rest = text[...]
+            while let marker = rest.range(of: "<!-- snippet: ") {
+                let pathEnd = try XCTUnwrap(rest.range(of: " -->\n```swift\n", range: marker.upperBound..<rest.endIndex),
+                                            "\(document): a snippet marker must be followed by a ```swift block")
+                let path = String(rest[marker.upperBound..<pathEnd.lowerBound])
+                let blockEnd = try XCTUnwrap(rest.range(of: "\n```\n", range: pathEnd.upperBound..<rest.endIndex),
+                                             "\(document): the block of \(path) does not end")
+                let block = String(rest[pathEnd.upperBound..<blockEnd.lowerBound]) + "\n"
+                let file = try String(contentsOf: Self.root.appendingPathComponent(path), encoding: .utf8)
+                XCTAssertEqual(block, file, "\(document)'s block marked \(path) must be that file, as it is")
+                checked.append("\(document): \(path)")
+                rest = rest[blockEnd.upperBound...]
+            }
+        }
+        XCTAssertEqual(checked, [
+            "README.md: Examples/Hello/main.swift",
+            "README.md: Tests/BatonTests/ReadmeSnippet.swift",
+            "Sources/Baton/Baton.docc/GettingStarted.md: Examples/Hello/main.swift",
+            "Sources/Baton/Baton.docc/GettingStarted.md: Tests/BatonTests/ReadmeSnippet.swift",
+        ])
     }
 
     /// The snippet's activity becomes current once the shape view is first responder in the main
