@@ -1,7 +1,7 @@
 # Every target installs the Debian packages it needs first (scripts/install-deps.sh).
 SWIFT ?= swift
 
-.PHONY: deps build demo test fuzz bench install clean
+.PHONY: deps build demo test docs docs-coverage fuzz bench install clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -21,6 +21,18 @@ test: deps
 	@status=0; $(SWIFT) test --skip-build --disable-swift-testing || status=$$?; \
 	FUZZ_RUNS=$(FUZZ_TEST_RUNS) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) bash scripts/fuzz.sh run || status=1; \
 	bash scripts/check-no-leftovers.sh || status=1; exit $$status
+
+# `make docs`: the DocC archives (Sources/*/*.docc, built with swift-docc-plugin) in .build/docs,
+# then the coverage check, which fails naming each public symbol of Baton, BatonContinuity or
+# BatonLoop that has no documentation (BatonAgent's are listed, not enforced); `make
+# docs-coverage` runs the check alone (scripts/docs.sh, scripts/doc-coverage.py). About 25 s for
+# the archives and 20 s for the check on a built tree; not part of `make test`.
+docs: build
+	@status=0; bash scripts/docs.sh build || status=$$?; bash scripts/docs.sh coverage || status=1; \
+	[ $$status -ne 0 ] || echo "docs: .build/docs/{Baton,BatonContinuity,BatonLoop,BatonAgent}.doccarchive"; exit $$status
+
+docs-coverage: build
+	@bash scripts/docs.sh coverage
 
 # libFuzzer with AddressSanitizer on every decoder of untrusted bytes (scripts/fuzz.sh, README
 # "Fuzzing"): `make fuzz FUZZ_RUNS=10000000`, or some targets: `make fuzz FUZZ_TARGETS="Variant Roster"`.

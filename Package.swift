@@ -27,6 +27,9 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-asn1", from: "1.1.0"),
         // The `baton` command.
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.0"),
+        // `make docs`: the DocC catalogs (Sources/*/*.docc) are built with
+        // `swift package generate-documentation`; a plugin only, linked into nothing.
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         // GLib / GIO, found by pkg-config, plus the two libdispatch hooks that are in no header.

@@ -23,6 +23,7 @@ public enum LoopDiagnostics {
 /// `GClosureNotify` (or the one async callback) with `release(_:)`; in the callback itself,
 /// `borrow(_:)` gets the box back without changing its count.
 open class CallbackBox: @unchecked Sendable {
+    /// A new box, counted in `LoopDiagnostics.liveCallbackBoxes` until it is freed.
     public init() { LoopDiagnostics.liveBoxes.wrappingAdd(1, ordering: .relaxed) }
     deinit {
         LoopDiagnostics.liveBoxes.wrappingSubtract(1, ordering: .releasing)

@@ -4,7 +4,9 @@ import CGLib
 /// an error a D-Bus peer answered with — the D-Bus error name. Ask it typed questions
 /// (`isIOError(_:)`, `remoteDBusErrorName`), never by matching its message.
 public struct GLibError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The error's domain, as GLib names its quark (`g-io-error-quark`, `g-tls-error-quark`, …).
     public let domain: String
+    /// The error's code within its domain (a `GIOErrorEnum` value for GIO's domain).
     public let code: Int32
     /// The message, without GDBus's `GDBus.Error:NAME: ` prefix for a remote D-Bus error.
     public let message: String
@@ -12,6 +14,7 @@ public struct GLibError: Error, Sendable, Equatable, CustomStringConvertible {
     /// e.g. `org.baton.Error.NotCurrent`; nil for any other error.
     public let remoteDBusErrorName: String?
 
+    /// An error with these parts, as if GLib had reported it (for errors Baton makes, and tests).
     public init(domain: String, code: Int32, message: String, remoteDBusErrorName: String? = nil) {
         self.domain = domain
         self.code = code

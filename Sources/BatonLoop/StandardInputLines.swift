@@ -9,6 +9,8 @@ public final class StandardInputLines {
     private var source: LoopSource?
     private var buffer = Data()
 
+    /// Starts reading standard input on the main loop; `body` gets each line, `atEnd` runs once
+    /// at the end of input. Keep the object: once it is released, reading stops.
     public init(atEnd: (@MainActor () -> Void)? = nil, _ body: @escaping @MainActor (String) -> Void) {
         source = MainLoop.whenReadable(0) { [weak self] in
             guard let self else { return .stop }
@@ -30,6 +32,7 @@ public final class StandardInputLines {
         }
     }
 
+    /// Stops reading: no more lines are handed on and `atEnd` is not called.
     public func stop() {
         source?.cancel()
         source = nil

@@ -8,17 +8,30 @@ import Foundation
 /// refuses anything that is not in normal form or not of the expected type, with a typed
 /// error, never a trap.
 public indirect enum Variant: Equatable, Sendable {
-    case bool(Bool)                       // b
-    case int64(Int64)                     // x
-    case uint64(UInt64)                   // t
-    case uint32(UInt32)                   // u
-    case double(Double)                   // d
-    case string(String)                   // s (no NUL characters)
-    case bytes(Data)                      // ay
-    case tuple([Variant])                 // (…), () for none
-    case array(elementType: String, [Variant])  // a<elementType>, elements of that type
-    case dictionary([String: Variant])    // a{sv}, keys sorted when serialised
-    case boxed(Variant)                   // v
+    /// A boolean, type `b`.
+    case bool(Bool)
+    /// A signed 64-bit integer, type `x`.
+    case int64(Int64)
+    /// An unsigned 64-bit integer, type `t`.
+    case uint64(UInt64)
+    /// An unsigned 32-bit integer, type `u`.
+    case uint32(UInt32)
+    /// A double, type `d`.
+    case double(Double)
+    /// A UTF-8 string, type `s`; it may not contain NUL characters.
+    case string(String)
+    /// Bytes, type `ay`.
+    case bytes(Data)
+    /// A tuple of the values' types, `(…)`; `()` for none.
+    case tuple([Variant])
+    /// An array of elements of one type, `a` followed by `elementType` (which an empty array
+    /// needs to have a type at all).
+    case array(elementType: String, [Variant])
+    /// A dictionary of strings to boxed values, type `a{sv}`; serialised with its keys sorted,
+    /// so equal dictionaries give equal bytes.
+    case dictionary([String: Variant])
+    /// A value in a box, type `v`: its type travels with it.
+    case boxed(Variant)
 
     /// The GVariant type string, e.g. `a{sv}`.
     public var typeString: String {
@@ -185,11 +198,18 @@ public indirect enum Variant: Equatable, Sendable {
 
 /// Why bytes or a value could not be a `Variant`.
 public enum VariantError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The text is not a GVariant type string.
     case invalidTypeString(String)
+    /// The bytes (this many) are not the normal form of a value of `type`: truncated, padded,
+    /// with offsets out of place, or otherwise what GLib's `g_variant_is_normal_form` refuses.
     case notNormalForm(type: String, size: Int)
+    /// A valid GVariant type that `Variant` does not model.
     case unsupportedType(String)
+    /// A dictionary holds this key twice.
     case duplicateKey(String)
+    /// A string to serialise holds a NUL character, which GVariant strings cannot.
     case stringContainsNUL(String)
+    /// An array element is not of the array's element type.
     case elementTypeMismatch(expected: String, found: String)
 
     public var description: String {

@@ -3,7 +3,7 @@ import BatonTestSupport
 import Foundation
 import XCTest
 
-/// DESIGN.md section 5 "Discovery": TXT records carry a protocol version and a blinded,
+/// Discovery (docs/PROTOCOL.md, "Finding peers"): TXT records carry a protocol version and a blinded,
 /// rotating group token — no device names, no stable ids; without avahi-daemon, say so once
 /// and use the static peers. (Between real hosts: DiscoveryBetweenHostsTests.)
 final class DiscoveryTests: TrustTestCase {

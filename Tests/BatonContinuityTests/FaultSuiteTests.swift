@@ -35,7 +35,7 @@ final class MisbehavingDevice: InProcessDevice {
     override func payload(sequence: UInt64, for peer: DevicePeer) throws(DeviceServiceError) -> Data { answer() }
 }
 
-/// Issue 5's fault suite (DESIGN.md section 5, "Failure"): malformed, truncated, mistyped and
+/// Issue 5's fault suite (every failure is reported, docs/PROTOCOL.md, section 3): malformed, truncated, mistyped and
 /// oversized answers each end the continuation in didFailToContinue with the matching code
 /// (handoff-programming-guide, "Continuing an Activity"), and this app goes on. Each case runs
 /// seven times; after the last run the process holds the same file descriptors and callback

@@ -31,7 +31,7 @@ func launchAsProbeApp(_ delegate: any ApplicationDelegate) {
     Application.shared.finishLaunching()
 }
 
-/// DESIGN.md section 5 "Failure": a continuation from another device always ends, within a
+/// Every failure is reported (docs/PROTOCOL.md, section 3): a continuation from another device always ends, within a
 /// bounded time, in didFailToContinue with the matching code, however the other side fails
 /// (handoff-programming-guide, "Continuing an Activity": didFailToContinueUserActivityWithType).
 final class NetworkFailureTests: TrustTestCase {

@@ -20,8 +20,8 @@ final class Outcome<T> {
     var error: Error? { if case .failure(let e)? = value { e } else { nil } }
 }
 
-/// DESIGN.md section 5 "Trust" and "Transport": mutual TLS 1.3 against the group's anchor,
-/// ALPN baton/1, on the GLib loop.
+/// Trust and transport (docs/PROTOCOL.md, section 4): mutual TLS 1.3 against the group's anchor, ALPN
+/// baton/1, on the GLib loop.
 final class SecureChannelTests: TrustTestCase {
     func testTwoDevicesOfTheGroupProveThemselvesToEachOther() throws {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))

@@ -52,7 +52,7 @@ class TrustTestCase: XCTestCase {
     }
 }
 
-/// DESIGN.md section 5 "Trust": each device its own key pair and certificate; membership proved
+/// Trust (docs/PROTOCOL.md, "Trust"): each device its own key pair and certificate; membership proved
 /// against the group's trust anchor; private keys 0600; revocation effective on the next connection.
 final class TrustTests: TrustTestCase {
     func testAGroupIssuesDevicesThatRecogniseEachOther() throws {

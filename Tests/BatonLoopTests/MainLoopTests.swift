@@ -3,7 +3,7 @@ import CGLib
 import Dispatch
 import XCTest
 
-/// DESIGN.md section 4: the GLib default context runs the main actor on the main thread.
+/// The GLib default context runs the main actor on the main thread (docs/ARCHITECTURE.md, "The loop").
 /// XCTest runs these on the process's main thread, so this is the real bridge, not a stand-in.
 final class MainLoopTests: XCTestCase {
     func testTaskOnMainActorRunsFromTheGLibLoop() {

@@ -1,6 +1,6 @@
 import Foundation
 
-/// A real host for tests (DESIGN.md section 4): fresh network, mount, UTS and PID namespaces
+/// A real host for tests (docs/ARCHITECTURE.md, "Continuity"): fresh network, mount, UTS and PID namespaces
 /// with a tmpfs on /run, its own `dbus-daemon --system` and `avahi-daemon`, and a veth link to
 /// its partner host. Its command (a device process) is the host's first process.
 ///

@@ -78,8 +78,9 @@ final class UserActivityCurrentTests: BatonTestCase {
         }
     }
 
-    /// DESIGN.md section 2: an app that is not active advertises nothing; on reactivation the
-    /// main window's activity is current again.
+    /// An app that is not active advertises nothing; on reactivation the main window's activity
+    /// is current again (about-handoff, "Managing a User Activity with Responders": activities
+    /// become current from the main window, and only the frontmost one is available).
     func testDeactivationAdvertisesNothingAndReactivationRestoresTheMainWindowsActivity() {
         MainActor.assumeIsolated {
             Application.shared.activate()

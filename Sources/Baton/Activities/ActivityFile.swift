@@ -5,6 +5,8 @@ import Foundation
 /// the network uses. The file is the GVariant `(ussay)` (docs/PROTOCOL.md): version, activity
 /// type, title ("" for none), payload.
 public enum ActivityFile {
+    /// The format's version, the file's first field. A file of another version is refused
+    /// (`ActivityFileError`) rather than guessed at.
     nonisolated public static let version: UInt32 = 1
 
     /// Saves `activity` (as before any handoff) and writes it to `url`.

@@ -10,6 +10,9 @@ import Foundation
 /// Linux has not). `Application.shared.manifest` loads, by default, the file named by
 /// `$BATON_MANIFEST`, else `Info.plist` beside the executable.
 public struct AppManifest: Sendable, Equatable {
+    /// One entry of `CFBundleDocumentTypes`: a kind of document the app opens, and the activity
+    /// type its documents' activities get (about-handoff, "Supporting a User Activity in
+    /// Document-Based Apps").
     public struct DocumentType: Sendable, Equatable {
         /// `CFBundleTypeName`.
         public var name: String
@@ -22,7 +25,9 @@ public struct AppManifest: Sendable, Equatable {
         /// expands); see `DocumentController.documentClass(forType:)`.
         public var documentClassName: String?
 
-        /// A document type with Apple's `CFBundleDocumentTypes` entry keys.
+        /// A document type named `name`, for files with one of `extensions`, whose documents'
+        /// activities are of `activityType` (none: its documents have no automatic activity),
+        /// opened as the `Document` subclass named `documentClassName` (`NSDocumentClass`).
         public init(name: String, extensions: [String], activityType: String?, documentClassName: String? = nil) {
             self.name = name
             self.extensions = extensions
@@ -33,15 +38,19 @@ public struct AppManifest: Sendable, Equatable {
 
     /// `CFBundleIdentifier`.
     public var appID: String
+    /// `BatonTeamIdentifier`: the team, which on Apple's systems comes from code signing. An
+    /// activity continues only into an app of the same team.
     public var teamIdentifier: String
     /// `NSUserActivityTypes`.
     public var activityTypes: [String]
+    /// `CFBundleDocumentTypes`.
     public var documentTypes: [DocumentType]
     /// `BatonAssociatedDomains`, in the form of Apple's associated-domains entitlement:
     /// `activitycontinuation:example.com` (also `*.example.com`, and `host:port` for a private
     /// server). Other services' entries are kept but not used.
     public var associatedDomains: [String]
 
+    /// A manifest built in code, with the same meaning as the `Info.plist` keys of each property.
     public init(appID: String, teamIdentifier: String, activityTypes: [String] = [], documentTypes: [DocumentType] = [],
                 associatedDomains: [String] = []) {
         self.appID = appID
@@ -143,13 +152,18 @@ public struct AppManifest: Sendable, Equatable {
         return documentTypes.first { $0.extensions.map { $0.lowercased() }.contains(ext) }
     }
 
+    /// The document type whose `CFBundleTypeName` is `name`, if the app declares one.
     public func documentType(named name: String) -> DocumentType? {
         documentTypes.first { $0.name == name }
     }
 }
 
+/// Why a manifest file was refused; `description` says it in words, naming the file.
 public enum AppManifestError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The property list at this path is not a dictionary.
     case notADictionary(String)
+    /// A required key (the first value: `CFBundleIdentifier` or `BatonTeamIdentifier`) is
+    /// missing from the file at the second value's path.
     case missingKey(String, String)
     /// The file could not be read: its path and the reason, in words.
     case unreadable(String, String)

@@ -12,6 +12,7 @@ public struct InstalledApp: Sendable, Equatable {
     /// The manifest's file.
     public var manifestFile: URL
 
+    /// An installed app made of a desktop entry and the manifest read from `manifestFile`.
     public init(desktopEntry: DesktopEntry, manifest: AppManifest, manifestFile: URL) {
         self.desktopEntry = desktopEntry
         self.manifest = manifest

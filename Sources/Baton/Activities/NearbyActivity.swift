@@ -2,7 +2,9 @@ import Foundation
 import Logging
 
 /// An activity current on another of the user's devices, as that device advertised it:
-/// metadata only, never the payload (DESIGN.md section 5, "Pull, not push").
+/// metadata only, never the payload: the payload is pulled from that device when the user
+/// continues, and saved there first (docs/PROTOCOL.md). Apple's Handoff advertises the same
+/// way (about-handoff, "Handoff Interactions").
 public struct NearbyActivity: Sendable, Hashable {
     /// The advertising device's name, as the source of nearby activities shows it (the
     /// continuity layer takes it from the group's signed list, not from a certificate).
@@ -10,13 +12,19 @@ public struct NearbyActivity: Sendable, Hashable {
     /// Increases each time that device's current activity changes; the payload fetched must
     /// be of this sequence.
     public var sequence: UInt64
+    /// The activity's `activityType`: only an app that declares it continues the activity.
     public var activityType: String
+    /// The activity's `title`, for showing the entry (as Apple's Dock and app switcher do).
     public var title: String?
+    /// The originating app's id (`CFBundleIdentifier`).
     public var appID: String
+    /// The originating app's team: only an app of the same team continues the activity.
     public var teamIdentifier: String
     /// The activity's web page, for continuing it in a browser where no app claims the type.
     public var webpageURL: URL?
 
+    /// An entry as a source of nearby activities reports it; each argument is the property
+    /// of the same name.
     public init(device: String, sequence: UInt64, activityType: String, title: String?, appID: String,
                 teamIdentifier: String, webpageURL: URL? = nil) {
         self.device = device

@@ -6,6 +6,7 @@ import Logging
 
 /// A device of the group found through DNS-SD.
 public struct FoundPeer: Sendable, Equatable {
+    /// Where it listens: the IPv4 address and port its service resolved to.
     public var address: PeerAddress
     /// Whether that device is expected to dial this one: both publish, and its instance name
     /// sorts first.
@@ -23,14 +24,20 @@ public struct FoundPeer: Sendable, Equatable {
 /// (`AVAHI_CLIENT_NO_FAIL`); a daemon that restarts is reconnected to.
 @MainActor
 public final class ServiceDiscovery {
+    /// Where discovery stands, in `state`.
     public enum State: Equatable, Sendable {
+        /// Not started, or stopped: nothing is published or browsed.
         case stopped
         /// No avahi-daemon answers yet; discovery starts when one does.
         case waitingForDaemon
+        /// Publishing and browsing through the avahi-daemon.
         case running
+        /// Avahi refused to publish or browse; the reason in Avahi's words. Discovery stays
+        /// off until it is started again; static peers still work.
         case failed(String)
     }
 
+    /// Where discovery stands now.
     public private(set) var state: State = .stopped
     /// Called once, when the first browse has reported what the network holds now (Avahi's
     /// "all for now") and each service found by then is resolved; or at once when no daemon

@@ -27,8 +27,10 @@ public protocol ActivityProvider: AnyObject {
     func acceptStreams(_ channel: any ContinuationStreamChannel, for activity: ProvidedActivity)
     /// The peers' activities, each with its device's name, sorted by device.
     func nearbyActivitiesDidChange(_ activities: [NearbyActivity])
-    /// The node started (before it dials) or stopped.
+    /// The node started (before it dials).
     func nodeDidStart(_ node: ContinuityNode)
+    /// The node stopped: its links are closed and it will not call the provider again until it
+    /// starts anew.
     func nodeDidStop(_ node: ContinuityNode)
 }
 
@@ -36,15 +38,22 @@ public protocol ActivityProvider: AnyObject {
 /// activity object behind it changes (the node then gives it a new sequence number; a save
 /// that only changes its title keeps it).
 public struct ProvidedActivity: Sendable, Equatable {
+    /// Changes whenever the activity object behind the advertisement changes.
     public var generation: UInt64
+    /// The activity's `activityType`.
     public var activityType: String
+    /// The activity's `title`.
     public var title: String?
+    /// The offering app's id (`CFBundleIdentifier`).
     public var appID: String
+    /// The offering app's team.
     public var teamIdentifier: String
+    /// The activity's `webpageURL`, so a device with no app for it can open the page.
     public var webpageURL: URL?
     /// The activity sets `supportsContinuationStreams` (and has a delegate to hand them to).
     public var supportsContinuationStreams: Bool
 
+    /// An advertisement; each argument is the property of the same name.
     public init(generation: UInt64, activityType: String, title: String?, appID: String, teamIdentifier: String,
                 webpageURL: URL?, supportsContinuationStreams: Bool) {
         self.generation = generation
@@ -64,5 +73,7 @@ public enum ProvidedActivityError: Error, Sendable, Equatable {
     case notCurrent
     /// Its payload is over the Handoff limit.
     case tooLarge(String)
+    /// Anything else that kept the provider from giving the payload (the agent could not reach
+    /// the app, the save failed), in words.
     case failed(String)
 }

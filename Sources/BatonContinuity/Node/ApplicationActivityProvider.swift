@@ -17,6 +17,7 @@ public final class ApplicationActivityProvider: ActivityProvider {
     private var recent: [(generation: UInt64, activity: WeakActivity)] = []
     private static let rememberedActivities = 8
 
+    /// A provider for `Application.shared`; the node it is given to makes it start observing.
     public init() {}
 
     public func advertisement() -> ProvidedActivity? {

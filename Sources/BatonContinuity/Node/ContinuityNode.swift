@@ -18,6 +18,8 @@ import Logging
 /// first, and that device's activity delegate is told once it is continued.
 @MainActor
 public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
+    /// This device's identity: its certificate and key, the group's certificate, and the
+    /// revocation list it holds now (replaced when a newer list is copied in or relayed).
     public private(set) var identity: DeviceIdentity
     private let identityDirectory: URL?
     let credential: TLSCredential
@@ -69,6 +71,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// How many continuation stream grants (`OpenStreams`) may wait for their connection per
     /// peer device, and in all; past either, a new grant replaces the oldest.
     public var maximumStreamGrantsPerPeer = 4
+    /// The cap on waiting stream grants for all peers together (see
+    /// `maximumStreamGrantsPerPeer`).
     public var maximumStreamGrants = 64
     private var fallbackDials: [PeerAddress: LoopSource] = [:]
     private var redials: [PeerAddress: LoopSource] = [:]
@@ -109,9 +113,12 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     public enum DiscoveryMode: Sendable {
         /// Publish and browse when listening beyond loopback; off on loopback.
         case automatic
+        /// No DNS-SD: only the static peers are dialed, and nothing is published.
         case off
         /// Browse and dial what is found, without publishing: for a tool such as `baton nearby`.
         case browseOnly
+        /// Publish and browse whatever the listening address, loopback included (tests, and
+        /// hosts whose only interface is a private one).
         case publishAndBrowse
     }
 

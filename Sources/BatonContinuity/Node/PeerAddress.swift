@@ -3,9 +3,12 @@ import Foundation
 /// A peer to dial: `host:port`, from the static peer list — for hosts without multicast, or
 /// where no avahi-daemon runs.
 public struct PeerAddress: Sendable, Hashable, CustomStringConvertible {
+    /// A host name, or an IPv4 or IPv6 address (without brackets).
     public var host: String
+    /// The TCP port; 0 only where listening on any free port is meant.
     public var port: UInt16
 
+    /// The address `host:port`, taken as given (`init(parsing:from:)` checks text).
     public init(host: String, port: UInt16) {
         self.host = host
         self.port = port

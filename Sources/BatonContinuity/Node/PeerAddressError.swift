@@ -21,8 +21,11 @@ public enum PeerAddressError: Error, Sendable, Equatable, CustomStringConvertibl
 
     /// A port that is not a number, or out of range (1–65535, or 0–65535 where 0 is allowed).
     case badPort(text: String, source: Source, portZeroAllowed: Bool)
+    /// `text` has no `:PORT`.
     case missingPort(text: String, source: Source)
+    /// `text` has no host before `:PORT` where one is needed.
     case missingHost(text: String, source: Source)
+    /// `text` is not `HOST:PORT` for the reason `problem` (an unclosed `[`, a space, …).
     case malformed(text: String, source: Source, problem: String)
     /// The peers file exists but could not be read.
     case unreadableFile(path: String, reason: String)

@@ -10,6 +10,7 @@ public struct PeerConfiguration: Sendable, Equatable {
     /// The peers to dial: the configured ones, then the given ones, each once.
     public var peers: [PeerAddress]
 
+    /// A configuration given in code: where to listen and which peers to dial.
     public init(listen: PeerAddress = PeerAddress(host: "127.0.0.1", port: 0), peers: [PeerAddress] = []) {
         self.listen = listen
         self.peers = peers

@@ -98,7 +98,10 @@ enum DeviceInterface {
 
 /// A peer broke the protocol; the link to it is dropped.
 public enum PeerProtocolError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The peer sent a message that does not have the interface's shape; the reason in words.
     case malformed(String)
+    /// The peer answered a call with the D-Bus error `name` (an `org.baton.Device1` error or
+    /// a GDBus one) and its message.
     case remote(name: String, message: String)
 
     public var description: String {

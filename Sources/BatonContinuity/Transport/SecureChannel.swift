@@ -297,6 +297,7 @@ private let serverProtocols = ProtocolList([SecureChannel.alpn, SecureChannel.st
 public final class TLSCredential: @unchecked Sendable {
     let certificate: UnsafeMutablePointer<GTlsCertificate>
 
+    /// Loads `identity`'s certificate and private key into GIO; throws if GIO refuses them.
     public init(identity: DeviceIdentity) throws(TransportError) {
         var error: UnsafeMutablePointer<GError>?
         guard let certificate = g_tls_certificate_new_from_pem(identity.tlsPEM, -1, &error) else {

@@ -12,7 +12,9 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     case tlsVersionTooOld(Int)
     /// The TCP connection could not be made or accepted.
     case connectionFailed(GLibError)
+    /// The host or port given cannot be connected to or listened on (GIO could not parse it).
     case invalidAddress(String)
+    /// The channel was closed, by this side or the peer, before or during the operation.
     case closed
     /// A continuation stream's peer sent nothing, or took nothing, for this long: the
     /// connection was shut down.

@@ -15,8 +15,10 @@ import Foundation
 ///     device/discovery.key       the group's discovery secret (blinds DNS-SD tokens), 0600
 ///     peers                      static peers, HOST:PORT a line (`PeerAddress.configured`)
 public struct ConfigDirectory: Sendable, Equatable {
+    /// The folder itself (`$XDG_CONFIG_HOME/baton` for the standard one).
     public let url: URL
 
+    /// The configuration folder at `url`; nothing is read or created until it is used.
     public init(url: URL) { self.url = url }
 
     /// The directory for this user, from the environment.
@@ -26,6 +28,8 @@ public struct ConfigDirectory: Sendable, Equatable {
         return ConfigDirectory(url: base.appendingPathComponent("baton"))
     }
 
+    /// `group/`: the group's authority, on the machine that administers the group.
     public var groupDirectory: URL { url.appendingPathComponent("group") }
+    /// `device/`: this device's identity.
     public var deviceDirectory: URL { url.appendingPathComponent("device") }
 }

@@ -10,11 +10,14 @@ public struct DeviceIdentity: Sendable {
     /// The identifier the certificate carries (its common name): opaque for a device issued
     /// now, the device's name for one issued before names moved to the signed list.
     public let identifier: String
+    /// This device's certificate, signed by the group's CA, with the device profile.
     public let certificate: Certificate
     let privateKeyPEM: String
+    /// The group's CA certificate: the trust anchor every peer's certificate is checked against.
     public let groupCertificate: Certificate
     /// The signed revocation list as held (its bytes can be passed on as they are).
     public private(set) var revocationData: Data
+    /// The revocation list as parsed from `revocationData`, its signature checked.
     public private(set) var revocations: RevocationList
     /// The group's discovery secret, also proved and asked at the admission gate before TLS;
     /// nil for an identity issued before discovery existed, which then links through static

@@ -12,6 +12,8 @@ import X509
 /// name nothing but an opaque identifier (`OpaqueIdentifier`), so a client that connects
 /// without a certificate learns no name of the user, the group or the device.
 public struct GroupAuthority: Sendable {
+    /// The group's CA certificate (ECDSA P-256, self-signed): every device holds it as its
+    /// trust anchor.
     public let certificate: Certificate
     let privateKey: P256.Signing.PrivateKey
     let directory: ConfigDirectory
@@ -228,13 +230,19 @@ public struct GroupAuthority: Sendable {
 
 /// The devices a group has issued: GVariant `a(ssxb)` — name, serial (hex), issue time, revoked.
 public struct Roster: Sendable, Equatable {
+    /// One issued device, as `baton device list` shows it.
     public struct Device: Sendable, Equatable {
+        /// The name it was issued with.
         public var name: String
+        /// Its certificate's serial number, in hex (what a revocation lists).
         public var serial: String
+        /// When it was issued.
         public var issued: Date
+        /// Whether the group has revoked it.
         public var revoked: Bool
     }
 
+    /// The issued devices, in the order they were issued.
     public var devices: [Device] = []
 
     init() {}

@@ -22,8 +22,12 @@ import X509
 /// read: `(utasx)` — version 1, no names, discovery key epoch 0 — and `(utasxay)` — version 2,
 /// a rotated key whose epoch is the sequence.
 public struct RevocationList: Sendable, Equatable {
+    /// Increases with each list the authority issues: a device keeps the list with the
+    /// highest sequence it has seen and refuses older ones.
     public var sequence: UInt64
+    /// The serial numbers (hex) of the revoked device certificates.
     public var revokedSerials: Set<String>
+    /// When the authority issued the list.
     public var issued: Date
     /// The SHA-256 of the group's discovery key from this list on; nil while the group's
     /// first key (epoch 0) was never rotated.
@@ -35,6 +39,7 @@ public struct RevocationList: Sendable, Equatable {
     /// The group's name, as `baton group create` was given it; nil in a list older than names.
     public var groupName: String?
 
+    /// A list with these contents (unsigned: `GroupAuthority` signs it when it writes it).
     public init(sequence: UInt64 = 0, revokedSerials: Set<String> = [], issued: Date = Date(), discoveryKeyCommitment: Data? = nil,
                 discoveryKeyEpoch: UInt64 = 0, deviceNames: [String: String] = [:], groupName: String? = nil) {
         self.sequence = sequence

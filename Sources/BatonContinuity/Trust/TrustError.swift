@@ -3,6 +3,7 @@
 public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
     /// A private key file readable by others than its owner.
     case keyFileTooOpen(path: String, mode: UInt16)
+    /// A file the identity or group needs is not there.
     case missingFile(path: String)
     /// The file or folder exists but cannot be read: `reason` says why (from the system).
     case unreadable(path: String, reason: String)
@@ -22,10 +23,15 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidDeviceName(String)
     /// A group name follows the rules of a device name.
     case invalidGroupName(String)
+    /// The group already issued a device of this name.
     case deviceExists(String)
+    /// The group has issued no device of this name.
     case noSuchDevice(String)
+    /// The folder holds no group authority (`baton group create` makes one).
     case noGroup(directory: String)
+    /// The folder already holds a group authority, which is never overwritten.
     case groupExists(directory: String)
+    /// The folder holds no device identity (`baton device add --install` makes one).
     case noIdentity(directory: String)
     /// The revocation list's signature does not verify against the group authority.
     case revocationListNotSigned(path: String)
@@ -33,6 +39,7 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
     case revocationListOlder(have: UInt64, offered: UInt64)
     /// A peer certificate that is not one of the group's device certificates.
     case peerNotInGroup(reason: String)
+    /// A peer whose certificate the group has revoked; `device` names it.
     case peerRevoked(device: String)
     /// A discovery key that is not the one the revocation list held commits to.
     case discoveryKeyNotCommitted(sequence: UInt64)

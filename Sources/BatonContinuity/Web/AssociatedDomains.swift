@@ -16,7 +16,11 @@ import Foundation
 /// claims are remembered for an hour; refusals are asked again.
 @MainActor
 public final class AssociatedDomains: AssociatedDomainVerifier {
+    /// Where a domain serves its file, as Apple's apps look for it (Apple's "Supporting
+    /// associated domains"): `https://DOMAIN/.well-known/apple-app-site-association`.
     nonisolated public static let path = "/.well-known/apple-app-site-association"
+    /// The largest file accepted, in bytes (128 KiB, Apple's limit for the file): the read
+    /// stops, and the claim is refused, as soon as more has arrived.
     nonisolated public static let sizeLimit = 128 * 1024
     nonisolated(unsafe) private let session: UnsafeMutablePointer<SoupSession>  // nonisolated(unsafe): for deinit only
     private var confirmed: [String: Date] = [:]
@@ -96,12 +100,15 @@ public final class AssociatedDomains: AssociatedDomainVerifier {
 
 /// Why a domain's claim could not be checked.
 public enum AssociatedDomainError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The claim does not name a domain (`host` or `host:port`).
     case invalidDomain(String)
     /// No connection, a TLS certificate not trusted, or a read that failed.
     case unreachable(String, String)
     /// The server answered with another status than 200 (redirects are not followed).
     case status(String, Int)
+    /// The domain's file is larger than `AssociatedDomains.sizeLimit`.
     case tooLarge(String)
+    /// The domain's file is not the JSON Apple describes; the second value says what is wrong.
     case malformed(String, String)
 
     public var description: String {
