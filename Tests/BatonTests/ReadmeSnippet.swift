@@ -27,7 +27,7 @@ final class ShapesDelegate: ApplicationDelegate {
     lazy var window = Window(title: "Shapes", contentViewController: controller)
 
     func applicationDidFinishLaunching(_ notification: Notification) {
-        window.makeKeyAndOrderFront()               // key and main
+        window.makeKeyAndOrderFront(nil)            // key and main
         window.makeFirstResponder(controller.view)  // the shape view
         // A responder's activity is managed by the runtime: it is current while this controller
         // is in the main window's chain, saved lazily, and invalidated when nobody holds it.
@@ -38,7 +38,7 @@ final class ShapesDelegate: ApplicationDelegate {
 
     // The continuing side: after willContinue…, exactly one of this or didFailToContinue….
     func application(_ application: Application, continue userActivity: UserActivity,
-                     restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
+                     restorationHandler: @escaping ([any UserActivityRestoring]) -> Void) -> Bool {
         restorationHandler([controller])            // → controller.restoreUserActivityState(_:)
         return true
     }
