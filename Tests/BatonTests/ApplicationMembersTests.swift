@@ -69,6 +69,28 @@ final class ApplicationMembersTests: BatonTestCase {
         }
     }
 
+    /// The delegate hears hiding and unhiding, with the notification that is posted, before
+    /// observers do (NSApplicationDelegate applicationWillHide(_:), applicationDidHide(_:),
+    /// applicationWillUnhide(_:), applicationDidUnhide(_:)).
+    func testTheDelegateHearsHideAndUnhide() {
+        MainActor.assumeIsolated {
+            final class HidingDelegate: ApplicationDelegate {
+                var heard: [String] = []
+                func applicationWillHide(_ notification: Notification) { heard.append("will hide \(notification.name.rawValue)") }
+                func applicationDidHide(_ notification: Notification) { heard.append("did hide") }
+                func applicationWillUnhide(_ notification: Notification) { heard.append("will unhide") }
+                func applicationDidUnhide(_ notification: Notification) { heard.append("did unhide") }
+            }
+            let delegate = HidingDelegate()
+            app.delegate = delegate
+            app.activate()
+            Window(title: "w").makeKeyAndOrderFront(nil)
+            app.hide(nil)
+            app.unhide(nil)
+            XCTAssertEqual(delegate.heard, ["will hide BatonApplicationWillHide", "did hide", "will unhide", "did unhide"])
+        }
+    }
+
     /// Activating a hidden app unhides it (NSApplication activate: "makes the app active",
     /// and AppKit unhides an app it activates).
     func testActivatingAHiddenAppUnhidesIt() {

@@ -51,15 +51,15 @@ extension Application {
         post(Application.didResignActiveNotification) { $0.applicationDidResignActive($1) }
     }
 
-    /// Hides the app (`hide(_:)`): posts `willHideNotification`, deactivates it (key and main
+    /// Hides the app (`hide(_:)`): tells the delegate and posts `willHideNotification`, deactivates it (key and main
     /// resign), takes its windows off the screen (`isVisible` false, `orderedWindows` empty;
-    /// they keep their order), and posts `didHideNotification`. Does nothing when hidden.
+    /// they keep their order), and tells the delegate and posts `didHideNotification`. Does nothing when hidden.
     public func hide(_ sender: Any?) {
         guard !isHidden else { return }
-        NotificationCenter.default.post(name: Application.willHideNotification, object: self)
+        post(Application.willHideNotification) { $0.applicationWillHide($1) }
         deactivate()
         isHidden = true
-        NotificationCenter.default.post(name: Application.didHideNotification, object: self)
+        post(Application.didHideNotification) { $0.applicationDidHide($1) }
     }
 
     /// Shows a hidden app again and activates it (`unhide(_:)`): posts
@@ -68,10 +68,10 @@ extension Application {
     /// nothing when the app is not hidden.
     public func unhide(_ sender: Any?) {
         guard isHidden else { return }
-        NotificationCenter.default.post(name: Application.willUnhideNotification, object: self)
+        post(Application.willUnhideNotification) { $0.applicationWillUnhide($1) }
         isHidden = false
         activate()
-        NotificationCenter.default.post(name: Application.didUnhideNotification, object: self)
+        post(Application.didUnhideNotification) { $0.applicationDidUnhide($1) }
     }
 
     func register(_ window: Window) { windows.append(window) }

@@ -42,6 +42,14 @@ public protocol ApplicationDelegate: AnyObject {
     func applicationWillResignActive(_ application: Application)
     /// The app stopped being active (AppKit's `applicationDidResignActive(_:)`).
     func applicationDidResignActive(_ notification: Notification)
+    /// The app is about to hide (AppKit's `applicationWillHide(_:)`), sent by `hide(_:)`.
+    func applicationWillHide(_ notification: Notification)
+    /// The app is hidden (AppKit's `applicationDidHide(_:)`).
+    func applicationDidHide(_ notification: Notification)
+    /// The app is about to show again (AppKit's `applicationWillUnhide(_:)`), sent by `unhide(_:)`.
+    func applicationWillUnhide(_ notification: Notification)
+    /// The app shows again (AppKit's `applicationDidUnhide(_:)`).
+    func applicationDidUnhide(_ notification: Notification)
     /// Whether the app may terminate now (AppKit's `applicationShouldTerminate(_:)`). Return
     /// `.terminateCancel` to keep running; the default is `.terminateNow`.
     func applicationShouldTerminate(_ sender: Application) -> Application.TerminateReply
@@ -122,6 +130,14 @@ extension ApplicationDelegate {
     public func applicationWillResignActive(_ application: Application) {}
     /// Does nothing.
     public func applicationDidResignActive(_ notification: Notification) {}
+    /// Does nothing.
+    public func applicationWillHide(_ notification: Notification) {}
+    /// Does nothing.
+    public func applicationDidHide(_ notification: Notification) {}
+    /// Does nothing.
+    public func applicationWillUnhide(_ notification: Notification) {}
+    /// Does nothing.
+    public func applicationDidUnhide(_ notification: Notification) {}
     /// Returns `.terminateNow`.
     public func applicationShouldTerminate(_ sender: Application) -> Application.TerminateReply { .terminateNow }
     /// Calls UIKit's form, `applicationWillTerminate(_ application:)`.
