@@ -43,7 +43,9 @@ enum AgentBenchmarks {
         var launchFailures: [String] = []
     }
 
-    static func run(idleSeconds: Int) throws -> Results {
+    /// Runs the agent's figures; with `relayOnly`, only the warm continuations, the streams and
+    /// the local ping (part 1), for `BatonBench --relay`.
+    static func run(idleSeconds: Int, relayOnly: Bool = false) throws -> Results {
         let root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-bench-\(UUID().uuidString.prefix(8))")
         let runtime = root.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -134,6 +136,7 @@ enum AgentBenchmarks {
             + [("app B (this process)", cpuMilliseconds() - ownCPU)]
         connection.leave()
         results.localPing = try localPings(socketPath: socket("B"))
+        if relayOnly { return results }
 
         // 2. Continuing into an app that is not running: agent L (with a launcher) starts it and
         // hands it the activity when it joins. Each round A offers a new type, so no app of an

@@ -236,15 +236,22 @@ enum ContinuityBenchmarks {
     /// milliseconds from `continuationStreams()` to the first byte, and MB/s first byte to last.
     static func streamTransfer(_ continued: UserActivity) throws -> (firstByte: Double, throughput: Double) {
         let size = streamSize
-        let (firstByte, seconds) = try wait { () async throws -> (Double, Double) in
+        let (opened, firstByte, seconds) = try wait { () async throws -> (Double, Double, Double) in
             let start = ContinuousClock.now
             let (input, output) = try await continued.continuationStreams()
+            let opened = nanosPerOp(ContinuousClock.now - start, 1) / 1_000_000
             try await output.write(Data("send \(size)".utf8))
             try await output.close()
-            return try await drain(size, from: { try await input.read(maxLength: 256 * 1024) }, since: start)
+            let (firstByte, seconds) = try await drain(size, from: { try await input.read(maxLength: 256 * 1024) }, since: start)
+            return (opened, firstByte, seconds)
         }
+        streamOpened.append(opened)
         return (firstByte, Double(size) / seconds / 1_000_000)
     }
+
+    /// Milliseconds from `continuationStreams()` to its return, for each `streamTransfer` (the
+    /// rest of the time to the first byte is the request, its end, and the answer's start).
+    static var streamOpened: [Double] = []
 
     /// Reads `size` bytes with `read`; returns milliseconds from `start` to the first byte and
     /// seconds from the first byte to the last.
