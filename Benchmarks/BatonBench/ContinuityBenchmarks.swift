@@ -42,6 +42,8 @@ enum ContinuityBenchmarks {
         /// MB/s for 100 MB, first byte to last, and milliseconds to the first byte.
         var streamThroughput: [Double] = [], bareThroughput: [Double] = []
         var streamFirstByte: [Double] = [], firstByteRTT: [Double] = []
+        /// Thread wake-ups per warm continuation, by process.
+        var warmWakeups: [(String, Double)] = []
     }
 
     static func run() throws -> Results {
@@ -101,6 +103,7 @@ enum ContinuityBenchmarks {
         var node = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: nodePort)])
         try node.start()
         MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
+        let wakeupsBefore = [peer.processIdentifier, getpid()].map { threadRuns(of: $0) }
         for _ in 0..<handoffs {
             let entry = Application.shared.nearbyActivities[0]
             let before = continuer.restorer.restored
@@ -108,6 +111,9 @@ enum ContinuityBenchmarks {
             Application.shared.continueNearbyActivity(entry)
             MainLoop.run(until: { continuer.restorer.restored > before || continuer.failures > 0 }, timeout: .seconds(30))
             results.warm.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+        }
+        results.warmWakeups = zip([("peer", peer.processIdentifier), ("this process", getpid())], wakeupsBefore).map {
+            ($0.0.0, wakeups(of: $0.0.1, since: $0.1, per: handoffs))
         }
 
         // Continuation streams: 100 MB from A, beside a bare TLS connection sending as much;

@@ -3,7 +3,8 @@
 //
 //     BatonBench [--idle-seconds N]     (default 10)
 //     BatonBench --agent-only [--idle-seconds N]   (the agent's figures alone, without their embedded baselines)
-//     BatonBench --relay   (warm continuations and streams through agents, beside embedded nodes: issue 10's speed aims)
+//     BatonBench --relay   (warm continuations and streams through agents, beside embedded nodes: issue 10's speed aims,
+//                           with each process's thread wake-ups per warm continuation; BATON_BENCH_THREADS=1 splits them by thread)
 import Baton
 import Foundation
 
@@ -49,6 +50,7 @@ if CommandLine.arguments.contains("--relay") {
                        baselineName: "the same through embedded nodes", baseline: percentile(embeddedOpened, 50), unit: "ms",
                        aim: "part of the first byte").line())
             say(AgentBenchmarks.streamCPUNote(agent))
+            say(wakeupNote("agent", agent.warmWakeups) + "; " + wakeupNote("embedded", continuity.warmWakeups))
         } catch {
             say("relay benchmarks failed: \(error)")
         }
