@@ -39,11 +39,15 @@ enum AgentBenchmarks {
         /// Resident bytes per joined app (`appsForMemory` apps joined to the empty agent).
         var bytesPerApp = 0.0
         var failures = 0
+        /// Thread wake-ups per warm continuation, by process.
+        var warmWakeups: [(String, Double)] = []
         /// Launched apps that were handed their continuation and failed it (`didFailToContinue`).
         var launchFailures: [String] = []
     }
 
-    static func run(idleSeconds: Int) throws -> Results {
+    /// Runs the agent's figures; with `relayOnly`, only the warm continuations, the streams and
+    /// the local ping (part 1), for `BatonBench --relay`.
+    static func run(idleSeconds: Int, relayOnly: Bool = false) throws -> Results {
         let root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-bench-\(UUID().uuidString.prefix(8))")
         let runtime = root.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -105,6 +109,8 @@ enum AgentBenchmarks {
         defer { connection.leave() }
         MainLoop.run(until: { joined && nearby(editing) != nil }, timeout: .seconds(30))
         guard let entry = nearby(editing) else { throw BenchFailure("B never saw A's activity\(agentB.logTail())") }
+        let warmProcesses = [("batond B", agentB.pid), ("batond A", agentA.pid), ("app A", appA.pid), ("app B (this process)", getpid())]
+        let wakeupsBefore = warmProcesses.map { threadRuns(of: $0.1) }
         for _ in 0..<handoffs {
             let before = continuer.restorer.restored
             let start = ContinuousClock.now
@@ -113,6 +119,7 @@ enum AgentBenchmarks {
             results.warm.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
         }
         results.failures += continuer.failures
+        results.warmWakeups = zip(warmProcesses, wakeupsBefore).map { ($0.0.0, wakeups(of: $0.0.1, since: $0.1, per: handoffs)) }
         for _ in 0..<handoffs / 5 {
             let start = ContinuousClock.now
             _ = try ContinuityBenchmarks.wait { try await connection.fetchPayload(of: entry) }
@@ -134,6 +141,7 @@ enum AgentBenchmarks {
             + [("app B (this process)", cpuMilliseconds() - ownCPU)]
         connection.leave()
         results.localPing = try localPings(socketPath: socket("B"))
+        if relayOnly { return results }
 
         // 2. Continuing into an app that is not running: agent L (with a launcher) starts it and
         // hands it the activity when it joins. Each round A offers a new type, so no app of an

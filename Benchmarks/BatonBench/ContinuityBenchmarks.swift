@@ -42,6 +42,8 @@ enum ContinuityBenchmarks {
         /// MB/s for 100 MB, first byte to last, and milliseconds to the first byte.
         var streamThroughput: [Double] = [], bareThroughput: [Double] = []
         var streamFirstByte: [Double] = [], firstByteRTT: [Double] = []
+        /// Thread wake-ups per warm continuation, by process.
+        var warmWakeups: [(String, Double)] = []
     }
 
     static func run() throws -> Results {
@@ -101,6 +103,7 @@ enum ContinuityBenchmarks {
         var node = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: nodePort)])
         try node.start()
         MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
+        let wakeupsBefore = [peer.processIdentifier, getpid()].map { threadRuns(of: $0) }
         for _ in 0..<handoffs {
             let entry = Application.shared.nearbyActivities[0]
             let before = continuer.restorer.restored
@@ -108,6 +111,9 @@ enum ContinuityBenchmarks {
             Application.shared.continueNearbyActivity(entry)
             MainLoop.run(until: { continuer.restorer.restored > before || continuer.failures > 0 }, timeout: .seconds(30))
             results.warm.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
+        }
+        results.warmWakeups = zip([("peer", peer.processIdentifier), ("this process", getpid())], wakeupsBefore).map {
+            ($0.0.0, wakeups(of: $0.0.1, since: $0.1, per: handoffs))
         }
 
         // Continuation streams: 100 MB from A, beside a bare TLS connection sending as much;
@@ -236,15 +242,22 @@ enum ContinuityBenchmarks {
     /// milliseconds from `continuationStreams()` to the first byte, and MB/s first byte to last.
     static func streamTransfer(_ continued: UserActivity) throws -> (firstByte: Double, throughput: Double) {
         let size = streamSize
-        let (firstByte, seconds) = try wait { () async throws -> (Double, Double) in
+        let (opened, firstByte, seconds) = try wait { () async throws -> (Double, Double, Double) in
             let start = ContinuousClock.now
             let (input, output) = try await continued.continuationStreams()
+            let opened = nanosPerOp(ContinuousClock.now - start, 1) / 1_000_000
             try await output.write(Data("send \(size)".utf8))
             try await output.close()
-            return try await drain(size, from: { try await input.read(maxLength: 256 * 1024) }, since: start)
+            let (firstByte, seconds) = try await drain(size, from: { try await input.read(maxLength: 256 * 1024) }, since: start)
+            return (opened, firstByte, seconds)
         }
+        streamOpened.append(opened)
         return (firstByte, Double(size) / seconds / 1_000_000)
     }
+
+    /// Milliseconds from `continuationStreams()` to its return, for each `streamTransfer` (the
+    /// rest of the time to the first byte is the request, its end, and the answer's start).
+    static var streamOpened: [Double] = []
 
     /// Reads `size` bytes with `read`; returns milliseconds from `start` to the first byte and
     /// seconds from the first byte to the last.

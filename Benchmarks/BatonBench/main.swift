@@ -3,6 +3,8 @@
 //
 //     BatonBench [--idle-seconds N]     (default 10)
 //     BatonBench --agent-only [--idle-seconds N]   (the agent's figures alone, without their embedded baselines)
+//     BatonBench --relay   (warm continuations and streams through agents, beside embedded nodes: issue 10's speed aims,
+//                           with each process's thread wake-ups per warm continuation; BATON_BENCH_THREADS=1 splits them by thread)
 import Baton
 import Foundation
 
@@ -27,6 +29,32 @@ for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", Age
 
 if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/callgrind, no figures
     MainActor.assumeIsolated { for _ in 0..<20 { _ = ActivityBenchmarks.payloadCoding() } }
+    exit(0)
+}
+
+if CommandLine.arguments.contains("--relay") {
+    MainActor.assumeIsolated {
+        do {
+            let continuity = try ContinuityBenchmarks.run()
+            let embeddedOpened = ContinuityBenchmarks.streamOpened
+            ContinuityBenchmarks.streamOpened = []
+            let agent = try AgentBenchmarks.run(idleSeconds: 0, relayOnly: true)
+            if agent.failures > 0 { say("\(agent.failures) continuations through the agents failed") }
+            for figure in AgentBenchmarks.figures(agent, continuity: continuity, idleSeconds: 0).prefix(8) { say(figure.line()) }
+            say(Figure(name: "continuation stream, 100 MB", value: percentile(continuity.streamThroughput, 50),
+                       baselineName: "bare GIO TLS stream", baseline: percentile(continuity.bareThroughput, 50), unit: "MB/s",
+                       aim: "higher is better").line())
+            say(Figure(name: "getContinuationStreams to first byte", value: percentile(continuity.streamFirstByte, 50),
+                       baselineName: "bare TLS round trip", baseline: percentile(continuity.firstByteRTT, 50), unit: "ms", aim: "").line())
+            say(Figure(name: "agent: continuationStreams() returns", value: percentile(ContinuityBenchmarks.streamOpened, 50),
+                       baselineName: "the same through embedded nodes", baseline: percentile(embeddedOpened, 50), unit: "ms",
+                       aim: "part of the first byte").line())
+            say(AgentBenchmarks.streamCPUNote(agent))
+            say(wakeupNote("agent", agent.warmWakeups) + "; " + wakeupNote("embedded", continuity.warmWakeups))
+        } catch {
+            say("relay benchmarks failed: \(error)")
+        }
+    }
     exit(0)
 }
 

@@ -2,9 +2,33 @@ import BatonTestSupport
 import Foundation
 import XCTest
 
-/// Continuation streams relayed by two agents (`batond`, static peers on loopback) when one
-/// end breaks: the other end's read fails, never ends as if the stream were whole.
+/// Continuation streams relayed by two agents (`batond`, static peers on loopback): answers of
+/// every size around the relay's frames (64 KiB), its turns (256 KiB) and TLS records (16 KiB)
+/// arrive whole, in order and ended; and when one end breaks, the other end's read fails,
+/// never ends as if the stream were whole.
 final class AgentRelayedStreamTests: AgentTestCase {
+    /// One continued activity, then one stream per size, each read to its end by B's app and
+    /// checked byte by byte (`pattern intact`): nothing lost, doubled or reordered where
+    /// frames, TLS records or the relay's reads split the bytes.
+    func testStreamsOfEverySizeAroundTheFramesComeThroughWholeAndEnd() throws {
+        let (_, _, _) = try twoLinkedAgents()
+        let probe = productURL("DeviceProbe").path
+        let offering = try start(probe, ["unused", "--ok", "--streams", "--agent", socket("a.sock")])
+        XCTAssertNotNil(offering.waitForLine(containing: "joined the agent"), offering.output)
+        let continuing = try start(probe, ["unused", "--ok", "--agent", socket("b.sock")])
+        XCTAssertNotNil(continuing.waitForLine(containing: "nearby A"), continuing.output)
+        continuing.send("continue 10")
+        XCTAssertNotNil(continuing.waitForLine(containing: "continued Probe"), continuing.output)
+        let piece = 64 * 1024
+        for size in [0, 1, 16_384, 16_385, piece - 1, piece, piece + 1, 4 * piece, 4 * piece + 7, 3_000_001] {
+            continuing.send("streams \(size)")
+            XCTAssertNotNil(continuing.waitForLine(containing: "stream received \(size), pattern intact", timeout: 30),
+                            "size \(size): " + continuing.output)
+        }
+        XCTAssertFalse(continuing.output.contains("stream failed"), continuing.output)
+        XCTAssertFalse(continuing.output.contains("wrong byte"), continuing.output)
+    }
+
     /// The offering app dies half way through a 16 MB answer: its agent sees its connection
     /// end without the end frame and breaks the stream to B, whose agent breaks its app's
     /// connection the same way; B's app fails with userActivityConnectionUnavailable instead of

@@ -2,15 +2,19 @@ import Foundation
 
 /// The byte channel under a pair of continuation streams: one authenticated connection to the
 /// other device. The continuity layer provides it; layers 1–3 know nothing of sockets.
+///
+/// Reads and writes run on the caller's actor (`nonisolated(nonsending)`): called from the main
+/// actor, a transfer stays on the loop thread instead of crossing to Swift's pool and back for
+/// every piece; conforming types mark their methods the same way.
 public protocol ContinuationStreamChannel: AnyObject, Sendable {
     /// Up to `maxLength` bytes as soon as some arrive; empty once the other side has finished
     /// writing. Throws if the connection broke (the peer died, the link timed out, nothing
     /// came within the channel's idle bound) or was closed.
-    func read(maxLength: Int) async throws -> Data
+    nonisolated(nonsending) func read(maxLength: Int) async throws -> Data
     /// Writes all of `data`; throws if the connection broke or was closed.
-    func write(_ data: Data) async throws
+    nonisolated(nonsending) func write(_ data: Data) async throws
     /// Ends this side's writing: the other side reads to its end.
-    func finishWriting() async throws
+    nonisolated(nonsending) func finishWriting() async throws
     /// Closes the connection both ways; pending reads and writes on either side end.
     func close()
     /// Breaks the connection: like `close()`, but the other side's reads fail instead of
@@ -33,13 +37,13 @@ public final class ContinuationInputStream: AsyncSequence, Sendable {
     init(channel: any ContinuationStreamChannel) { self.channel = channel }
 
     /// Up to `maxLength` bytes as soon as some arrive; empty at the end of the stream.
-    public func read(maxLength: Int = 64 * 1024) async throws -> Data {
+    nonisolated(nonsending) public func read(maxLength: Int = 64 * 1024) async throws -> Data {
         try await channel.read(maxLength: maxLength)
     }
 
     /// Everything up to the end of the stream; throws `CocoaError(.fileReadTooLarge)` past
     /// `limit` bytes, so a peer cannot make this side buffer without bound.
-    public func readToEnd(limit: Int) async throws -> Data {
+    nonisolated(nonsending) public func readToEnd(limit: Int) async throws -> Data {
         var result = Data()
         while true {
             let chunk = try await read()
@@ -73,12 +77,12 @@ public final class ContinuationOutputStream: Sendable {
     init(channel: any ContinuationStreamChannel) { self.channel = channel }
 
     /// Writes all of `data`, waiting while the network is behind.
-    public func write(_ data: Data) async throws { try await channel.write(data) }
+    nonisolated(nonsending) public func write(_ data: Data) async throws { try await channel.write(data) }
 
     /// Ends the stream: the other side's input reaches its end. Request and response: the
     /// continuing side writes its request and closes its output, the originating side reads to
     /// the end, answers and closes its own.
-    public func close() async throws { try await channel.finishWriting() }
+    nonisolated(nonsending) public func close() async throws { try await channel.finishWriting() }
 }
 
 extension UserActivity {

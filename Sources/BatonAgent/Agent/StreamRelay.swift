@@ -63,13 +63,18 @@ final class StreamRelay {
         }
     }
 
+    /// How much one turn of a copy moves at most: whatever has arrived, up to four frames.
+    static let chunk = LocalStream.batch * LocalStream.piece
+
     /// Copies `source` to `destination` until its end, then finishes `destination`'s writing;
     /// on an error both are broken (`abort()`: the far side reads a failure, never an end), and
-    /// the other direction then ends too.
+    /// the other direction then ends too. It runs on the loop thread from start to end (the
+    /// channels' reads and writes run on their caller's actor), taking each time all that has
+    /// arrived, up to `chunk`: several TLS records or frames in one turn.
     private static func copy(from source: any ContinuationStreamChannel, to destination: any ContinuationStreamChannel) async {
         do {
             while true {
-                let chunk = try await source.read(maxLength: LocalStream.piece)
+                let chunk = try await source.read(maxLength: chunk)
                 if chunk.isEmpty { break }
                 try await destination.write(chunk)
             }

@@ -5,16 +5,26 @@ import Foundation
 
 /// A continuation stream over a local connection to the agent (a `GSocketConnection` on its
 /// Unix socket): the app's end of a stream the agent relays to the other device, and the
-/// agent's end toward the app. Reads and writes run on the loop through GIO's async calls.
+/// agent's end toward the app. Reads and writes run on the caller's actor and start GIO's async
+/// calls on the main actor, so a transfer driven from the main actor stays on the loop thread.
 ///
 /// After the connection's `S` and token, bytes go in frames: a 4-byte big-endian length (at
 /// most `piece`) and that many bytes; a frame of length 0 ends the writer's side
 /// (`finishWriting()`). A connection that ends without it (the relay's other side broke, the
 /// writer died) is an error for the reader, never a stream that ended early but looked whole.
+///
+/// Reads go into a buffer of `bufferSize` bytes, one socket read for as many frames (headers
+/// and payloads) as have arrived, and a read returns the payloads of all the whole or partial
+/// frames buffered, up to its `maxLength`. A write sends its frames, headers included, in one
+/// socket write of up to `batch` frames.
 final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     /// The `GSocketConnection *` (a reference held until `deinit`).
     let connection: OpaquePointer
+    /// The largest frame.
     static let piece = 64 * 1024
+    /// The read buffer's size, and how many whole frames one socket write carries at most.
+    static let bufferSize = 256 * 1024
+    static let batch = 4
 
     /// Takes a reference of its own to `connection`.
     init(_ connection: OpaquePointer) {
@@ -22,37 +32,82 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
         g_object_ref(UnsafeMutableRawPointer(connection))
     }
 
-    deinit { g_object_unref(UnsafeMutableRawPointer(connection)) }
+    deinit {
+        g_object_unref(UnsafeMutableRawPointer(connection))
+        readBuffer?.deallocate()
+        writeBuffer?.deallocate()
+    }
 
     private var stream: UnsafeMutablePointer<GIOStream> { UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self) }
 
-    /// Bytes left in the frame being read; whether the end frame came. One reader at a time.
+    // The reading side, touched only on the main actor, one reader at a time: bytes buffered
+    // (`readStart..<readEnd`), bytes left in the frame being read, whether the end frame came.
+    private var readBuffer: UnsafeMutableRawPointer?
+    private var readStart = 0, readEnd = 0
     private var frameLeft = 0
     private var ended = false
+    // The writing side's buffer (frames with their headers), one writer at a time.
+    private var writeBuffer: UnsafeMutableRawPointer?
 
-    func read(maxLength: Int) async throws -> Data {
-        if ended { return Data() }
-        if frameLeft == 0 {
-            var header = Data()
-            while header.count < 4 {
-                let bytes = try await readSome(4 - header.count)
-                guard !bytes.isEmpty else { throw Self.broken }
-                header.append(bytes)
+    nonisolated(nonsending) func read(maxLength: Int) async throws -> Data {
+        try await receive(maxLength: max(1, maxLength))
+    }
+
+    /// The payload bytes buffered, up to `maxLength`, across frames; waits for the socket only
+    /// when none are.
+    @MainActor
+    private func receive(maxLength: Int) async throws -> Data {
+        var result = Data()
+        while !ended && result.count < maxLength {
+            if frameLeft == 0 {
+                guard readEnd - readStart >= 4 else {
+                    if !result.isEmpty { break }
+                    try await fill()
+                    continue
+                }
+                let header = readBuffer! + readStart
+                let length = (0..<4).reduce(0) { $0 << 8 | Int(header.load(fromByteOffset: $1, as: UInt8.self)) }
+                guard length <= Self.piece else {
+                    throw CocoaError.handoff(.userActivityHandoffFailed, "a stream frame of \(length) bytes, over \(Self.piece)")
+                }
+                readStart += 4
+                if length == 0 { ended = true } else { frameLeft = length }
+                continue
             }
-            let length = header.reduce(0) { $0 << 8 | Int($1) }
-            guard length <= Self.piece else {
-                throw CocoaError.handoff(.userActivityHandoffFailed, "a stream frame of \(length) bytes, over \(Self.piece)")
+            let available = min(frameLeft, readEnd - readStart, maxLength - result.count)
+            guard available > 0 else {
+                if !result.isEmpty { break }
+                try await fill()
+                continue
             }
-            if length == 0 {
-                ended = true
-                return Data()
-            }
-            frameLeft = length
+            result.append(readBuffer!.assumingMemoryBound(to: UInt8.self) + readStart, count: available)
+            readStart += available
+            frameLeft -= available
         }
-        let bytes = try await readSome(min(max(1, maxLength), frameLeft))
-        guard !bytes.isEmpty else { throw Self.broken }
-        frameLeft -= bytes.count
-        return bytes
+        return result
+    }
+
+    /// Reads what has arrived on the socket (waiting for some) behind the bytes still
+    /// buffered, which move to the front first; the end of the connection here is a broken stream.
+    @MainActor
+    private func fill() async throws {
+        let buffer = readBuffer ?? UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+        readBuffer = buffer
+        if readStart > 0 {
+            buffer.copyMemory(from: buffer + readStart, byteCount: readEnd - readStart)
+            (readStart, readEnd) = (0, readEnd - readStart)
+        }
+        let input = SendableHandle(OpaquePointer(g_io_stream_get_input_stream(stream)))
+        let space = SendableRaw(buffer + readEnd), count = Self.bufferSize - readEnd
+        let n: Int = try await GIOAsync.call { cancellable, callback, userData in
+            g_input_stream_read_async(UnsafeMutablePointer(input.pointer), space.pointer, gsize(count), G_PRIORITY_DEFAULT,
+                                      cancellable, callback, userData)
+        } finish: { result, error in
+            let n = g_input_stream_read_finish(UnsafeMutablePointer(input.pointer), result, error)
+            return n < 0 ? nil : Int(n)
+        }
+        guard n > 0 else { throw Self.broken }
+        readEnd += n
     }
 
     /// What a reader gets when the connection ends before the end frame.
@@ -60,55 +115,64 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
         CocoaError.handoff(.userActivityConnectionUnavailable, "the stream through the agent broke before its end")
     }
 
-    /// Up to `count` bytes as they arrive on the connection; empty at its end.
-    private func readSome(_ wanted: Int) async throws -> Data {
-        let input = SendableHandle(OpaquePointer(g_io_stream_get_input_stream(stream)))
-        let count = max(1, min(wanted, Self.piece + 4))
-        return try await GIOAsync.call { cancellable, callback, userData in
-            g_input_stream_read_bytes_async(UnsafeMutablePointer(input.pointer), gsize(count), G_PRIORITY_DEFAULT, cancellable, callback, userData)
-        } finish: { result, error in
-            guard let bytes = g_input_stream_read_bytes_finish(UnsafeMutablePointer(input.pointer), result, error) else { return nil }
-            defer { g_bytes_unref(bytes) }
-            var size: gsize = 0
-            guard let data = g_bytes_get_data(bytes, &size), size > 0 else { return Data() }
-            return Data(bytes: data, count: Int(size))
-        }
+    nonisolated(nonsending) func write(_ data: Data) async throws {
+        try await send(data)
     }
 
-    func write(_ data: Data) async throws {
+    /// `data` in frames of at most `piece` bytes, `batch` frames to a socket write.
+    @MainActor
+    private func send(_ data: Data) async throws {
+        let buffer = writeBuffer ?? UnsafeMutableRawPointer.allocate(byteCount: Self.batch * (Self.piece + 4), alignment: 16)
+        writeBuffer = buffer
         var offset = data.startIndex
         while offset < data.endIndex {
-            let end = min(offset + Self.piece, data.endIndex)
-            try await writeRaw(Self.header(end - offset) + data[offset..<end])
-            offset = end
+            var filled = 0
+            for _ in 0..<Self.batch where offset < data.endIndex {
+                let end = min(offset + Self.piece, data.endIndex)
+                Self.putHeader(end - offset, at: buffer + filled)
+                data.copyBytes(to: (buffer + filled + 4).assumingMemoryBound(to: UInt8.self), from: offset..<end)
+                filled += 4 + end - offset
+                offset = end
+            }
+            try await writeAll(buffer, count: filled)
         }
     }
 
-    private static func header(_ length: Int) -> Data {
-        Data([UInt8(length >> 24 & 0xff), UInt8(length >> 16 & 0xff), UInt8(length >> 8 & 0xff), UInt8(length & 0xff)])
+    private static func putHeader(_ length: Int, at pointer: UnsafeMutableRawPointer) {
+        for index in 0..<4 { pointer.storeBytes(of: UInt8(truncatingIfNeeded: length >> (24 - 8 * index)), toByteOffset: index, as: UInt8.self) }
     }
 
     /// Writes `data` as it is, unframed (the connection's `S` and token).
+    @MainActor
     func writeRaw(_ data: Data) async throws {
+        let bytes = UnsafeMutableRawPointer.allocate(byteCount: max(1, data.count), alignment: 16)
+        defer { bytes.deallocate() }  // GIO reads it until the write finishes, which the await spans
+        data.copyBytes(to: bytes.assumingMemoryBound(to: UInt8.self), count: data.count)
+        try await writeAll(bytes, count: data.count)
+    }
+
+    /// All `count` bytes at `bytes` (`g_output_stream_write_all_async`); the caller keeps them
+    /// alive until it returns.
+    @MainActor
+    private func writeAll(_ bytes: UnsafeMutableRawPointer, count: Int) async throws {
         let output = SendableHandle(OpaquePointer(g_io_stream_get_output_stream(stream)))
-        var offset = data.startIndex
-        while offset < data.endIndex {
-            let piece = data[offset..<min(offset + Self.piece, data.endIndex)]
-            let bytes = SendableHandle(piece.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) })
-            defer { g_bytes_unref(bytes.pointer) }
-            let written: Int = try await GIOAsync.call { cancellable, callback, userData in
-                g_output_stream_write_bytes_async(UnsafeMutablePointer(output.pointer), bytes.pointer, G_PRIORITY_DEFAULT,
-                                                  cancellable, callback, userData)
-            } finish: { result, error in
-                let n = g_output_stream_write_bytes_finish(UnsafeMutablePointer(output.pointer), result, error)
-                return n < 0 ? nil : Int(n)
-            }
-            offset += written
+        let source = SendableRaw(bytes)
+        _ = try await GIOAsync.call { cancellable, callback, userData in
+            g_output_stream_write_all_async(UnsafeMutablePointer(output.pointer), source.pointer, gsize(count), G_PRIORITY_DEFAULT,
+                                            cancellable, callback, userData)
+        } finish: { result, error in
+            g_output_stream_write_all_finish(UnsafeMutablePointer(output.pointer), result, nil, error) != 0 ? true : nil
         }
     }
 
-    func finishWriting() async throws {
-        try await writeRaw(Self.header(0))
+    nonisolated(nonsending) func finishWriting() async throws {
+        try await end()
+    }
+
+    /// The end frame, then the socket's writing side shut down.
+    @MainActor
+    private func end() async throws {
+        try await writeRaw(Data(count: 4))
         let socket = g_socket_connection_get_socket(UnsafeMutablePointer(connection))
         var error: UnsafeMutablePointer<GError>?
         guard g_socket_shutdown(socket, 0, 1, &error) != 0 else { throw GLibError(consuming: error!) }
@@ -119,4 +183,10 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
         g_socket_shutdown(socket, 1, 1, nil)
         g_socket_close(socket, nil)
     }
+}
+
+/// A raw buffer pointer handed to GIO across an `await`; its owner keeps the memory alive.
+struct SendableRaw: @unchecked Sendable {
+    let pointer: UnsafeMutableRawPointer
+    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
 }

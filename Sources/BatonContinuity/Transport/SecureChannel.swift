@@ -162,7 +162,7 @@ public final class SecureChannel: @unchecked Sendable {
                 }
             }
             var error: UnsafeMutablePointer<GError>?
-            guard let tls = g_tls_client_connection_new(gCast(connection), nil, &error) else {
+            guard let tls = baton_tls_client_connection_new(gCast(connection), &error) else {  // no system CAs: see shim.h
                 throw .handshakeFailed(GLibError(consuming: error!))
             }
             g_tls_connection_set_certificate(gCast(tls), credential.certificate)
@@ -197,7 +197,7 @@ public final class SecureChannel: @unchecked Sendable {
                        credential: TLSCredential, pending: PendingConnection? = nil) async throws(TransportError) -> SecureChannel {
         configureSocket(connection)
         var error: UnsafeMutablePointer<GError>?
-        guard let tls = g_tls_server_connection_new(gCast(connection), credential.certificate, &error) else {
+        guard let tls = baton_tls_server_connection_new(gCast(connection), credential.certificate, &error) else {  // no system CAs
             throw .handshakeFailed(GLibError(consuming: error!))
         }
         baton_tls_require_client_certificate(gCast(tls))

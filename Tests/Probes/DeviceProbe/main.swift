@@ -9,7 +9,8 @@
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
 // `continued TITLE` or `failed CODE`; `streams N` asks the continued activity for N bytes over
-// continuation streams and prints `stream received N` or `stream failed: [code CODE, ]…`; `ping` prints
+// continuation streams and prints `stream received N, pattern intact` (or `…, wrong byte at I`) or
+// `stream failed: [code CODE, ]…`; `ping` prints
 // `pong` (the app still runs); `grants` prints `grants N`, the stream grants held; `flood N`
 // replaces the activity N times with 1 KiB titles (N signals to every peer) and prints
 // `flooded`; `stop` stops the node (closing every link) and prints `stopped`. With
@@ -113,11 +114,15 @@ final class ContinuationReporter: ApplicationDelegate {
                 try await output.write(Data("send \(count)".utf8))
                 try await output.close()
                 var received = 0
+                var misplaced: Int?  // the first byte that is not the pattern's (byte i is i % 251)
                 for try await chunk in input {
                     if received == 0 { say("stream receiving") }
+                    if misplaced == nil, let index = chunk.indices.first(where: { chunk[$0] != UInt8((received + $0 - chunk.startIndex) % 251) }) {
+                        misplaced = received + index - chunk.startIndex
+                    }
                     received += chunk.count
                 }
-                say("stream received \(received)")
+                say("stream received \(received), " + (misplaced.map { "wrong byte at \($0)" } ?? "pattern intact"))
             } catch {
                 say("stream failed: \((error as? CocoaError).map { "code \($0.code.rawValue), " } ?? "")\(error)")
             }
