@@ -15,18 +15,20 @@ demo: build
 # XCTest runs on the process's main thread, where the GLib loop can drive the main actor;
 # the suite is XCTest only, so Swift Testing's empty run is skipped. Afterwards, passed or
 # failed, no process started from the build folders may still run: the check names and kills
-# any that does, and fails.
+# any that does, and fails. The documentation is checked too: every public symbol documented,
+# and the DocC catalogs build without a warning (about 1 min; `make docs`).
 test: deps
 	$(SWIFT) build --build-tests
 	@status=0; $(SWIFT) test --skip-build --disable-swift-testing || status=$$?; \
 	FUZZ_RUNS=$(FUZZ_TEST_RUNS) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) bash scripts/fuzz.sh run || status=1; \
+	bash scripts/docs.sh coverage || status=1; bash scripts/docs.sh build >/dev/null || status=1; \
 	bash scripts/check-no-leftovers.sh || status=1; exit $$status
 
 # `make docs`: the DocC archives (Sources/*/*.docc, built with swift-docc-plugin) in .build/docs,
-# then the coverage check, which fails naming each public symbol of Baton, BatonContinuity or
-# BatonLoop that has no documentation (BatonAgent's are listed, not enforced); `make
+# then the coverage check, which fails naming each public symbol of Baton, BatonContinuity,
+# BatonLoop or BatonAgent that has no documentation; `make
 # docs-coverage` runs the check alone (scripts/docs.sh, scripts/doc-coverage.py). About 25 s for
-# the archives and 20 s for the check on a built tree; not part of `make test`.
+# the archives and 20 s for the check on a built tree; `make test` runs both.
 docs: build
 	@status=0; bash scripts/docs.sh build || status=$$?; bash scripts/docs.sh coverage || status=1; \
 	[ $$status -ne 0 ] || echo "docs: .build/docs/{Baton,BatonContinuity,BatonLoop,BatonAgent}.doccarchive"; exit $$status

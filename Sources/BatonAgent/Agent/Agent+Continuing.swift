@@ -6,8 +6,11 @@ import Foundation
 /// Why a continuation the agent was asked for (`Agent.continueNearby`) did not happen: the
 /// `org.baton.Agent1.Error` name it is answered with over D-Bus, and words.
 public struct AgentContinuationFailure: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The D-Bus error name, `org.baton.Agent1.Error.…` (docs/PROTOCOL.md §5).
     public let name: String
+    /// What happened, in words (sanitised; never a remote string as is).
     public let message: String
+    /// A failure named `name`, saying `message`.
     public init(_ name: String, _ message: String) {
         self.name = name
         self.message = message

@@ -11,6 +11,7 @@ import Logging
 /// continues them through the agent. `batond` is a thin main around it.
 @MainActor
 public final class Agent {
+    /// The device's continuity node: its identity, links and discovery, shared by every joined app.
     public let node: ContinuityNode
     let apps = JoinedApps()
     let log = Logger(label: "baton.agent")

@@ -15,6 +15,7 @@ import Logging
 /// stream connection (`StreamRelay`). At most `maximumClients` connections at once.
 @MainActor
 public final class AgentServer {
+    /// The agent this server admits apps to.
     public let agent: Agent
     private let service: OpaquePointer  // GSocketService *
     private var handler: gulong = 0

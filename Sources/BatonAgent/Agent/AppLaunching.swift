@@ -6,6 +6,10 @@ import Baton
     /// The installed app that would continue `activity` here, if any (by default the app it
     /// came from).
     func appID(continuing activity: NearbyActivity) -> String?
+    /// Starts the app `appID` so that it continues an activity of `activityType` (passed in its
+    /// launch options as `Application.LaunchOptionsKey.userActivityType`); `activationToken` is
+    /// the desktop's token for focusing the new window, if any. Throws when the app cannot be
+    /// started; the continuation then fails with a Handoff error.
     func launch(appID: String, activityType: String, activationToken: String?) throws
 }
 

@@ -9,10 +9,13 @@ import Glibc
 /// (created 0700 and checked), the agent lock (a second agent stops here with
 /// `alreadyRunning`), then the listening socket — systemd's, or bound under the lock.
 public final class AgentHost {
+    /// The runtime directory, checked.
     public let directory: AgentRuntimeDirectory
+    /// The lock this agent holds while it runs.
     public let lock: AgentLock
     /// The listening `GSocket *` (this object holds a reference until it is freed).
     public let socket: OpaquePointer
+    /// Whether systemd passed the socket or the agent bound it.
     public let origin: AgentListeningSocket.Origin
 
     /// Sets up the agent at `directory` (`AgentRuntimeDirectory.standard()` by default).

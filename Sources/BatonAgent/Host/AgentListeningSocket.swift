@@ -14,7 +14,12 @@ import Glibc
 /// rebound: systemd keeps a copy and queues connections while the agent restarts.
 public enum AgentListeningSocket {
     /// How the socket was obtained.
-    public enum Origin: Sendable, Equatable { case systemd, bound }
+    public enum Origin: Sendable, Equatable {
+        /// Passed by systemd socket activation (`LISTEN_FDS`).
+        case systemd
+        /// Bound by the agent itself, under its lock.
+        case bound
+    }
 
     /// Listening `GSocket` (a new reference, `OpaquePointer` to `GSocket`), and where it came from.
     /// Call with the lock held.

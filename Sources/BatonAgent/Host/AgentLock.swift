@@ -11,6 +11,7 @@ import Glibc
 /// close-on-exec, so an app the agent launches cannot keep it alive. The holder writes its pid
 /// into the file, only so that a second agent can say which one runs.
 public final class AgentLock: @unchecked Sendable {
+    /// The lock file (`agent.socket.lock` beside the socket).
     public let path: String
     private var fd: Int32
 

@@ -16,6 +16,7 @@ import Glibc
 /// or put one of their own in its place. The socket and lock carry the sticky bit, which the
 /// specification names as the way to keep files from periodic clean-up.
 public struct AgentRuntimeDirectory: Sendable, Equatable {
+    /// The directory (`$XDG_RUNTIME_DIR/baton` by default).
     public let url: URL
     /// The agent's socket: `agent.socket` in the directory, or the path given.
     public let socketPath: String

@@ -12,9 +12,12 @@ import Foundation
 /// wrong kind, is an error that names the file and the key: the agent says so and does not
 /// start with settings the person did not mean.
 public struct AgentSettings: Sendable, Equatable {
+    /// `Notifications`: whether nearby activities are shown as desktop notifications.
     public var notifications = true
+    /// `Listen`: the address the device listens on, as `--listen` takes it; nil for the default.
     public var listen: String?
 
+    /// Settings with these values (the defaults: notifications on, the default address).
     public init(notifications: Bool = true, listen: String? = nil) {
         self.notifications = notifications
         self.listen = listen
@@ -41,8 +44,11 @@ public struct AgentSettings: Sendable, Equatable {
 
 /// Why `agent.conf` was refused; each names the file (and the key).
 public enum AgentSettingsError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file exists but could not be read.
     case unreadable(path: String, reason: String)
+    /// The file is not a valid key file.
     case malformed(path: String, reason: String)
+    /// `key` has a value of the wrong kind.
     case badValue(path: String, key: String, reason: String)
 
     init(_ failure: KeyFile.Failure, path: String) {

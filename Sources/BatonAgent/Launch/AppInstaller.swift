@@ -18,8 +18,11 @@ public enum AppInstaller {
 
     /// What `install` wrote.
     public struct Installation: Sendable, Equatable {
+        /// The app's ID (its manifest's `CFBundleIdentifier`, the desktop entry's name).
         public var appID: String
+        /// The desktop entry written, `applications/APPID.desktop`.
         public var desktopEntry: URL
+        /// The manifest written, `baton/apps/APPID.plist`.
         public var manifest: URL
         /// Whether an earlier installation of the same app was replaced.
         public var replaced: Bool

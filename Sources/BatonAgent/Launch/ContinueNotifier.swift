@@ -26,8 +26,11 @@ import Logging
 /// letting it go (it withdraws what it posted and releases its bus).
 @MainActor
 public final class ContinueNotifier {
+    /// The notification server's well-known bus name (Desktop Notifications Specification).
     nonisolated public static let busName = "org.freedesktop.Notifications"
+    /// The server's object path.
     nonisolated public static let objectPath = "/org/freedesktop/Notifications"
+    /// The server's interface.
     nonisolated public static let interfaceName = "org.freedesktop.Notifications"
     /// The most notifications shown at once.
     nonisolated public static let maximumNotifications = 32
@@ -55,6 +58,7 @@ public final class ContinueNotifier {
         /// A server owns the name: notifications are posted.
         case posting
     }
+    /// Whether notifications are being posted, and if not, why.
     public private(set) var status: Status = .off
     /// Whether a notification server owns the name now.
     public var hasServer: Bool { status == .posting }

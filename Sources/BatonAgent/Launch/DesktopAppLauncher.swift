@@ -29,6 +29,7 @@ import Logging
 /// the app's loop (what GIO attaches, a session-bus connection, attaches there).
 @MainActor
 public final class DesktopAppLauncher: AppLaunching {
+    /// Where installed apps are looked up.
     public let catalog: InstalledAppCatalog
     /// Called with the app's id and process id after each Exec launch (not for D-Bus
     /// activation, where the bus starts the app).
@@ -39,6 +40,7 @@ public final class DesktopAppLauncher: AppLaunching {
     /// The longest activation token passed on.
     nonisolated public static let maximumTokenLength = 256
 
+    /// A launcher for the apps `catalog` finds (by default, the user's and the system's).
     public init(catalog: InstalledAppCatalog = InstalledAppCatalog()) {
         self.catalog = catalog
     }
