@@ -18,7 +18,7 @@ open class Responder {
     ///
     /// A value whose chain leads back to this responder is refused (`Refusal.responderCycle`,
     /// logged) and the previous value kept: AppKit would loop forever on it.
-    public var nextResponder: Responder? {
+    open var nextResponder: Responder? {
         get { storedNextResponder }
         set {
             if let newValue, newValue.chainReaches(self) {
@@ -46,7 +46,7 @@ open class Responder {
     /// hands the activity to the runtime: it becomes current from the main window's chain,
     /// is saved through `updateUserActivityState(_:)`, and is invalidated once no responder
     /// or document holds it (rules in `ActivityRegistry`).
-    public var userActivity: UserActivity? {
+    open var userActivity: UserActivity? {
         didSet { ActivityRegistry.shared.owner(self, changedActivityFrom: oldValue, to: userActivity) }
     }
 
@@ -64,7 +64,7 @@ open class Responder {
     /// Each responder that does not adopt the action's handler protocol is asked for a
     /// `supplementalTarget(forAction:sender:)` on the way.
     @discardableResult
-    public func tryToPerform<Handler>(_ action: Action<Handler>, with sender: Any?) -> Bool {
+    open func tryToPerform<Handler>(_ action: Action<Handler>, with sender: Any?) -> Bool {
         guard let handler = ResponderChain.handler(for: action, from: self, sender: sender) else { return false }
         action.perform(handler, sender)
         return true
