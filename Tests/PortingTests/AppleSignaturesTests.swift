@@ -173,6 +173,13 @@ private final class SigResponder: View {
     override func restoreUserActivityState(_ userActivity: UserActivity) { calls.append("restore") }
 }
 
+/// UIResponder's spellings of the first-responder rules.
+private final class SigUIKitResponder: View {
+    var resigns = true
+    override var canBecomeFirstResponder: Bool { true }
+    override var canResignFirstResponder: Bool { resigns }
+}
+
 /// NSWindow's overridable members.
 private final class SigWindow: Window {
     var calls: [String] = []
@@ -539,6 +546,27 @@ final class AppleSignaturesTests: PortingTestCase {
             let restorer: any UserActivityRestoring = inner
             restorer.restoreUserActivityState(activity)
             XCTAssertEqual(inner.calls.filter { $0 == "restore" }.count, 2)
+        }
+    }
+
+    /// UIKit's `canBecomeFirstResponder` and `canResignFirstResponder`, overridden instead of
+    /// AppKit's `acceptsFirstResponder` and `resignFirstResponder()`, decide as well.
+    func testUIKitFirstResponderPropertiesDecide() {
+        MainActor.assumeIsolated {
+            let controller = ViewController(title: "uikit responders")
+            let window = Window(title: "uikit responders", contentViewController: controller)
+            defer { window.close() }
+            window.makeKeyAndOrderFront(nil)
+            let field = SigUIKitResponder(identifier: "field")
+            controller.view.addSubview(field)
+            XCTAssertTrue(window.makeFirstResponder(field))
+            XCTAssertTrue(window.firstResponder === field)
+            field.resigns = false
+            XCTAssertFalse(window.makeFirstResponder(nil))
+            XCTAssertTrue(window.firstResponder === field)
+            field.resigns = true
+            XCTAssertTrue(window.makeFirstResponder(nil))
+            XCTAssertTrue(window.firstResponder === window)
         }
     }
 
