@@ -117,6 +117,18 @@ private final class SigActivityDelegate: UserActivityDelegate {
     func userActivityWasContinued(_ userActivity: UserActivity) { calls.append("wasContinued") }
 }
 
+/// NSUserActivityDelegate adopted as Swift 6 code written against Apple's SDK adopts it from a
+/// main-actor class: Foundation's protocol is not main-actor isolated, so the methods are
+/// `nonisolated` and hop to the main queue themselves.
+private final class SigNonisolatedActivityDelegate: ViewController, UserActivityDelegate {
+    var continued = 0
+    nonisolated func userActivityWasContinued(_ userActivity: UserActivity) {
+        DispatchQueue.main.async { [weak self] in
+            self?.continued += 1
+        }
+    }
+}
+
 /// Every NSWindowDelegate method Baton has.
 private final class SigWindowDelegate: WindowDelegate {
     var calls: [String] = []
@@ -472,6 +484,17 @@ final class AppleSignaturesTests: PortingTestCase {
             // What the continuity layer does on this device once another continued it.
             activity.delegate?.userActivityWasContinued(activity)
             XCTAssertEqual(delegate.calls, ["willSave", "wasContinued"])
+        }
+    }
+
+    func testNonisolatedUserActivityDelegateMethodsAreCalled() {
+        MainActor.assumeIsolated {
+            let delegate = SigNonisolatedActivityDelegate(title: "nonisolated")
+            let activity = UserActivity(activityType: activityType)
+            activity.delegate = delegate
+            defer { activity.invalidate() }
+            activity.delegate?.userActivityWasContinued(activity)
+            spin(until: { delegate.continued == 1 })
         }
     }
 
