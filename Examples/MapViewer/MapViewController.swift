@@ -7,8 +7,6 @@ import Foundation
 final class MapViewController: ViewController, UserActivityDelegate {
     private(set) var region = MapRegion(centerLatitude: 37.33, centerLongitude: -122.03, spanLatitude: 0.5, spanLongitude: 0.5)
     private(set) var editing: (store: Store, favorite: Bool)?
-    /// The store's popover (a panel); closed when the editing continues on another device.
-    private(set) var storeDetail: Panel?
     let mapViewingActivity = UserActivity(activityType: UserActivity.mapViewingActivityType)
     lazy var storeEditingActivity: UserActivity = {
         let activity = UserActivity(activityType: UserActivity.storeEditingActivityType)
@@ -28,12 +26,14 @@ final class MapViewController: ViewController, UserActivityDelegate {
         say("showing the map at \(region)")
     }
 
-    /// The user chose a store's pin: its details open in a popover, and editing is the activity.
+    /// The user chose a store's pin: its details open in a popover next to the pin (AppKit's
+    /// presentation API; the popover stays until the app dismisses it), and editing is the
+    /// activity.
     func edit(_ store: Store, favorite: Bool) {
         editing = (store, favorite)
-        let detail = Panel(title: store.name)
-        detail.orderFront(nil)
-        storeDetail = detail
+        let pin = NSRect(x: store.longitude, y: store.latitude, width: 1, height: 1)
+        present(StoreDetailViewController(store: store, favorite: favorite), asPopoverRelativeTo: pin, of: view,
+                preferredEdge: .maxY, behavior: .applicationDefined)
         storeEditingActivity.title = "Editing \(store.name)"
         userActivity = storeEditingActivity
         storeEditingActivity.needsSave = true
@@ -70,14 +70,16 @@ final class MapViewController: ViewController, UserActivityDelegate {
         }
     }
 
-    /// "Update the Original Device's State (Optional)": dismiss the popover.
+    /// "Update the Original Device's State (Optional)": dismiss the popover. Apple's listing,
+    /// types renamed, and then the example's report and exit.
     func userActivityWasContinued(_ userActivity: UserActivity) {
-        MainLoop.idle { [weak self] in
-            guard let self, let detail = self.storeDetail, userActivity.activityType == UserActivity.storeEditingActivityType else { return }
-            detail.close()
-            self.storeDetail = nil
-            say("userActivityWasContinued: editing continues on another device; dismissed the popover for \(detail.title)")
-            Application.shared.terminate(nil)
+        DispatchQueue.main.async {[weak self] in
+            if let detailVC = self?.presentedViewController as? StoreDetailViewController,
+               userActivity.activityType == UserActivity.storeEditingActivityType {
+                detailVC.dismiss(animated: true)
+                say("userActivityWasContinued: editing continues on another device; dismissed the popover for \(detailVC.store.name)")
+                Application.shared.terminate(nil)
+            }
         }
     }
 }

@@ -13,20 +13,20 @@ import Foundation
 open class Document: UserActivityRestoring, UserActivityOwner {
     /// The document's file (AppKit's `fileURL`); setting it (re)creates the activity when the
     /// manifest gives its type one.
-    public var fileURL: URL? {
+    open var fileURL: URL? {
         didSet { if fileURL != oldValue { refreshActivity() } }
     }
     /// The manifest's document type name, `CFBundleTypeName` (AppKit's `fileType`).
-    public var fileType: String?
+    open var fileType: String?
     /// The document's window controllers (AppKit's `windowControllers`).
-    public private(set) var windowControllers: [WindowController] = []
+    open private(set) var windowControllers: [WindowController] = []
     /// True once `close()` ran (Baton's addition: AppKit releases a closed document instead).
     public private(set) var isClosed = false
 
     /// The document's activity, shared with its window controllers (AppKit's `userActivity`).
     /// Made automatically for a document whose type has an `NSUbiquitousDocumentUserActivityType`
     /// in the manifest.
-    public var userActivity: UserActivity? {
+    open var userActivity: UserActivity? {
         didSet {
             guard oldValue !== userActivity else { return }
             ActivityRegistry.shared.owner(self, changedActivityFrom: oldValue, to: userActivity)

@@ -21,7 +21,7 @@ open class DocumentController {
     }
 
     /// The open documents, in the order they were opened (AppKit's `documents`).
-    public private(set) var documents: [Document] = []
+    open private(set) var documents: [Document] = []
 
     /// The class of documents whose type names no class in the manifest (no `NSDocumentClass`,
     /// or one that names no `Document` subclass). Baton's addition: AppKit finds every class

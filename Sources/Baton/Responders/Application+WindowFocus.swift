@@ -108,6 +108,12 @@ extension Application {
 
     func windowDidClose(_ window: Window) {
         windows.removeAll { $0 === window }
+        // AppKit's applicationShouldTerminateAfterLastWindowClosed(_:): asked when the last
+        // window (panels do not count) of a launched app closes.
+        if isFinishedLaunching, !(window is Panel), !windows.contains(where: { !($0 is Panel) }),
+           let delegate, delegate.applicationShouldTerminateAfterLastWindowClosed(self) {
+            terminate(self)
+        }
     }
 
     func firstResponderDidChange(in window: Window) {

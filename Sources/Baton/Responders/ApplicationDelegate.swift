@@ -44,15 +44,27 @@ public protocol ApplicationDelegate: AnyObject {
     func applicationDidResignActive(_ notification: Notification)
     /// The app is about to hide (AppKit's `applicationWillHide(_:)`), sent by `hide(_:)`.
     func applicationWillHide(_ notification: Notification)
-    /// The app is hidden (AppKit's `applicationDidHide(_:)`).
+    /// The app is hidden (AppKit's `applicationDidHide(_:)`). The default calls UIKit's
+    /// `applicationDidEnterBackground(_:)`: a hidden Baton app is what a backgrounded UIKit app is.
     func applicationDidHide(_ notification: Notification)
-    /// The app is about to show again (AppKit's `applicationWillUnhide(_:)`), sent by `unhide(_:)`.
+    /// UIKit's `applicationDidEnterBackground(_:)`, taking the application; called by the
+    /// default of `applicationDidHide(_:)`, once `hide(_:)` has hidden the app.
+    func applicationDidEnterBackground(_ application: Application)
+    /// The app is about to show again (AppKit's `applicationWillUnhide(_:)`), sent by
+    /// `unhide(_:)`. The default calls UIKit's `applicationWillEnterForeground(_:)`.
     func applicationWillUnhide(_ notification: Notification)
+    /// UIKit's `applicationWillEnterForeground(_:)`, taking the application; called by the
+    /// default of `applicationWillUnhide(_:)`, before `unhide(_:)` shows the app again.
+    func applicationWillEnterForeground(_ application: Application)
     /// The app shows again (AppKit's `applicationDidUnhide(_:)`).
     func applicationDidUnhide(_ notification: Notification)
     /// Whether the app may terminate now (AppKit's `applicationShouldTerminate(_:)`). Return
     /// `.terminateCancel` to keep running; the default is `.terminateNow`.
     func applicationShouldTerminate(_ sender: Application) -> Application.TerminateReply
+    /// Whether the app terminates once its last window (a `Window` that is not a `Panel`) has
+    /// closed (AppKit's `applicationShouldTerminateAfterLastWindowClosed(_:)`): true calls
+    /// `terminate(_:)`, which asks `applicationShouldTerminate(_:)` as usual. The default is false.
+    func applicationShouldTerminateAfterLastWindowClosed(_ sender: Application) -> Bool
     /// The app is about to terminate (AppKit's `applicationWillTerminate(_:)`). The default
     /// calls the UIKit form, `applicationWillTerminate(_ application:)`.
     func applicationWillTerminate(_ notification: Notification)
@@ -132,14 +144,24 @@ extension ApplicationDelegate {
     public func applicationDidResignActive(_ notification: Notification) {}
     /// Does nothing.
     public func applicationWillHide(_ notification: Notification) {}
+    /// Calls UIKit's `applicationDidEnterBackground(_:)`.
+    public func applicationDidHide(_ notification: Notification) {
+        applicationDidEnterBackground(Self.application(of: notification))
+    }
     /// Does nothing.
-    public func applicationDidHide(_ notification: Notification) {}
+    public func applicationDidEnterBackground(_ application: Application) {}
+    /// Calls UIKit's `applicationWillEnterForeground(_:)`.
+    public func applicationWillUnhide(_ notification: Notification) {
+        applicationWillEnterForeground(Self.application(of: notification))
+    }
     /// Does nothing.
-    public func applicationWillUnhide(_ notification: Notification) {}
+    public func applicationWillEnterForeground(_ application: Application) {}
     /// Does nothing.
     public func applicationDidUnhide(_ notification: Notification) {}
     /// Returns `.terminateNow`.
     public func applicationShouldTerminate(_ sender: Application) -> Application.TerminateReply { .terminateNow }
+    /// Returns false.
+    public func applicationShouldTerminateAfterLastWindowClosed(_ sender: Application) -> Bool { false }
     /// Calls UIKit's form, `applicationWillTerminate(_ application:)`.
     public func applicationWillTerminate(_ notification: Notification) {
         applicationWillTerminate(Self.application(of: notification))

@@ -18,7 +18,7 @@ open class Responder {
     ///
     /// A value whose chain leads back to this responder is refused (`Refusal.responderCycle`,
     /// logged) and the previous value kept: AppKit would loop forever on it.
-    public var nextResponder: Responder? {
+    open var nextResponder: Responder? {
         get { storedNextResponder }
         set {
             if let newValue, newValue.chainReaches(self) {
@@ -30,23 +30,35 @@ open class Responder {
         }
     }
 
-    /// Whether this responder can be a window's first responder. False by default, as for
-    /// `NSResponder` and `NSView`; a window accepts.
-    open var acceptsFirstResponder: Bool { false }
+    /// Whether this responder can be a window's first responder (AppKit's
+    /// `acceptsFirstResponder`). The default is UIKit's `canBecomeFirstResponder`, false unless
+    /// overridden, as for `NSResponder` and `NSView`; a window accepts.
+    open var acceptsFirstResponder: Bool { canBecomeFirstResponder }
+
+    /// UIKit's spelling of `acceptsFirstResponder` (`canBecomeFirstResponder`), false by
+    /// default: a UIKit responder that overrides it to true is accepted as first responder,
+    /// since the default `acceptsFirstResponder` returns it.
+    open var canBecomeFirstResponder: Bool { false }
 
     /// Asked by `Window.makeFirstResponder(_:)` before this becomes first responder; return
     /// false to refuse. Do not call it yourself (AppKit's rule).
     open func becomeFirstResponder() -> Bool { true }
 
     /// Asked by `Window.makeFirstResponder(_:)` before another becomes first responder;
-    /// return false to keep the status. Do not call it yourself.
-    open func resignFirstResponder() -> Bool { true }
+    /// return false to keep the status. Do not call it yourself. The default returns UIKit's
+    /// `canResignFirstResponder`, as UIKit's does.
+    open func resignFirstResponder() -> Bool { canResignFirstResponder }
+
+    /// Whether this responder gives up first-responder status when asked (UIKit's
+    /// `canResignFirstResponder`); true by default. The default `resignFirstResponder()`
+    /// returns it.
+    open var canResignFirstResponder: Bool { true }
 
     /// The user activity this responder represents (`NSResponder.userActivity`). Setting it
     /// hands the activity to the runtime: it becomes current from the main window's chain,
     /// is saved through `updateUserActivityState(_:)`, and is invalidated once no responder
     /// or document holds it (rules in `ActivityRegistry`).
-    public var userActivity: UserActivity? {
+    open var userActivity: UserActivity? {
         didSet { ActivityRegistry.shared.owner(self, changedActivityFrom: oldValue, to: userActivity) }
     }
 
@@ -64,7 +76,7 @@ open class Responder {
     /// Each responder that does not adopt the action's handler protocol is asked for a
     /// `supplementalTarget(forAction:sender:)` on the way.
     @discardableResult
-    public func tryToPerform<Handler>(_ action: Action<Handler>, with sender: Any?) -> Bool {
+    open func tryToPerform<Handler>(_ action: Action<Handler>, with sender: Any?) -> Bool {
         guard let handler = ResponderChain.handler(for: action, from: self, sender: sender) else { return false }
         action.perform(handler, sender)
         return true

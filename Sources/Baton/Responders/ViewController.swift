@@ -10,9 +10,9 @@ open class ViewController: Responder {
     open var title: String?
 
     /// The child view controllers, in the order added (`children`).
-    public private(set) var children: [ViewController] = []
+    open private(set) var children: [ViewController] = []
     /// The controller this one is a child of (`parent`, weak).
-    public private(set) weak var parent: ViewController?
+    open private(set) weak var parent: ViewController?
 
     /// Creates a controller whose view is not loaded yet (AppKit's `init(nibName:bundle:)`
     /// with no nib: the view comes from `loadView()`).
@@ -22,7 +22,7 @@ open class ViewController: Responder {
     }
 
     /// The controller's view, loaded on first use by `loadView()` and then `viewDidLoad()`.
-    public var view: View {
+    open var view: View {
         get {
             if let loadedView { return loadedView }
             loadView()
@@ -44,7 +44,7 @@ open class ViewController: Responder {
     }
 
     /// True once `view` exists.
-    public var isViewLoaded: Bool { loadedView != nil }
+    open var isViewLoaded: Bool { loadedView != nil }
 
     /// Creates the view. The default makes a plain `View` named after the title; override to
     /// build your own and assign it to `view`.
@@ -54,7 +54,7 @@ open class ViewController: Responder {
     open func viewDidLoad() {}
 
     /// Adds `child` as a child controller, moving it from any previous parent (`addChild(_:)`).
-    public func addChild(_ child: ViewController) {
+    open func addChild(_ child: ViewController) {
         guard child !== self else { return }
         child.removeFromParent()
         children.append(child)
@@ -62,7 +62,7 @@ open class ViewController: Responder {
     }
 
     /// Removes this controller from its parent's children (`removeFromParent()`).
-    public func removeFromParent() {
+    open func removeFromParent() {
         parent?.children.removeAll { $0 === self }
         parent = nil
     }
@@ -76,13 +76,13 @@ open class ViewController: Responder {
 
     /// The controllers this one presents, oldest first, or nil when it presents none
     /// (`presentedViewControllers`).
-    public private(set) var presentedViewControllers: [ViewController]?
+    open private(set) var presentedViewControllers: [ViewController]?
 
     /// The controller that presented this one, or nil (`presentingViewController`, weak).
-    public private(set) weak var presentingViewController: ViewController?
+    open private(set) weak var presentingViewController: ViewController?
 
     /// The controller this one presented last, or nil (UIKit's `presentedViewController`).
-    public var presentedViewController: ViewController? { presentedViewControllers?.last }
+    open var presentedViewController: ViewController? { presentedViewControllers?.last }
 
     /// How this controller is presented, while it is.
     private(set) var presentation: Presentation?

@@ -8,14 +8,14 @@ import Foundation
 @MainActor
 open class Window: Responder {
     /// The window's title, also used in messages.
-    public var title: String
+    open var title: String
 
     /// The window's first responder; initially the window itself (AppKit's rule).
-    public private(set) weak var firstResponder: Responder?
+    open private(set) weak var firstResponder: Responder?
 
     /// Whether the window is on screen (`isVisible`): ordered in, and the application not
     /// hidden.
-    public var isVisible: Bool { isOrderedIn && !Application.shared.isHidden }
+    open var isVisible: Bool { isOrderedIn && !Application.shared.isHidden }
     /// Ordered in by `orderFront(_:)`/`orderBack(_:)` and not out since; the app may hide it.
     private(set) var isOrderedIn = false
     /// True once the window has been ordered in (for `initialFirstResponder`).
@@ -23,13 +23,13 @@ open class Window: Responder {
 
     /// The window's delegate (weak, as in AppKit): it gets the window's notifications as
     /// `WindowDelegate` calls and is asked `windowShouldClose(_:)` by `performClose(_:)`.
-    public weak var delegate: (any WindowDelegate)?
+    open weak var delegate: (any WindowDelegate)?
 
     /// The view made first responder the first time the window is shown
     /// (`initialFirstResponder`, weak as in AppKit): `orderFront(_:)`, `orderBack(_:)` and
     /// `makeKeyAndOrderFront(_:)` call `makeFirstResponder(_:)` with it, before the window
     /// becomes key, unless another first responder was set already.
-    public weak var initialFirstResponder: View?
+    open weak var initialFirstResponder: View?
     /// True after `close()`; a closed window is out of `Application.windows` for good.
     public private(set) var isClosed = false
 
@@ -56,7 +56,7 @@ open class Window: Responder {
     // MARK: Content
 
     /// The root of the window's view hierarchy; its next responder is the window.
-    public var contentView: View? {
+    open var contentView: View? {
         didSet {
             guard oldValue !== contentView else { return }
             if let old = oldValue {
@@ -75,7 +75,7 @@ open class Window: Responder {
     }
 
     /// The controller of the content view; setting it makes its view the content view.
-    public var contentViewController: ViewController? {
+    open var contentViewController: ViewController? {
         didSet {
             guard oldValue !== contentViewController else { return }
             contentView = contentViewController?.view
@@ -97,7 +97,7 @@ open class Window: Responder {
     /// returned and nothing changes. AppKit asks it when a mouse-down would make a control
     /// first responder; Baton has no events, so it asks here, for every change.
     @discardableResult
-    public func makeFirstResponder(_ responder: Responder?) -> Bool {
+    open func makeFirstResponder(_ responder: Responder?) -> Bool {
         if let current = firstResponder, current === responder { return true }
         if let view = responder as? View, view.window !== self {
             Refusal.firstResponderNotInWindow(responder: view.responderDescription,
@@ -145,21 +145,21 @@ open class Window: Responder {
     open var canBecomeMain: Bool { true }
 
     /// Whether this is the application's key window (`isKeyWindow`).
-    public var isKeyWindow: Bool { Application.shared.keyWindow === self }
+    open var isKeyWindow: Bool { Application.shared.keyWindow === self }
     /// Whether this is the application's main window (`isMainWindow`).
-    public var isMainWindow: Bool { Application.shared.mainWindow === self }
+    open var isMainWindow: Bool { Application.shared.mainWindow === self }
 
     /// Makes the window key; if it can be main it becomes main too (AppKit does both for a
     /// document window). Refused, logged, for a window that is closed, not visible or cannot
     /// be key. While the app is inactive it becomes key when the app activates.
-    public func makeKey() {
+    open func makeKey() {
         guard admits("makeKey()", canBecome: canBecomeKey) else { return }
         Application.shared.windowWantsKey(self)
     }
 
     /// Makes the window main (not key). Refused, logged, for a window that is closed, not
     /// visible, or cannot be main (a panel).
-    public func makeMain() {
+    open func makeMain() {
         guard admits("makeMain()", canBecome: canBecomeMain) else { return }
         Application.shared.windowWantsMain(self)
     }

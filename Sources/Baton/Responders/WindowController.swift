@@ -4,7 +4,7 @@
 open class WindowController: Responder {
     /// The managed window, owned by the controller (`window`). Setting it makes this the
     /// window's `windowController`, the next responder after the window.
-    public var window: Window? {
+    open var window: Window? {
         didSet {
             guard oldValue !== window else { return }
             if oldValue?.windowController === self { oldValue?.windowController = nil }
@@ -18,12 +18,12 @@ open class WindowController: Responder {
     /// Deviation: AppKit types it `AnyObject?`; Baton's is `Document?`, since every document
     /// is a `Document`: ported code that casts it (`document as? MyDocument`) still compiles,
     /// and code that reads `fileURL` needs no cast.
-    public weak var document: Document?
+    open weak var document: Document?
 
     /// The window's content view controller (`contentViewController`): reading it reads the
     /// window's, setting it sets the window's (its view becomes the content view). Nil while
     /// the controller has no window; setting it then does nothing.
-    public var contentViewController: ViewController? {
+    open var contentViewController: ViewController? {
         get { window?.contentViewController }
         set { window?.contentViewController = newValue }
     }
