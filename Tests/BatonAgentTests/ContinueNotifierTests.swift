@@ -138,6 +138,32 @@ final class ContinueNotifierTests: XCTestCase {
         }
     }
 
+    /// A click that reaches the notifier before the server's reply to `Notify` (the server
+    /// emits `ActivationToken` and `ActionInvoked` before it answers) still continues, with its
+    /// token. Seen in a loaded CI run: the test clicked as soon as the server had the
+    /// notification, and the click was dropped because the id was not known yet.
+    func testAClickBeforeTheNotifyReplyStillContinues() throws {
+        let address = try startBus()
+        try MainActor.assumeIsolated {
+            let server = try NotificationServerStandIn(address: address)
+            server.clickOnNotify = ("continue", "early-token")
+            var continued: [(NearbyActivity, String?)] = []
+            let notifier = ContinueNotifier(busAddress: address, destination: { _ in "Mail" },
+                                            onContinue: { continued.append(($0, $1)) })
+            notifier.start()
+            spin(until: { notifier.status == .posting })
+            let draft = Self.activity("A", "Draft")
+            notifier.update([draft])
+            spin(until: { !continued.isEmpty })
+            XCTAssertEqual(continued.count, 1)
+            XCTAssertEqual(continued.first?.0, draft)
+            XCTAssertEqual(continued.first?.1, "early-token")
+            spin(until: { notifier.shownIDs.count == 1 })
+            notifier.stop()
+            server.close()
+        }
+    }
+
     /// No bus, or no server on it: off, quietly; turned off: never connects.
     func testWithoutABusOrAServerOrWhenTurnedOffItIsOff() throws {
         let address = try startBus()

@@ -19,6 +19,10 @@ final class NotificationServerStandIn {
     }
 
     private(set) var notifications: [Notification] = []
+    /// When set, each `Notify` is "clicked" at once: `ActivationToken` (if a token is given) and
+    /// `ActionInvoked` are emitted before the reply, as a quick person or a server that shows
+    /// and activates in one step may do.
+    var clickOnNotify: (action: String, token: String?)?
     private(set) var closed: [UInt32] = []
     private var nextID: UInt32 = 1
     nonisolated(unsafe) private let connection: OpaquePointer
@@ -138,6 +142,7 @@ final class NotificationServerStandIn {
             g_free(strv)
             g_variant_unref(actionsVariant)
             notifications.append(Notification(id: id, replacesID: replaces, summary: string(3), body: string(4), actions: actions))
+            if let (action, token) = clickOnNotify { click(id, action: action, token: token) }
             g_dbus_method_invocation_return_value(invocation, g_variant_new_tuple([g_variant_new_uint32(id)], 1))
         case "CloseNotification":
             let id = uint32(0)

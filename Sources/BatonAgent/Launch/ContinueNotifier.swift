@@ -86,6 +86,15 @@ public final class ContinueNotifier {
     private var tokens: [UInt32: String] = [:]
     /// Changes when the server goes or a new one comes: answers to older calls are ignored.
     private var generation = 0
+    /// Signals about an id not known yet, kept while a `Notify` is in flight. A server may
+    /// send `ActivationToken` and `ActionInvoked` as soon as it has shown the notification,
+    /// before its reply to `Notify` (which carries the id) is taken by the task awaiting it;
+    /// the bus keeps their order, but the signal's callback can run first. They are replayed
+    /// when the reply comes, and dropped once no call is in flight. At most
+    /// `maximumEarlySignals`.
+    private var earlySignals: [(member: String, parameters: Variant?)] = []
+    /// The most signals kept for an id not known yet.
+    static let maximumEarlySignals = 16
 
     private struct Entry {
         /// The activity shown (or being posted), nil while being withdrawn.
@@ -185,6 +194,7 @@ public final class ContinueNotifier {
         desired = [:]
         entries = [:]
         tokens = [:]
+        earlySignals = []
     }
 
     /// Shows the nearby activities that can continue here (see the type's description).
@@ -219,6 +229,7 @@ public final class ContinueNotifier {
         generation += 1
         entries = [:]
         tokens = [:]
+        earlySignals = []
         status = .posting
         saidNoServer = false
         for device in desired.keys { sync(device) }
@@ -228,6 +239,7 @@ public final class ContinueNotifier {
         generation += 1
         entries = [:]
         tokens = [:]
+        earlySignals = []
         status = .noServer
         if !saidNoServer {
             saidNoServer = true
@@ -236,8 +248,14 @@ public final class ContinueNotifier {
     }
 
     fileprivate func signal(_ member: String, _ parameters: Variant?) {
-        guard case .tuple(let items)? = parameters, items.count == 2, case .uint32(let id) = items[0], id != 0,
-              let device = entries.first(where: { $0.value.id == id })?.key else { return }
+        guard case .tuple(let items)? = parameters, items.count == 2, case .uint32(let id) = items[0], id != 0 else { return }
+        guard let device = entries.first(where: { $0.value.id == id })?.key else {
+            // Perhaps about a notification whose Notify reply is still on its way to us.
+            if entries.values.contains(where: \.busy), earlySignals.count < Self.maximumEarlySignals {
+                earlySignals.append((member, parameters))
+            }
+            return
+        }
         switch (member, items[1]) {
         case ("ActivationToken", .string(let token)):
             tokens[id] = DesktopAppLauncher.isAcceptable(token: token) ? token : nil
@@ -295,12 +313,22 @@ public final class ContinueNotifier {
                 }
                 if entry.id != 0, entry.id != id { self.tokens[entry.id] = nil }
                 self.entries[device] = Entry(activity: wanted, id: id, busy: false)
+                self.replayEarlySignals()
             case .failure(let error):
                 self.sayOnce("could not post a Continue notification: \(error)")
                 self.entries[device] = Entry(activity: wanted, id: 0, busy: false)
             }
             self.sync(device)
         }
+    }
+
+    /// Handles the signals that came before a Notify reply (see `earlySignals`), now that the
+    /// reply named its id; forgets them once no call is in flight.
+    private func replayEarlySignals() {
+        let early = earlySignals
+        earlySignals = []
+        for (member, parameters) in early { signal(member, parameters) }
+        if !entries.values.contains(where: \.busy) { earlySignals = [] }
     }
 
     private func sayOnce(_ message: String) {
