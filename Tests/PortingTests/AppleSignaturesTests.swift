@@ -5,9 +5,9 @@ import XCTest
 
 // Apple's signatures, each copied from its page on developer.apple.com (AppKit's
 // NSApplicationDelegate, NSWindowDelegate, NSResponder, NSWindow, NSViewController,
-// NSViewControllerPresentationAnimator, NSWindowController, NSDocument, NSDocumentController;
-// UIKit's UIApplicationDelegate, UIViewController; Foundation's NSUserActivityDelegate;
-// NSUserActivityRestoring), with the types renamed only (the NS/UI prefix dropped,
+// NSViewControllerPresentationAnimator, NSWindowController, NSDocument, NSDocumentController,
+// NSApplication; UIKit's UIApplicationDelegate, UIViewController, UIResponder; Foundation's
+// NSUserActivityDelegate; NSUserActivityRestoring), with the types renamed only (the NS/UI prefix dropped,
 // NSUserActivity → UserActivity), and each proven to be the one Baton calls: a conformer or
 // subclass records the call, driven on the real application and the real GLib loop.
 //

@@ -79,9 +79,9 @@ open class ViewController: Responder {
     /// Called when the view is about to appear (AppKit's `viewWillAppear()`): it is about to be
     /// added to a window that is ordered in, or its window is about to be ordered in
     /// (`orderFront(_:)`, `makeKeyAndOrderFront(_:)`, `showWindow(_:)`, a presentation). Every
-    /// controller whose view is in the appearing views gets it, outer controllers before the
-    /// controllers of their subviews (children before their parents' `viewDidAppear()`).
-    /// Called once per appearance. The default calls UIKit's `viewWillAppear(_:)` with false.
+    /// controller whose view is in the appearing views gets it, outer controllers first (a
+    /// parent before the child whose view is its subview); `viewDidAppear()` then goes to inner
+    /// controllers first. Called once per appearance (rules in `ViewControllerAppearance`). The default calls UIKit's `viewWillAppear(_:)` with false.
     open func viewWillAppear() { viewWillAppear(false) }
 
     /// Called after the view appeared (AppKit's `viewDidAppear()`): after `viewWillAppear()`,
