@@ -1,0 +1,161 @@
+@testable import BatonContinuity
+import BatonLoop
+import BatonTestSupport
+import CGLib
+import Crypto
+import Foundation
+import XCTest
+
+/// The pairing protocol in one process, on the real loop with real TLS: both sides' code, the
+/// grant for the newcomer's own key, a relay in the middle, a window that breaks its
+/// commitment, garbage on the port, the window's bounds.
+final class PairingTests: TrustTestCase {
+    /// A group with this machine's own device A, administered in `config("admin")`.
+    private func group() throws -> GroupAuthority {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        _ = try authority.issueDevice(named: "A", writingTo: config("admin").deviceDirectory)
+        return authority
+    }
+
+    /// Where the newcomer writes.
+    private var newcomerFolder: URL { root.appendingPathComponent("new/device") }
+
+    /// Runs `window` and a newcomer against `port` with the answers given; returns both outcomes.
+    @MainActor
+    private static func pair(_ window: PairingWindow, newcomer: PairingNewcomer, port: UInt16, typing: Bool = false, folder: URL,
+                      newcomerSays answer: @escaping @MainActor (PairingCode) async -> Bool)
+        -> (window: Result<String, PairingError>, newcomer: Result<DeviceIdentity, PairingError>) {
+        var windowResult: Result<String, PairingError>?
+        var newcomerResult: Result<DeviceIdentity, PairingError>?
+        Task { @MainActor in windowResult = await window.run() }
+        Task { @MainActor in
+            do throws(PairingError) {
+                newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: port, typing: typing, timeout: .seconds(15),
+                                                                  confirm: answer) { try $0.write(to: folder) })
+            } catch {
+                newcomerResult = .failure(error)
+                window.close()  // the window would wait for another newcomer
+            }
+        }
+        spin(until: { windowResult != nil && newcomerResult != nil })
+        return (windowResult ?? .failure(.windowClosed("test")), newcomerResult ?? .failure(.declinedHere))
+    }
+
+    func testBothSidesShowTheSameCodeAndTheNewcomerGetsACertificateForItsOwnKeyWhichNeverLeavesIt() throws {
+        let authority = try group()
+        let folder = newcomerFolder, adminDevice = config("admin").deviceDirectory
+        try MainActor.assumeIsolated {
+            let listener = try PairingListener()
+            var codes: [String] = []
+            let window = PairingWindow(authority: authority, listener: listener, updating: [adminDevice]) {
+                codes.append($0.code.digits)
+                XCTAssertEqual($0.name, "B")
+                return true
+            }
+            let newcomer = try PairingNewcomer(name: "B")
+            var sent = Data()
+            newcomer.onSend = { sent.append($0) }
+            let (windowResult, newcomerResult) = Self.pair(window, newcomer: newcomer, port: listener.port, folder: folder) {
+                codes.append($0.digits)
+                return true
+            }
+            XCTAssertEqual(try windowResult.get(), "B")
+            let identity = try newcomerResult.get()
+            XCTAssertEqual(codes.count, 2)
+            XCTAssertEqual(codes.first, codes.last, "both sides derive the same code from one session")
+            XCTAssertEqual(codes.first?.count, 6)
+
+            // The identity written is the newcomer's own key with the certificate the group issued for it.
+            let saved = try DeviceIdentity.load(from: folder)
+            XCTAssertEqual(saved.certificate, identity.certificate)
+            XCTAssertEqual(saved.name, "B")
+            let key = newcomer.certificate.key
+            XCTAssertEqual(try SecureFiles.privateKey(at: folder.appendingPathComponent("key.pem")).rawRepresentation, key.rawRepresentation)
+            XCTAssertEqual(try authority.loadRoster().devices.map(\.name), ["A", "B"])
+            XCTAssertEqual(try DeviceIdentity.load(from: adminDevice).verifyPeer(saved.certificate), saved.identifier,
+                           "A takes B as a device of its group")
+
+            // Everything the newcomer wrote to the connection: none of its key's forms.
+            XCTAssertFalse(sent.isEmpty)
+            let pemBody = key.pemRepresentation.split(separator: "\n").filter { !$0.hasPrefix("-----") }.joined()
+            for secret in [key.rawRepresentation, key.derRepresentation, key.x963Representation, Data(pemBody.utf8),
+                           Data(key.rawRepresentation.map { String(format: "%02x", $0) }.joined().utf8)] {
+                XCTAssertNil(sent.range(of: secret), "a form of the private key crossed the connection")
+            }
+            for half in [key.rawRepresentation.prefix(16), key.rawRepresentation.suffix(16)] {
+                XCTAssertNil(sent.range(of: half))
+            }
+        }
+    }
+
+    func testARelayInTheMiddleGetsTwoDifferentCodesAndAFinalNoWritesNothingOnEitherSide() throws {
+        let authority = try group()
+        let before = try FolderSnapshot(config("admin").url, root.appendingPathComponent("new"))
+        let folder = newcomerFolder
+        try MainActor.assumeIsolated {
+            let listener = try PairingListener()
+            let relay = try PairingRelay(to: listener.port)
+            var windowCode: String?, newcomerCode: String?
+            let window = PairingWindow(authority: authority, listener: listener, maximumAttempts: 1) {
+                windowCode = $0.code.digits
+                return false  // the person sees two codes that differ
+            }
+            let (windowResult, newcomerResult) = Self.pair(window, newcomer: try PairingNewcomer(name: "B"), port: relay.port, folder: folder) { code in
+                newcomerCode = code.digits
+                // The newcomer's person would answer no too; never answering shows the other side's no ends it here.
+                return await Self.answerNever()
+            }
+            relay.close()
+            XCTAssertNotNil(windowCode)
+            XCTAssertNotNil(newcomerCode)
+            XCTAssertNotEqual(windowCode, newcomerCode, "two TLS sessions, two codes (a false alarm has odds 10⁻⁶)")
+            guard case .failure(.windowClosed) = windowResult else { return XCTFail("\(windowResult)") }
+            guard case .failure(.declinedThere) = newcomerResult else { return XCTFail("\(newcomerResult)") }
+        }
+        XCTAssertEqual(before, try FolderSnapshot(config("admin").url, root.appendingPathComponent("new")))
+    }
+}
+
+extension PairingTests {
+    func testARelayForwardingEveryByteIsCaughtAtTheCommitmentBeforeAnyCodeAndNothingIsWritten() throws {
+        let authority = try group()
+        let before = try FolderSnapshot(config("admin").url, root.appendingPathComponent("new"))
+        let folder = newcomerFolder
+        try MainActor.assumeIsolated {
+            let listener = try PairingListener()
+            let relay = try PairingRelay(to: listener.port, verbatim: true)
+            let window = PairingWindow(authority: authority, listener: listener, maximumAttempts: 1) { _ in await Self.answerNever() }
+            let (windowResult, newcomerResult) = Self.pair(window, newcomer: try PairingNewcomer(name: "B"), port: relay.port,
+                                                           folder: folder) { _ in
+                XCTFail("the newcomer shows no code")
+                return true
+            }
+            relay.close()
+            XCTAssertEqual(relay.relayed, 1)
+            guard case .failure(.commitmentMismatch) = newcomerResult else { return XCTFail("\(newcomerResult)") }
+            guard case .failure(.windowClosed) = windowResult else { return XCTFail("\(windowResult)") }
+        }
+        XCTAssertEqual(before, try FolderSnapshot(config("admin").url, root.appendingPathComponent("new")))
+    }
+
+    /// A person who never answers: false only once the question is cancelled.
+    @MainActor
+    static func answerNever() async -> Bool {
+        let question = UnansweredQuestion()
+        return await withTaskCancellationHandler {
+            await withCheckedContinuation { question.continuation = $0 }
+        } onCancel: {
+            Task { @MainActor in question.cancel() }
+        }
+    }
+}
+
+/// A question nobody answers until it is cancelled.
+@MainActor
+final class UnansweredQuestion: Sendable {
+    var continuation: CheckedContinuation<Bool, Never>?
+    func cancel() {
+        continuation?.resume(returning: false)
+        continuation = nil
+    }
+}
