@@ -8,7 +8,7 @@ import Foundation
 /// One newcomer at a time: another that says hello meanwhile is told the window is busy.
 /// Connections that never say hello (garbage, no certificate, silence) use no attempt; the
 /// listener bounds them in number and time. Code-stage sessions are spaced by
-/// `attemptSpacing`. Nothing is written before both people confirmed: then the authority
+/// `attemptSpacing` (a newcomer that comes sooner waits out the rest). Nothing is written before both people confirmed: then the authority
 /// issues the device for the key its connection proved (`GroupAuthority.grantDevice`) and only
 /// then sends the grant.
 @MainActor
@@ -48,6 +48,8 @@ public final class PairingWindow {
     private let confirm: @MainActor (Request) async -> Bool
     private var session: (channel: PairingChannel, task: Task<Void, Never>)?
     private var lastSessionEnd: ContinuousClock.Instant?
+    /// A newcomer waits out the spacing before its session.
+    private var starting = false
     private var outcome: Result<String, PairingError>?
     private var finished: CheckedContinuation<Void, Never>?
     private var deadline: LoopSource?
@@ -106,11 +108,10 @@ public final class PairingWindow {
             return channel.abort()  // out of protocol before any code: uses no attempt
         }
         channel.pending?.authenticated()
-        let spaced = lastSessionEnd.map { ContinuousClock.now - $0 >= attemptSpacing } ?? true
         let refusal: PairingRefusal? =
             outcome != nil ? .closing
             : version != PairingMessage.version ? .version
-            : session != nil || !spaced ? .busy
+            : session != nil || starting ? .busy
             : typing && theyType ? .bothTyping
             : nil
         if let refusal {
@@ -118,12 +119,23 @@ public final class PairingWindow {
             try? await channel.send(.commit(refusal: refusal, commitment: Data(), reason: ""))
             return
         }
+        // Attempts are spaced: a newcomer right after another waits out the rest of the spacing.
+        if let last = lastSessionEnd, ContinuousClock.now - last < attemptSpacing {
+            starting = true
+            try? await Task.sleep(for: attemptSpacing - (ContinuousClock.now - last))
+            starting = false
+            guard outcome == nil else {
+                try? await channel.send(.commit(refusal: .closing, commitment: Data(), reason: ""))
+                return
+            }
+        }
         do {
             try authority.checkNewDeviceName(name)
         } catch {
             // Counts, so names cannot be enumerated through a window.
             try? await channel.send(.commit(refusal: .nameRefused, commitment: Data(), reason: "\(error)"))
             attemptsLeft -= 1
+            lastSessionEnd = ContinuousClock.now
             onEvent?(.refused(name: name, .nameRefused, counts: true))
             if attemptsLeft <= 0 { finish(.failure(.windowClosed("its attempts are used"))) }
             return

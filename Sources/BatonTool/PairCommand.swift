@@ -1,0 +1,139 @@
+import ArgumentParser
+import BatonContinuity
+import Foundation
+
+/// `baton pair`: a new device joins the group with a code, its private key never leaving it.
+struct PairCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Pair a new device into the group by comparing a code.",
+        discussion: """
+            On the machine that holds the group's authority, `baton pair --accept` opens a pairing window \
+            (for --timeout seconds, one device, three failed attempts) and prints where it listens. On the \
+            new device, `baton pair HOST:PORT --name NAME` makes the device's own key, connects, and both \
+            sides print a six-digit code derived from their TLS session: answer y on both if the codes are \
+            the same. With --code one side instead asks for the code the other side shows. Nothing is \
+            written on either side before both confirm; then the new device gets a certificate for its own \
+            key, the group's certificate, list and discovery key, and writes its identity to \
+            $XDG_CONFIG_HOME/baton/device (or --config DIR/device). Answers are read from standard input, \
+            so two servers can pair over SSH.
+            """)
+    @Argument(help: "The pairing window's address, HOST:PORT (on the new device).") var address: String?
+    @Flag(name: .long, help: "Open a pairing window here (this machine holds the group's authority).") var accept = false
+    @Option(name: .long, help: "The new device's name (default: this machine's host name).") var name: String?
+    @Option(name: .long, help: "Where the window listens, HOST:PORT (default 0.0.0.0:0, any free port).") var listen: String?
+    @Flag(name: .long, help: "Type the code the other device shows instead of comparing it.") var code = false
+    @Option(name: .long, help: "Seconds the window stays open, or the pairing may take (default 120).") var timeout: Int = 120
+    @Flag(name: .long, help: "On the new device: replace an identity already there, moving its files aside.") var force = false
+    @OptionGroup var options: ConfigOption
+
+    func validate() throws {
+        guard accept != (address != nil) else { throw ValidationError("give either --accept (the window) or HOST:PORT (the new device)") }
+        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be 1–3600 seconds, not \(timeout)") }
+        if let address { _ = try PeerAddress(parsing: address, from: .argument("address")) }
+        if let listen { _ = try PeerAddress(parsing: listen, from: .argument("listen"), portZeroAllowed: true) }
+        if accept, name != nil { throw ValidationError("--name is the new device's: give it there") }
+    }
+
+    func run() throws {
+        let failure = accept ? try openWindow() : try join()
+        if let failure {
+            FileHandle.standardError.write(Data("baton pair: \(failure)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    /// On the loop until `body` ends; returns its failure.
+    private func onLoop(_ body: @escaping @MainActor () async -> String?) -> String? {
+        MainActor.assumeIsolated {
+            var failure: String?
+            Task { @MainActor in
+                failure = await body()
+                MainLoop.quit()
+            }
+            MainLoop.run()
+            return failure
+        }
+    }
+
+    private func openWindow() throws -> String? {
+        let directory = options.directory
+        let authority = try GroupAuthority.load(from: directory)
+        let address = try listen.map { try PeerAddress(parsing: $0, from: .argument("listen"), portZeroAllowed: true) }
+            ?? PeerAddress(host: "0.0.0.0", port: 0)
+        let typing = code, lifetime = Duration.seconds(timeout)
+        return onLoop {
+            let listener: PairingListener
+            do { listener = try PairingListener(host: address.host, port: address.port) } catch { return "\(error)" }
+            let window = PairingWindow(authority: authority, listener: listener, updating: [directory.deviceDirectory],
+                                       lifetime: lifetime, typing: typing) { request in
+                let from = request.peerHost.map { " from \(shown($0))" } ?? ""
+                if typing {
+                    say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))'.")
+                    say("Type the code it shows:", terminator: " ")
+                    return request.code.matches(typed: await TerminalAnswers.shared.line() ?? "")
+                }
+                say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))': code \(request.code)")
+                return await TerminalAnswers.shared.confirm("Does the new device show \(request.code)? [y/N]")
+            }
+            window.onEvent = { event in
+                switch event {
+                case .refused(let name, let refusal, _): say("refused '\(shown(name))': \(refusal)")
+                case .attemptFailed(let error, let left): say("pairing failed: \(error) (\(left) attempt\(left == 1 ? "" : "s") left)")
+                }
+            }
+            say("pairing window open on \(PeerAddress(host: address.host, port: listener.port)) for \(lifetime)")
+            switch await window.run() {
+            case .success(let name):
+                say("paired '\(shown(name))': it is a device of group '\(shown(authority.name))' now")
+                return nil
+            case .failure(let error):
+                return "\(error)"
+            }
+        }
+    }
+
+    private func join() throws -> String? {
+        let directory = options.directory.deviceDirectory
+        let target = try PeerAddress(parsing: address!, from: .argument("address"))
+        let name = self.name ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "device"
+        guard GroupAuthority.isAcceptableName(name) else { throw TrustError.invalidDeviceName(name) }
+        let replacing = force
+        if !replacing, (try? DeviceIdentity.load(from: directory)) != nil || FileManager.default.fileExists(atPath: directory.appendingPathComponent("key.pem").path) {
+            throw TrustError.identityExists(path: directory.path)
+        }
+        if ProcessInfo.processInfo.environment["SSLKEYLOGFILE"] != nil {
+            FileHandle.standardError.write(Data("baton pair: warning: SSLKEYLOGFILE is set: this session's secrets (the group's discovery key among them) are written to it\n".utf8))
+        }
+        let typing = code, lifetime = Duration.seconds(timeout)
+        return onLoop {
+            do {
+                let newcomer = try PairingNewcomer(name: name)
+                say("pairing with \(target) as '\(shown(name))'")
+                let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime) { code in
+                    if typing {
+                        say("Type the code the other device shows:", terminator: " ")
+                            return code.matches(typed: await TerminalAnswers.shared.line() ?? "")
+                    }
+                    say("code \(code)")
+                    return await TerminalAnswers.shared.confirm("Does the other device show \(code)? [y/N]")
+                } save: { identity in
+                    if let movedAside = try identity.write(to: directory, replacingExisting: replacing) {
+                        say("moved the identity that was in \(shown(directory.path)) to \(shown(movedAside.path))")
+                    }
+                }
+                say("joined group '\(shown(identity.groupName))' as '\(shown(identity.name))'; identity written to \(shown(directory.path))")
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+    }
+}
+
+/// Prints `text` and flushes standard output at once: the other side's person, or a script,
+/// waits on each line.
+func say(_ text: String, terminator: String = "\n") {
+    print(text, terminator: terminator)
+    fflush(nil)
+}
