@@ -61,7 +61,7 @@ struct PairCommand: ParsableCommand {
         let authority = try GroupAuthority.load(from: directory)
         let address = try listen.map { try PeerAddress(parsing: $0, from: .argument("listen"), portZeroAllowed: true) }
             ?? PeerAddress(host: "0.0.0.0", port: 0)
-        let typing = code, lifetime = Duration.seconds(timeout)
+        let typing = code, seconds = timeout, lifetime = Duration.seconds(timeout)
         return onLoop {
             let listener: PairingListener
             do { listener = try PairingListener(host: address.host, port: address.port) } catch { return "\(error)" }
@@ -82,7 +82,7 @@ struct PairCommand: ParsableCommand {
                 case .attemptFailed(let error, let left): say("pairing failed: \(error) (\(left) attempt\(left == 1 ? "" : "s") left)")
                 }
             }
-            say("pairing window open on \(PeerAddress(host: address.host, port: listener.port)) for \(lifetime)")
+            say("pairing window open on \(PeerAddress(host: address.host, port: listener.port)) for \(seconds) s")
             switch await window.run() {
             case .success(let name):
                 say("paired '\(shown(name))': it is a device of group '\(shown(authority.name))' now")

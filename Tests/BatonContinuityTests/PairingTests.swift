@@ -159,3 +159,80 @@ final class UnansweredQuestion: Sendable {
         continuation = nil
     }
 }
+
+extension PairingTests {
+    func testAFrameOverItsCapOrNotOfItsTypeIsDroppedBeforeAnyCodeAndUsesNoAttempt() throws {
+        let authority = try group()
+        let folder = newcomerFolder
+        try MainActor.assumeIsolated {
+            let listener = try PairingListener()
+            var asked = 0
+            let window = PairingWindow(authority: authority, listener: listener, maximumAttempts: 1) { _ in
+                asked += 1
+                return true
+            }
+            var windowResult: Result<String, PairingError>?
+            Task { @MainActor in windowResult = await window.run() }
+            // A hello announcing 4 GiB: refused from its length, the connection shut down unread.
+            var ended: [Result<PairingMessage, PairingError>] = []
+            var elapsed: [Duration] = []
+            // One after the other: more at once from one address would meet the listener's cap of 2.
+            let frames = [Data([0xFF, 0xFF, 0xFF, 0xF0]), Data([0, 0, 0, 4, 1, 2, 3, 4]), try PairingMessage.nonce(Data(count: 32)).frame()]
+            Task { @MainActor in
+                for frame in frames {
+                    let started = ContinuousClock.now
+                    defer { elapsed.append(ContinuousClock.now - started) }
+                    do throws(PairingError) {
+                        let channel = try await PairingChannel.connect(host: "127.0.0.1", port: listener.port)
+                        try await channel.write(frame)
+                        ended.append(.success(try await channel.receive(.commit, within: .seconds(15))))
+                    } catch {
+                        ended.append(.failure(error))
+                    }
+                }
+            }
+            spin(until: { ended.count == 3 })
+            for outcome in ended {
+                guard case .failure(.closed) = outcome else { return XCTFail("\(outcome)") }
+            }
+            XCTAssertEqual(asked, 0)
+            // Dropped on reading, not at the hello's 10 s deadline.
+            XCTAssertTrue(elapsed.allSatisfy { $0 < .seconds(5) }, "\(elapsed)")
+            // The window's one attempt is still there.
+            var newcomerResult: Result<DeviceIdentity, PairingError>?
+            let newcomer = try PairingNewcomer(name: "B")
+            Task { @MainActor in
+                do throws(PairingError) {
+                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
+                                                                      timeout: .seconds(15), confirm: { _ in true }) { try $0.write(to: folder) })
+                } catch {
+                    newcomerResult = .failure(error)
+                }
+            }
+            spin(until: { windowResult != nil && newcomerResult != nil })
+            XCTAssertEqual(try windowResult?.get(), "B")
+            XCTAssertNoThrow(try newcomerResult?.get())
+            XCTAssertEqual(asked, 1)
+        }
+    }
+
+    func testAWindowWhoseTimeIsUpClosesAndItsPortRefusesConnections() throws {
+        let authority = try group()
+        try MainActor.assumeIsolated {
+            let listener = try PairingListener()
+            let window = PairingWindow(authority: authority, listener: listener, lifetime: .milliseconds(300)) { _ in true }
+            var result: Result<String, PairingError>?
+            Task { @MainActor in result = await window.run() }
+            spin(until: { result != nil })
+            guard case .failure(.windowClosed)? = result else { return XCTFail("\(String(describing: result))") }
+            var late: Result<PairingChannel, PairingError>?
+            Task { @MainActor in
+                do throws(PairingError) { late = .success(try await PairingChannel.connect(host: "127.0.0.1", port: listener.port)) } catch {
+                    late = .failure(error)
+                }
+            }
+            spin(until: { late != nil })
+            guard case .failure(.connectionFailed)? = late else { return XCTFail("\(String(describing: late))") }
+        }
+    }
+}

@@ -196,7 +196,7 @@ public final class PairingChannel {
         return Data(bytes)
     }
 
-    private func write(_ data: Data) async throws(PairingError) {
+    func write(_ data: Data) async throws(PairingError) {
         onSend?(data)
         let output = SendablePointer(g_io_stream_get_output_stream(stream)!)
         let bytes = SendableBytes(data)

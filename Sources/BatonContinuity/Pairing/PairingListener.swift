@@ -106,7 +106,12 @@ public final class PairingListener {
         while !closed {
             var error: UnsafeMutablePointer<GError>?
             guard let client = g_socket_accept(socket.pointer, nil, &error) else {
-                g_error_free(error)
+                let failure = GLibError(consuming: error!)
+                if failure.isIOError(G_IO_ERROR_WOULD_BLOCK) { return }
+                // E.g. out of descriptors: the socket stays readable, so rest a moment rather than spin.
+                watch?.cancel()
+                watch = nil
+                MainLoop.after(SecureListener.acceptRetryDelay) { [weak self] in self?.startWatching() }
                 return
             }
             let connection = SendablePointer(g_socket_connection_factory_create_connection(client)!)

@@ -193,7 +193,9 @@ public final class PairingWindow {
         case .remote(let result):
             verdict = result
             if case .success(.verdict(true)) = result {
-                guard await race.local.value else {
+                // The window's end cancels this task: the question goes with it.
+                let local = race.local
+                guard await withTaskCancellationHandler(operation: { await local.value }, onCancel: { local.cancel() }) else {
                     try? await channel.send(.grant(ok: false, grant: Data(), reason: "not confirmed on the other device"))
                     throw .declinedHere
                 }
