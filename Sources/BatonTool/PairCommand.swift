@@ -9,8 +9,10 @@ struct PairCommand: ParsableCommand {
         abstract: "Pair a new device into the group by comparing a code.",
         discussion: """
             On the machine that holds the group's authority, `baton pair --accept` opens a pairing window \
-            (for --timeout seconds, one device, three failed attempts) and prints where it listens. On the \
-            new device, `baton pair HOST:PORT --name NAME` makes the device's own key, connects, and both \
+            (for --timeout seconds, one device, three failed attempts), prints where it listens and, beyond \
+            loopback, publishes it through avahi-daemon (_baton-pair._tcp, TXT v=1 only). On the new device, \
+            `baton pair [HOST:PORT] --name NAME` (without HOST:PORT: the window found through DNS-SD) makes \
+            the device's own key, connects, and both \
             sides print a six-digit code derived from their TLS session: answer y on both if the codes are \
             the same. With --code one side instead asks for the code the other side shows. Nothing is \
             written on either side before both confirm; then the new device gets a certificate for its own \
@@ -18,7 +20,8 @@ struct PairCommand: ParsableCommand {
             $XDG_CONFIG_HOME/baton/device (or --config DIR/device). Answers are read from standard input, \
             so two servers can pair over SSH.
             """)
-    @Argument(help: "The pairing window's address, HOST:PORT (on the new device).") var address: String?
+    @Argument(help: "The pairing window's address, HOST:PORT (on the new device; default: the one found through DNS-SD).")
+    var address: String?
     @Flag(name: .long, help: "Open a pairing window here (this machine holds the group's authority).") var accept = false
     @Option(name: .long, help: "The new device's name (default: this machine's host name).") var name: String?
     @Option(name: .long, help: "Where the window listens, HOST:PORT (default 0.0.0.0:0, any free port).") var listen: String?
@@ -28,7 +31,7 @@ struct PairCommand: ParsableCommand {
     @OptionGroup var options: ConfigOption
 
     func validate() throws {
-        guard accept != (address != nil) else { throw ValidationError("give either --accept (the window) or HOST:PORT (the new device)") }
+        guard !(accept && address != nil) else { throw ValidationError("give either --accept (the window) or HOST:PORT (the new device)") }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be 1–3600 seconds, not \(timeout)") }
         if let address { _ = try PeerAddress(parsing: address, from: .argument("address")) }
         if let listen { _ = try PeerAddress(parsing: listen, from: .argument("listen"), portZeroAllowed: true) }
@@ -83,6 +86,12 @@ struct PairCommand: ParsableCommand {
                 }
             }
             say("pairing window open on \(PeerAddress(host: address.host, port: listener.port)) for \(seconds) s")
+            // Beyond loopback the window is published, so the new device finds it without an address.
+            let advertisement = address.host.hasPrefix("127.") || address.host == "::1" ? nil : PairingAdvertisement(port: listener.port)
+            advertisement?.onPublished = { say("published as \($0) (\(PairingAdvertisement.serviceType)): `baton pair` on the new device finds it") }
+            advertisement?.onUnavailable = { say("not published through DNS-SD (\($0)): give the new device this machine's address and port") }
+            advertisement?.start()
+            defer { advertisement?.stop() }
             switch await window.run() {
             case .success(let name):
                 say("paired '\(shown(name))': it is a device of group '\(shown(authority.name))' now")
@@ -95,7 +104,7 @@ struct PairCommand: ParsableCommand {
 
     private func join() throws -> String? {
         let directory = options.directory.deviceDirectory
-        let target = try PeerAddress(parsing: address!, from: .argument("address"))
+        let given = try address.map { try PeerAddress(parsing: $0, from: .argument("address")) }
         let name = self.name ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "device"
         guard GroupAuthority.isAcceptableName(name) else { throw TrustError.invalidDeviceName(name) }
         let replacing = force
@@ -108,6 +117,19 @@ struct PairCommand: ParsableCommand {
         let typing = code, lifetime = Duration.seconds(timeout)
         return onLoop {
             do {
+                let target: PeerAddress
+                if let given {
+                    target = given
+                } else {
+                    say("looking for a pairing window (\(PairingAdvertisement.serviceType))")
+                    let windows = try await PairingBrowser.find(within: .seconds(10)).get()
+                    guard windows.count == 1, let only = windows.first else {
+                        return windows.isEmpty
+                            ? "no pairing window found through DNS-SD within 10 s: open one with `baton pair --accept`, or give its HOST:PORT"
+                            : "several pairing windows are open (\(windows.map(\.description).joined(separator: ", "))): give one as HOST:PORT"
+                    }
+                    target = only
+                }
                 let newcomer = try PairingNewcomer(name: name)
                 say("pairing with \(target) as '\(shown(name))'")
                 let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime) { code in

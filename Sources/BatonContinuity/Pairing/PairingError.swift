@@ -37,6 +37,8 @@ public enum PairingError: Error, Sendable, CustomStringConvertible {
     case notSaved(reason: String)
     /// The pairing window closed: its time was up, or its attempts were used.
     case windowClosed(String)
+    /// No pairing window could be looked for through DNS-SD (`reason`).
+    case notFound(String)
 
     public var description: String {
         let shown = PrintableText.escaped
@@ -58,6 +60,7 @@ public enum PairingError: Error, Sendable, CustomStringConvertible {
         case .cannotIssue(let reason): "the device could not be issued: \(shown(reason))"
         case .notSaved(let reason): "the new device did not save its identity: \(shown(reason))"
         case .windowClosed(let reason): "the pairing window closed: \(reason)"
+        case .notFound(let reason): "cannot look for a pairing window: \(reason); give its HOST:PORT"
         }
     }
 }
