@@ -74,7 +74,11 @@ struct PairCommand: ParsableCommand {
                 if typing {
                     say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))'.")
                     say("Type the code it shows:", terminator: " ")
-                    return request.code.matches(typed: await TerminalAnswers.shared.line() ?? "")
+                    return request.code.matches(typed: await TerminalAnswers.shared.typed())
+                }
+                if request.newcomerTypes {
+                    say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))': type code \(request.code) on it")
+                    return await TerminalAnswers.shared.confirm("Let '\(shown(request.name))' join? [y/N]")
                 }
                 say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))': code \(request.code)")
                 return await TerminalAnswers.shared.confirm("Does the new device show \(request.code)? [y/N]")
@@ -132,13 +136,17 @@ struct PairCommand: ParsableCommand {
                 }
                 let newcomer = try PairingNewcomer(name: name)
                 say("pairing with \(target) as '\(shown(name))'")
-                let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime) { code in
+                let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime) { prompt in
                     if typing {
                         say("Type the code the other device shows:", terminator: " ")
-                            return code.matches(typed: await TerminalAnswers.shared.line() ?? "")
+                        return prompt.code.matches(typed: await TerminalAnswers.shared.typed())
                     }
-                    say("code \(code)")
-                    return await TerminalAnswers.shared.confirm("Does the other device show \(code)? [y/N]")
+                    if prompt.windowTypes {
+                        say("type code \(prompt.code) on the other device")
+                        return await TerminalAnswers.shared.confirm("Join its group? [y/N]")
+                    }
+                    say("code \(prompt.code)")
+                    return await TerminalAnswers.shared.confirm("Does the other device show \(prompt.code)? [y/N]")
                 } save: { identity in
                     if let movedAside = try identity.write(to: directory, replacingExisting: replacing) {
                         say("moved the identity that was in \(shown(directory.path)) to \(shown(movedAside.path))")

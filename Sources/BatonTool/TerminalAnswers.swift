@@ -34,8 +34,17 @@ final class TerminalAnswers {
     /// Asks `question` (printed without a newline) and returns whether the answer is yes.
     func confirm(_ question: String) async -> Bool {
         say(question, terminator: " ")
-        guard let answer = await line()?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        let line = await self.line()
+        if isatty(0) == 0 { say("") }  // no terminal echoed the answer's newline
+        guard let answer = line?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
         return answer == "y" || answer == "yes"
+    }
+
+    /// The next line typed (a code), "" at the end of input or when cancelled.
+    func typed() async -> String {
+        let line = await self.line()
+        if isatty(0) == 0 { say("") }
+        return line ?? ""
     }
 
     private func watch() {

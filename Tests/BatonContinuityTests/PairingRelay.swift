@@ -46,10 +46,10 @@ final class PairingRelay {
         down.pending?.authenticated()
         try await up.send(try await down.receive(.hello, within: .seconds(10)))
         let commit = try await up.receive(.commit, within: .seconds(10))
-        guard case .commit(.none, _, _) = commit else { return try await down.send(commit) }
+        guard case .commit(.none, _, _, let typing) = commit else { return try await down.send(commit) }
         let towardsNewcomer = PairingCode.nonce()
         try await down.send(.commit(refusal: .none, commitment: PairingCode.commitment(exporter: down.exporter, nonce: towardsNewcomer),
-                                    reason: ""))
+                                    reason: "", typing: typing))
         _ = try await down.receive(.nonce, within: .seconds(10))
         try await up.send(.nonce(PairingCode.nonce()))
         _ = try await up.receive(.reveal, within: .seconds(10))

@@ -23,7 +23,7 @@ final class PairingTests: TrustTestCase {
     /// Runs `window` and a newcomer against `port` with the answers given; returns both outcomes.
     @MainActor
     private static func pair(_ window: PairingWindow, newcomer: PairingNewcomer, port: UInt16, typing: Bool = false, folder: URL,
-                      newcomerSays answer: @escaping @MainActor (PairingCode) async -> Bool)
+                      newcomerSays answer: @escaping @MainActor (PairingNewcomer.Prompt) async -> Bool)
         -> (window: Result<String, PairingError>, newcomer: Result<DeviceIdentity, PairingError>) {
         var windowResult: Result<String, PairingError>?
         var newcomerResult: Result<DeviceIdentity, PairingError>?
@@ -56,7 +56,7 @@ final class PairingTests: TrustTestCase {
             var sent = Data()
             newcomer.onSend = { sent.append($0) }
             let (windowResult, newcomerResult) = Self.pair(window, newcomer: newcomer, port: listener.port, folder: folder) {
-                codes.append($0.digits)
+                codes.append($0.code.digits)
                 return true
             }
             XCTAssertEqual(try windowResult.get(), "B")
@@ -100,8 +100,8 @@ final class PairingTests: TrustTestCase {
                 windowCode = $0.code.digits
                 return false  // the person sees two codes that differ
             }
-            let (windowResult, newcomerResult) = Self.pair(window, newcomer: try PairingNewcomer(name: "B"), port: relay.port, folder: folder) { code in
-                newcomerCode = code.digits
+            let (windowResult, newcomerResult) = Self.pair(window, newcomer: try PairingNewcomer(name: "B"), port: relay.port, folder: folder) { prompt in
+                newcomerCode = prompt.code.digits
                 // The newcomer's person would answer no too; never answering shows the other side's no ends it here.
                 return await Self.answerNever()
             }

@@ -40,6 +40,7 @@ public enum PairingError: Error, Sendable, CustomStringConvertible {
     /// No pairing window could be looked for through DNS-SD (`reason`).
     case notFound(String)
 
+    /// What went wrong, in words, with remote text escaped.
     public var description: String {
         let shown = PrintableText.escaped
         return switch self {
@@ -58,7 +59,8 @@ public enum PairingError: Error, Sendable, CustomStringConvertible {
         case .declinedThere(let reason): "the other device did not confirm\(reason.isEmpty ? "" : " (\(shown(reason)))"): nothing was written"
         case .grantRefused(let error): "\(error)"
         case .cannotIssue(let reason): "the device could not be issued: \(shown(reason))"
-        case .notSaved(let reason): "the new device did not save its identity: \(shown(reason))"
+        case .notSaved(let reason):
+            "the new device did not save its identity (\(shown(reason))); it is in the group's roster: `baton device revoke NAME` removes it"
         case .windowClosed(let reason): "the pairing window closed: \(reason)"
         case .notFound(let reason): "cannot look for a pairing window: \(reason); give its HOST:PORT"
         }
@@ -80,6 +82,7 @@ public enum PairingRefusal: UInt32, Sendable, CustomStringConvertible {
     /// The newcomer speaks another protocol version.
     case version = 5
 
+    /// The refusal in words.
     public var description: String {
         switch self {
         case .none: "not refused"

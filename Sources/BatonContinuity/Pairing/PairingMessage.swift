@@ -4,7 +4,8 @@ import Foundation
 /// The messages of a pairing, in their order (N the newcomer, TLS client; A the window):
 ///
 ///     1 N→A hello    (usb)   version 1, the name asked for, whether N will type A's code
-///     2 A→N commit   (uays)  refusal (0: go on), SHA-256 commitment to A's nonce, reason
+///     2 A→N commit   (uaysb) refusal (0: go on), SHA-256 commitment to A's nonce, reason,
+///                            whether A will type N's code
 ///     3 N→A nonce    (ay)    N's 32-byte nonce
 ///     4 A→N reveal   (ay)    A's 32-byte nonce
 ///     5 N→A verdict  (b)     N's person confirmed
@@ -16,7 +17,7 @@ import Foundation
 /// read; a body not in normal form or not of the step's type ends the pairing.
 enum PairingMessage: Equatable {
     case hello(version: UInt32, name: String, typing: Bool)
-    case commit(refusal: PairingRefusal, commitment: Data, reason: String)
+    case commit(refusal: PairingRefusal, commitment: Data, reason: String, typing: Bool)
     case nonce(Data)
     case reveal(Data)
     case verdict(Bool)
@@ -39,7 +40,7 @@ enum PairingMessage: Equatable {
         var type: String {
             switch self {
             case .hello: "(usb)"
-            case .commit: "(uays)"
+            case .commit: "(uaysb)"
             case .nonce, .reveal: "(ay)"
             case .verdict: "(b)"
             case .grant: "(bays)"
@@ -53,7 +54,8 @@ enum PairingMessage: Equatable {
     var variant: Variant {
         switch self {
         case .hello(let version, let name, let typing): .tuple([.uint32(version), .string(name), .bool(typing)])
-        case .commit(let refusal, let commitment, let reason): .tuple([.uint32(refusal.rawValue), .bytes(commitment), .string(reason)])
+        case .commit(let refusal, let commitment, let reason, let typing):
+            .tuple([.uint32(refusal.rawValue), .bytes(commitment), .string(reason), .bool(typing)])
         case .nonce(let bytes), .reveal(let bytes): .tuple([.bytes(bytes)])
         case .verdict(let yes): .tuple([.bool(yes)])
         case .grant(let ok, let grant, let reason): .tuple([.bool(ok), .bytes(grant), .string(reason)])
@@ -83,10 +85,11 @@ enum PairingMessage: Equatable {
                   name.count <= Self.maximumText else { break }
             self = .hello(version: version, name: name, typing: typing)
             return
-        case (.commit, 3):
+        case (.commit, 4):
             guard case .uint32(let code) = f[0], let refusal = PairingRefusal(rawValue: code), case .bytes(let commitment) = f[1],
-                  case .string(let reason) = f[2], refusal != .none || commitment.count == nonceSize else { break }
-            self = .commit(refusal: refusal, commitment: commitment, reason: String(reason.prefix(Self.maximumText)))
+                  case .string(let reason) = f[2], case .bool(let typing) = f[3],
+                  refusal != .none || commitment.count == nonceSize else { break }
+            self = .commit(refusal: refusal, commitment: commitment, reason: String(reason.prefix(Self.maximumText)), typing: typing)
             return
         case (.nonce, 1), (.reveal, 1):
             guard case .bytes(let bytes) = f[0], bytes.count == nonceSize else { break }

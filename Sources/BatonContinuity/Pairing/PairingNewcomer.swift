@@ -21,27 +21,36 @@ public final class PairingNewcomer {
     /// Every byte this side writes to the connection (for the tests).
     var onSend: ((Data) -> Void)?
 
+    /// What the person on the new device is asked about.
+    public struct Prompt: Sendable {
+        /// The code of this session.
+        public let code: PairingCode
+        /// Whether the window's person types this code there (it does not show its own): show
+        /// it to be typed, then ask this side's person to confirm.
+        public let windowTypes: Bool
+    }
+
     /// A newcomer asking for `name`, with a new key.
     public init(name: String) throws(PairingError) {
         self.name = name
         certificate = try PairingCertificate(key: P256.Signing.PrivateKey())
     }
 
-    /// Pairs with the window at `host:port`: `confirm` gets the code and returns whether the
+    /// Pairs with the window at `host:port`: `confirm` gets the code (`Prompt`) and returns whether the
     /// person here confirmed it (shown and compared, or typed: `typing` tells the window this
     /// side types its code); it must return false promptly when its task is cancelled (the
     /// other side said no). The whole pairing takes at most `timeout`. Once the grant came and
     /// verified against this device's key, `save` writes the identity (all or nothing); the
     /// window hears whether it did. Returns the identity saved.
     public func join(host: String, port: UInt16, typing: Bool, timeout: Duration,
-                     confirm: @escaping @MainActor (PairingCode) async -> Bool,
+                     confirm: @escaping @MainActor (Prompt) async -> Bool,
                      save: @MainActor (DeviceIdentity) throws -> Void) async throws(PairingError) -> DeviceIdentity {
         let started = ContinuousClock.now
         let channel = try await PairingChannel.connect(host: host, port: port, certificate: certificate)
         channel.onSend = onSend
         defer { channel.close() }
         try await channel.send(.hello(version: PairingMessage.version, name: name, typing: typing))
-        guard case .commit(let refusal, let commitment, let reason) = try await channel.receive(.commit, within: Self.messageDeadline) else {
+        guard case .commit(let refusal, let commitment, let reason, let windowTypes) = try await channel.receive(.commit, within: Self.messageDeadline) else {
             throw .malformedMessage(step: "commit")
         }
         guard refusal == .none else { throw .refused(refusal, reason: reason) }
@@ -57,7 +66,8 @@ public final class PairingNewcomer {
         let code = PairingCode(exporter: channel.exporter, authorityKey: channel.peerKeyInfo, newcomerKey: channel.ownKeyInfo,
                                authorityNonce: theirs, newcomerNonce: nonce)
         let remaining = max(timeout - (ContinuousClock.now - started), .seconds(1))
-        let race = await ConfirmationRace.run(local: { await confirm(code) },
+        let prompt = Prompt(code: code, windowTypes: windowTypes)
+        let race = await ConfirmationRace.run(local: { await confirm(prompt) },
                                               remote: { () throws(PairingError) in try await channel.receive(.grant, within: remaining) })
         let answer: Result<PairingMessage, PairingError>
         switch race.first {

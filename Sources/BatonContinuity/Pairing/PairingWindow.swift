@@ -21,6 +21,9 @@ public final class PairingWindow {
         public let code: PairingCode
         /// The newcomer's IP address.
         public let peerHost: String?
+        /// Whether the newcomer's person types this side's code there (it does not show its
+        /// own): ask this side's person to read the code out to them, then to confirm.
+        public let newcomerTypes: Bool
     }
 
     /// What happened, for the window's log.
@@ -116,7 +119,7 @@ public final class PairingWindow {
             : nil
         if let refusal {
             onEvent?(.refused(name: name, refusal, counts: false))
-            try? await channel.send(.commit(refusal: refusal, commitment: Data(), reason: ""))
+            try? await channel.send(.commit(refusal: refusal, commitment: Data(), reason: "", typing: typing))
             return
         }
         // Attempts are spaced: a newcomer right after another waits out the rest of the spacing.
@@ -125,7 +128,7 @@ public final class PairingWindow {
             try? await Task.sleep(for: attemptSpacing - (ContinuousClock.now - last))
             starting = false
             guard outcome == nil else {
-                try? await channel.send(.commit(refusal: .closing, commitment: Data(), reason: ""))
+                try? await channel.send(.commit(refusal: .closing, commitment: Data(), reason: "", typing: typing))
                 return
             }
         }
@@ -133,7 +136,7 @@ public final class PairingWindow {
             try authority.checkNewDeviceName(name)
         } catch {
             // Counts, so names cannot be enumerated through a window.
-            try? await channel.send(.commit(refusal: .nameRefused, commitment: Data(), reason: "\(error)"))
+            try? await channel.send(.commit(refusal: .nameRefused, commitment: Data(), reason: "\(error)", typing: typing))
             attemptsLeft -= 1
             lastSessionEnd = ContinuousClock.now
             onEvent?(.refused(name: name, .nameRefused, counts: true))
@@ -142,17 +145,17 @@ public final class PairingWindow {
         }
         let task = Task { @MainActor [weak self] in
             guard let self else { return }
-            await self.pair(channel, name: name)
+            await self.pair(channel, name: name, newcomerTypes: theyType)
         }
         session = (channel, task)
         await task.value
     }
 
     /// One session from the commitment on.
-    private func pair(_ channel: PairingChannel, name: String) async {
+    private func pair(_ channel: PairingChannel, name: String, newcomerTypes: Bool) async {
         let result: Result<String, PairingError>
         do throws(PairingError) {
-            result = .success(try await session(channel, name: name))
+            result = .success(try await session(channel, name: name, newcomerTypes: newcomerTypes))
         } catch {
             result = .failure(error)
         }
@@ -169,16 +172,17 @@ public final class PairingWindow {
         }
     }
 
-    private func session(_ channel: PairingChannel, name: String) async throws(PairingError) -> String {
+    private func session(_ channel: PairingChannel, name: String, newcomerTypes: Bool) async throws(PairingError) -> String {
         let nonce = PairingCode.nonce()
-        try await channel.send(.commit(refusal: .none, commitment: PairingCode.commitment(exporter: channel.exporter, nonce: nonce), reason: ""))
+        try await channel.send(.commit(refusal: .none, commitment: PairingCode.commitment(exporter: channel.exporter, nonce: nonce),
+                                       reason: "", typing: typing))
         guard case .nonce(let theirs) = try await channel.receive(.nonce, within: Self.messageDeadline) else {
             throw .malformedMessage(step: "nonce")
         }
         try await channel.send(.reveal(nonce))
         let code = PairingCode(exporter: channel.exporter, authorityKey: channel.ownKeyInfo, newcomerKey: channel.peerKeyInfo,
                                authorityNonce: nonce, newcomerNonce: theirs)
-        let request = Request(name: name, code: code, peerHost: channel.peerHost)
+        let request = Request(name: name, code: code, peerHost: channel.peerHost, newcomerTypes: newcomerTypes)
         // The person's answer is bounded by the window's end, which aborts the session.
         let race = await ConfirmationRace.run(local: { [confirm] in await confirm(request) },
                                               remote: { () throws(PairingError) in try await channel.receive(.verdict, within: .seconds(3600)) })
@@ -214,9 +218,14 @@ public final class PairingWindow {
             throw .cannotIssue(reason: "\(error)")
         }
         try await channel.send(.grant(ok: true, grant: grant, reason: ""))
-        guard case .saved(let ok, let reason) = try await channel.receive(.saved, within: Self.messageDeadline) else {
-            throw .malformedMessage(step: "saved")
+        // Issued: from here on a failure leaves the device in the roster, and says so.
+        let saved: PairingMessage
+        do throws(PairingError) {
+            saved = try await channel.receive(.saved, within: Self.messageDeadline)
+        } catch {
+            throw .notSaved(reason: "\(error)")
         }
+        guard case .saved(let ok, let reason) = saved else { throw .notSaved(reason: "it answered out of protocol") }
         guard ok else { throw .notSaved(reason: reason) }
         return name
     }
