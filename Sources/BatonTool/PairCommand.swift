@@ -1,4 +1,5 @@
 import ArgumentParser
+import BatonAgent
 import BatonContinuity
 import Foundation
 
@@ -28,6 +29,7 @@ struct PairCommand: ParsableCommand {
     @Flag(name: .long, help: "Type the code the other device shows instead of comparing it.") var code = false
     @Option(name: .long, help: "Seconds the window stays open, or the pairing may take (default 120).") var timeout: Int = 120
     @Flag(name: .long, help: "On the new device: replace an identity already there, moving its files aside.") var force = false
+    @Flag(name: .customLong("no-agent"), help: "On the new device: do not start the agent (batond) after joining.") var noAgent = false
     @OptionGroup var options: ConfigOption
 
     func validate() throws {
@@ -106,6 +108,26 @@ struct PairCommand: ParsableCommand {
         }
     }
 
+    /// The new device's agent, so it links with the group at once: started for the user's own
+    /// configuration (as an app starts it: `AgentAutostart`) unless one runs already or
+    /// `--no-agent`; for another folder (`--config`), only said how.
+    @MainActor
+    private func startAgent(deviceDirectory: URL) async {
+        guard !noAgent else { return }
+        guard options.config == nil else {
+            return say("start its agent with: batond --config \(shown(deviceDirectory.path))")
+        }
+        if ThroughAgent.runningAgent(nil) != nil {
+            return say("an agent (batond) already runs here: restart it to take the new identity")
+        }
+        do {
+            try await AgentAutostart.start(in: .standard())
+            say("started the agent (batond): it links with the group's devices now")
+        } catch {
+            say("could not start the agent (\(error)): start batond to link with the group's devices")
+        }
+    }
+
     private func join() throws -> String? {
         let directory = options.directory.deviceDirectory
         let given = try address.map { try PeerAddress(parsing: $0, from: .argument("address")) }
@@ -153,6 +175,7 @@ struct PairCommand: ParsableCommand {
                     }
                 }
                 say("joined group '\(shown(identity.groupName))' as '\(shown(identity.name))'; identity written to \(shown(directory.path))")
+                await startAgent(deviceDirectory: directory)
                 return nil
             } catch {
                 return "\(error)"

@@ -90,6 +90,42 @@ final class CommandLinePairingTests: ProcessTestCase {
         XCTAssertNotNil(b.output.range(of: "joined group 'Ada' as 'B'"), b.output)
     }
 
+    /// With the user's own configuration (no `--config`), the new device starts its agent once
+    /// it has joined, and the agent links with the group at once.
+    func testTheNewDeviceStartsItsAgentWhichLinksAtOnce() throws {
+        try makeGroup()
+        let home = root.appendingPathComponent("home"), run = root.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: run, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        let lock = run.appendingPathComponent("baton/agent.socket.lock")
+        addTeardownBlock {
+            // The agent runs in a session of its own: ended here, whatever happened.
+            if let text = try? String(contentsOf: lock, encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                kill(pid, SIGKILL)
+            }
+        }
+        let agentA = try RunningProcess(product: "batond", ["--config", config("admin").deviceDirectory.path, "--socket",
+                                                            root.appendingPathComponent("a.sock").path, "--listen", "127.0.0.1:0",
+                                                            "--no-notifications"])
+        processes.append(agentA)
+        let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
+        let addressA = try XCTUnwrap(listening.components(separatedBy: "listening on ").last?.split(separator: ",").first.map(String.init))
+        var environment = ProcessInfo.processInfo.environment
+        environment["BATON_AGENT_SOCKET"] = nil
+        environment.merge(["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
+                           "XDG_RUNTIME_DIR": run.path, "BATON_PEERS": addressA]) { $1 }
+        let (window, port) = try openWindow()
+        let b = try RunningProcess(product: "baton", ["pair", "127.0.0.1:\(port)", "--name", "B"], environment: environment)
+        processes.append(b)
+        XCTAssertNotNil(b.waitForLine(containing: "code "), b.output)
+        window.send("y")
+        b.send("y")
+        XCTAssertEqual(b.waitForExit(), 0, b.output)
+        XCTAssertNotNil(b.output.range(of: "started the agent (batond)"), b.output)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: home.appendingPathComponent(".config/baton/device/key.pem").path))
+        XCTAssertNotNil(agentA.waitForLine(containing: "linked with B"), agentA.output)
+        XCTAssertEqual(window.waitForExit(), 0, window.output)
+    }
+
     func testTheNewcomerMayTypeTheWindowsCodeInstead() throws {
         try makeGroup()
         let (window, port) = try openWindow()
