@@ -236,3 +236,37 @@ extension PairingTests {
         }
     }
 }
+
+extension PairingTests {
+    func testTheCodeIsSixDigitsFromEveryInputAndATypedCodeMatchesOnlyItsDigits() {
+        let exporter = Data(repeating: 1, count: 32), a = Data(repeating: 2, count: 91), n = Data(repeating: 3, count: 91)
+        let nonceA = Data(repeating: 4, count: 32), nonceN = Data(repeating: 5, count: 32)
+        let code = PairingCode(exporter: exporter, authorityKey: a, newcomerKey: n, authorityNonce: nonceA, newcomerNonce: nonceN)
+        XCTAssertEqual(code.digits.count, 6)
+        XCTAssertTrue(code.digits.allSatisfy(\.isASCII))
+        XCTAssertEqual(code.description, "\(code.digits.prefix(3)) \(code.digits.suffix(3))")
+        // Each input changes it (with odds 10⁻⁶ each of not).
+        var other = exporter
+        other[0] ^= 1
+        for changed in [PairingCode(exporter: other, authorityKey: a, newcomerKey: n, authorityNonce: nonceA, newcomerNonce: nonceN),
+                        PairingCode(exporter: exporter, authorityKey: n, newcomerKey: a, authorityNonce: nonceA, newcomerNonce: nonceN),
+                        PairingCode(exporter: exporter, authorityKey: a, newcomerKey: n, authorityNonce: nonceN, newcomerNonce: nonceA)] {
+            XCTAssertNotEqual(changed, code)
+        }
+        XCTAssertTrue(code.matches(typed: code.digits))
+        XCTAssertTrue(code.matches(typed: " \(code.digits.prefix(3))-\(code.digits.suffix(3)) "))
+        XCTAssertFalse(code.matches(typed: String(code.digits.dropLast())))
+        XCTAssertFalse(code.matches(typed: code.digits + "0"))
+        XCTAssertFalse(code.matches(typed: ""))
+        // Digits of other scripts (Arabic-Indic, fullwidth) are not these digits.
+        let arabic = String(code.digits.unicodeScalars.map { Character(Unicode.Scalar($0.value - 0x30 + 0x660)!) })
+        let fullwidth = String(code.digits.unicodeScalars.map { Character(Unicode.Scalar($0.value - 0x30 + 0xFF10)!) })
+        // Nor letters whose code point's low byte is a digit's (U+0130…U+0139): compared as scalars, not bytes.
+        let lowByte = String(code.digits.unicodeScalars.map { Character(Unicode.Scalar($0.value + 0x100)!) })
+        XCTAssertFalse(code.matches(typed: lowByte))
+        XCTAssertFalse(code.matches(typed: arabic))
+        XCTAssertFalse(code.matches(typed: fullwidth))
+        XCTAssertNotEqual(PairingCode.commitment(exporter: exporter, nonce: nonceA), PairingCode.commitment(exporter: other, nonce: nonceA),
+                          "the commitment names the session")
+    }
+}

@@ -33,10 +33,13 @@ public final class PairingBrowser {
     /// Fails when no avahi-daemon answers.
     public static func find(within time: Duration = .seconds(10)) async -> Result<[PeerAddress], PairingError> {
         let browser = PairingBrowser()
-        return await withCheckedContinuation { continuation in
+        let result = await withCheckedContinuation { continuation in
             browser.waiter = continuation
             browser.start(within: time)
         }
+        // Avahi's callbacks hold it unretained: it must live until the search is over.
+        withExtendedLifetime(browser) {}
+        return result
     }
 
     private func start(within time: Duration) {
