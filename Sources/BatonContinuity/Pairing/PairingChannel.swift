@@ -82,7 +82,7 @@ public final class PairingChannel {
         defer { g_object_unref(connection) }
         SecureChannel.configureSocket(connection)
         var error: UnsafeMutablePointer<GError>?
-        guard let tls = g_tls_client_connection_new(gCast(connection), nil, &error) else {
+        guard let tls = baton_tls_client_connection_new(gCast(connection), &error) else {  // no system CAs: see shim.h
             throw .handshakeFailed(GLibError(consuming: error!).message)
         }
         g_tls_connection_set_certificate(gCast(tls), certificate.credential.certificate)
@@ -95,7 +95,7 @@ public final class PairingChannel {
                        pending: PendingConnection) async throws(PairingError) -> PairingChannel {
         SecureChannel.configureSocket(connection)
         var error: UnsafeMutablePointer<GError>?
-        guard let tls = g_tls_server_connection_new(gCast(connection), certificate.credential.certificate, &error) else {
+        guard let tls = baton_tls_server_connection_new(gCast(connection), certificate.credential.certificate, &error) else {  // no system CAs
             throw .handshakeFailed(GLibError(consuming: error!).message)
         }
         baton_tls_require_client_certificate(gCast(tls))
@@ -109,7 +109,7 @@ public final class PairingChannel {
         let connection: UnsafeMutablePointer<GTlsConnection> = gCast(tls)
         let owned = SendablePointer(tls)
         MainLoop.wakeOnRelease(of: UnsafeMutableRawPointer(tls))
-        g_tls_connection_set_database(connection, nil)  // never the system CAs: the code decides
+        // No certificate database (made without one): never the system CAs; the code decides.
         pairingProtocols.names.withUnsafeBufferPointer { g_tls_connection_set_advertised_protocols(connection, $0.baseAddress) }
         let fail = { (reason: PairingError) -> PairingError in
             SecureChannel.closeAsynchronously(tls)
