@@ -10,6 +10,7 @@ final class StoreDetailViewController: ViewController {
     init(store: Store, favorite: Bool) {
         self.store = store
         self.favorite = favorite
-        super.init(title: store.name)
+        super.init(nibName: nil, bundle: nil)
+        title = store.name
     }
 }

@@ -5,9 +5,9 @@ import XCTest
 
 // Apple's signatures, each copied from its page on developer.apple.com (AppKit's
 // NSApplicationDelegate, NSWindowDelegate, NSResponder, NSWindow, NSViewController,
-// NSViewControllerPresentationAnimator, NSWindowController, NSDocument, NSDocumentController;
-// UIKit's UIApplicationDelegate, UIViewController; Foundation's NSUserActivityDelegate;
-// NSUserActivityRestoring), with the types renamed only (the NS/UI prefix dropped,
+// NSViewControllerPresentationAnimator, NSWindowController, NSDocument, NSDocumentController,
+// NSApplication; UIKit's UIApplicationDelegate, UIViewController, UIResponder; Foundation's
+// NSUserActivityDelegate; NSUserActivityRestoring), with the types renamed only (the NS/UI prefix dropped,
 // NSUserActivity → UserActivity), and each proven to be the one Baton calls: a conformer or
 // subclass records the call, driven on the real application and the real GLib loop.
 //
@@ -771,6 +771,172 @@ final class AppleSignaturesTests: PortingTestCase {
             document.close()
             XCTAssertTrue(document.calls.contains("close"))
             XCTAssertTrue(controller.calls.contains("removeDocument"))
+        }
+    }
+}
+
+// MARK: - Life-cycle members: view appearance, window loading, document reading and writing
+
+/// NSViewController's designated initializer and appearance methods, as AppKit declares them.
+private final class SigAppearingViewController: ViewController {
+    var calls: [String] = []
+    override init(nibName nibNameOrNil: Nib.Name?, bundle nibBundleOrNil: Bundle?) {
+        super.init(nibName: nibNameOrNil, bundle: nibBundleOrNil)
+        calls.append("init(nibName:bundle:)")
+    }
+    required init?(coder: NSCoder) { fatalError("init(coder:) has not been implemented") }
+    override func viewWillAppear() { super.viewWillAppear(); calls.append("viewWillAppear") }
+    override func viewDidAppear() { super.viewDidAppear(); calls.append("viewDidAppear") }
+    override func viewWillDisappear() { super.viewWillDisappear(); calls.append("viewWillDisappear") }
+    override func viewDidDisappear() { super.viewDidDisappear(); calls.append("viewDidDisappear") }
+}
+
+/// UIViewController's designated initializer and appearance methods, as UIKit declares them.
+private final class SigUIKitAppearingViewController: ViewController {
+    var calls: [String] = []
+    override init(nibName nibNameOrNil: String?, bundle nibBundleOrNil: Bundle?) {
+        super.init(nibName: nibNameOrNil, bundle: nibBundleOrNil)
+    }
+    override func viewWillAppear(_ animated: Bool) { super.viewWillAppear(animated); calls.append("viewWillAppear(\(animated))") }
+    override func viewDidAppear(_ animated: Bool) { super.viewDidAppear(animated); calls.append("viewDidAppear(\(animated))") }
+    override func viewWillDisappear(_ animated: Bool) { super.viewWillDisappear(animated); calls.append("viewWillDisappear(\(animated))") }
+    override func viewDidDisappear(_ animated: Bool) { super.viewDidDisappear(animated); calls.append("viewDidDisappear(\(animated))") }
+}
+
+/// NSWindowController's window-loading members, as AppKit declares them.
+private final class SigLoadingWindowController: WindowController {
+    var calls: [String] = []
+    override var windowNibName: Nib.Name? { "SigWindow" }
+    override var isWindowLoaded: Bool {
+        calls.append("isWindowLoaded")
+        return super.isWindowLoaded
+    }
+    override func windowWillLoad() { super.windowWillLoad(); calls.append("windowWillLoad") }
+    override func loadWindow() {
+        calls.append("loadWindow")
+        window = Window(title: windowNibName ?? "")
+    }
+    override func windowDidLoad() { super.windowDidLoad(); calls.append("windowDidLoad") }
+}
+
+/// NSDocument's data-based reading and writing, saving, naming and nib-loading members, as
+/// AppKit declares them.
+private final class SigDataDocument: Document {
+    var calls: [String] = []
+    var text = ""
+    override func read(from data: Data, ofType typeName: String) throws {
+        calls.append("read(from:data)")
+        text = String(decoding: data, as: UTF8.self)
+    }
+    override func data(ofType typeName: String) throws -> Data {
+        calls.append("data(ofType:)")
+        return Data(text.utf8)
+    }
+    override func write(to url: URL, ofType typeName: String) throws {
+        calls.append("write(to:ofType:)")
+        try super.write(to: url, ofType: typeName)
+    }
+    override func save(to url: URL, ofType typeName: String, for saveOperation: Document.SaveOperationType,
+                       completionHandler: @escaping ((any Error)?) -> Void) {
+        calls.append("save")
+        super.save(to: url, ofType: typeName, for: saveOperation, completionHandler: completionHandler)
+    }
+    override var displayName: String! {
+        get { "Sig " + super.displayName }
+        set { super.displayName = newValue }
+    }
+    override func windowControllerWillLoadNib(_ windowController: WindowController) { calls.append("willLoadNib") }
+    override func windowControllerDidLoadNib(_ windowController: WindowController) { calls.append("didLoadNib") }
+}
+
+/// UIResponder's `next`, as UIKit declares it.
+private final class SigNextResponder: View {
+    weak var elsewhere: Responder?
+    override var next: Responder? { elsewhere ?? super.next }
+}
+
+/// NSApplication subclassed, as AppKit code does it.
+private final class SigApplication: Application {
+    var calls: [String] = []
+    override init() { super.init() }
+    override func terminate(_ sender: Any?) { calls.append("terminate"); super.terminate(sender) }
+}
+
+final class AppleLifecycleSignaturesTests: PortingTestCase {
+    // MARK: NSViewController / UIViewController
+
+    func testViewControllerInitializerAndAppearanceAreCalled() {
+        MainActor.assumeIsolated {
+            let controller = SigAppearingViewController(nibName: nil, bundle: nil)
+            let uikit = SigUIKitAppearingViewController(nibName: nil, bundle: nil)
+            controller.view.addSubview(uikit.view)
+            let window = Window(title: "appearing", contentViewController: controller)
+            window.makeKeyAndOrderFront(nil)
+            window.close()
+            XCTAssertEqual(controller.calls, ["init(nibName:bundle:)", "viewWillAppear", "viewDidAppear",
+                                              "viewWillDisappear", "viewDidDisappear"])
+            XCTAssertEqual(uikit.calls, ["viewWillAppear(false)", "viewDidAppear(false)",
+                                         "viewWillDisappear(false)", "viewDidDisappear(false)"])
+        }
+    }
+
+    // MARK: NSWindowController
+
+    func testWindowControllerLoadingIsCalled() {
+        MainActor.assumeIsolated {
+            let controller = SigLoadingWindowController(window: nil)
+            let document = SigDataDocument()
+            document.addWindowController(controller)
+            controller.showWindow(nil)
+            XCTAssertEqual(controller.window?.title, "SigWindow")
+            XCTAssertEqual(controller.calls.filter { $0 != "isWindowLoaded" }, ["windowWillLoad", "loadWindow", "windowDidLoad"])
+            XCTAssertEqual(controller.calls.first, "isWindowLoaded", "the getter asks isWindowLoaded first")
+            XCTAssertEqual(document.calls, ["willLoadNib", "didLoadNib"])
+            controller.close()
+        }
+    }
+
+    // MARK: NSDocument
+
+    func testDocumentDataReadingWritingAndSavingAreCalled() throws {
+        try MainActor.assumeIsolated {
+            let url = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("\(UUID().uuidString).sig")
+            try Data("read me".utf8).write(to: url)
+            let copy = url.appendingPathExtension("copy")
+            defer { for file in [url, copy] { try? FileManager.default.removeItem(at: file) } }
+            let document = try SigDataDocument(contentsOf: url, ofType: "Sig")
+            XCTAssertEqual(document.text, "read me")
+            var saved: [Bool] = []
+            document.save(to: copy, ofType: "Sig", for: .saveToOperation) { saved.append($0 == nil) }
+            XCTAssertEqual(saved, [true])
+            XCTAssertEqual(try String(contentsOf: copy, encoding: .utf8), "read me")
+            XCTAssertEqual(document.calls, ["read(from:data)", "save", "write(to:ofType:)", "data(ofType:)"])
+            XCTAssertEqual(document.displayName, "Sig " + url.deletingPathExtension().lastPathComponent)
+        }
+    }
+
+    // MARK: UIResponder
+
+    func testNextIsFollowed() {
+        MainActor.assumeIsolated {
+            let responder = SigNextResponder(identifier: "next")
+            let elsewhere = Responder()
+            responder.elsewhere = elsewhere
+            XCTAssertTrue(Array(ResponderChain.from(responder)).last === elsewhere)
+        }
+    }
+
+    // MARK: NSApplication
+
+    func testApplicationSubclassOverridesAreCalled() {
+        MainActor.assumeIsolated {
+            let original = Application.shared
+            replaceSharedApplication(with: nil)
+            defer { replaceSharedApplication(with: original) }
+            let app = SigApplication()
+            XCTAssertTrue(Application.shared === app)
+            Application.shared.terminate(nil)
+            XCTAssertEqual(app.calls, ["terminate"])
         }
     }
 }

@@ -55,3 +55,9 @@ func handOff(_ activity: UserActivity, file: StaticString = #filePath, line: UIn
 func forgetSharedDocumentController() {
     DocumentController.forgetShared()
 }
+
+/// Makes `application` the shared application, or, with nil, lets the next one made be it.
+@MainActor
+func replaceSharedApplication(with application: Application?) {
+    Application.replaceSharedForTesting(with: application)
+}

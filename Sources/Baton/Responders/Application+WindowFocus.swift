@@ -53,23 +53,28 @@ extension Application {
 
     /// Hides the app (`hide(_:)`): tells the delegate and posts `willHideNotification`, deactivates it (key and main
     /// resign), takes its windows off the screen (`isVisible` false, `orderedWindows` empty;
-    /// they keep their order), and tells the delegate and posts `didHideNotification`. Does nothing when hidden.
+    /// they keep their order; their view controllers disappear), and tells the delegate and posts `didHideNotification`. Does nothing when hidden.
     public func hide(_ sender: Any?) {
         guard !isHidden else { return }
         post(Application.willHideNotification) { $0.applicationWillHide($1) }
         deactivate()
-        isHidden = true
+        ViewControllerAppearance.transition(of: windowStack.windows.compactMap(\.contentView), appearing: false) {
+            isHidden = true
+        }
         post(Application.didHideNotification) { $0.applicationDidHide($1) }
     }
 
     /// Shows a hidden app again and activates it (`unhide(_:)`): posts
-    /// `willUnhideNotification`, puts its windows back on screen in the order they had,
+    /// `willUnhideNotification`, puts its windows back on screen in the order they had (their
+    /// view controllers appear),
     /// activates the app (key and main come back), and posts `didUnhideNotification`. Does
     /// nothing when the app is not hidden.
     public func unhide(_ sender: Any?) {
         guard isHidden else { return }
         post(Application.willUnhideNotification) { $0.applicationWillUnhide($1) }
-        isHidden = false
+        ViewControllerAppearance.transition(of: windowStack.windows.compactMap(\.contentView), appearing: true) {
+            isHidden = false
+        }
         activate()
         post(Application.didUnhideNotification) { $0.applicationDidUnhide($1) }
     }

@@ -7,14 +7,29 @@ import Logging
 /// There is one, `Application.shared`. The key and main windows are stored here and nowhere
 /// else; `Window.isKeyWindow` and friends ask. The rules for who becomes key or main are in
 /// `Application+WindowFocus.swift`.
+///
+/// It may be subclassed, as `NSApplication` may (AppKit's `NSPrincipalClass`): make the
+/// subclass's instance first thing in the program, before anything reads
+/// `Application.shared`, and it is the shared application —
+/// `let app = MyApplication(); Application.main(delegate: AppDelegate())`. The members
+/// declared in the class are `open` (`run()`, `terminate(_:)`, `sendAction(_:to:from:)`, …);
+/// those of its extensions (`activate()`, `hide(_:)`, `keyWindow`, …) cannot be overridden in
+/// Swift.
 @MainActor
-public final class Application: Responder {
-    /// The application object.
-    public static let shared = Application()
+open class Application: Responder {
+    /// The application object (`shared`): the first `Application` made in the process; if none
+    /// was made yet, reading this makes a plain `Application`.
+    ///
+    /// Deviation: AppKit's `MyApplication.shared` makes an instance of the class it is read
+    /// on; Swift could only do that through a `required init()`, which would refuse AppKit's
+    /// `override init()` in a subclass. So make the subclass yourself, first.
+    public static var shared: Application { sharedInstance ?? Application() }
+    /// The first application made.
+    private static var sharedInstance: Application?
 
     /// The delegate (weak, as in AppKit). When it is a `Responder` it is the last link of the
     /// responder chain; either way actions reach it last.
-    public weak var delegate: (any ApplicationDelegate)? {
+    open weak var delegate: (any ApplicationDelegate)? {
         didSet { nextResponder = delegate as? Responder }
     }
     /// Keeps the delegate given to `main(delegate:)` alive while the app runs.
@@ -85,9 +100,20 @@ public final class Application: Responder {
     private var storedManifest: AppManifest?
     private var manifestLoaded = false
 
-    private override init() {
+    /// Creates the application object (`init()`); the first one made becomes `shared`. Make
+    /// one yourself only to install a subclass, before anything reads `shared`: another
+    /// application made after it is not shared, is logged as an error, and does nothing.
+    override public init() {
         super.init()
+        if Application.sharedInstance == nil {
+            Application.sharedInstance = self
+        } else {
+            Logger(label: "baton").error("\(type(of: self)) made after Application.shared: it is not the shared application; make it before anything reads Application.shared")
+        }
     }
+
+    /// Makes the next read of `shared` make a new application, or installs `application`. For tests.
+    static func replaceSharedForTesting(with application: Application?) { sharedInstance = application }
 
     // MARK: Launch, run, terminate
 
@@ -117,7 +143,7 @@ public final class Application: Responder {
     /// host that iterates its own GLib context calls it instead of `run()`. Only the first
     /// call acts. The options also carry what the launcher put in the environment (see
     /// `LaunchEnvironment`: `userActivityType` for an app started to continue an activity).
-    public func finishLaunching(options: [LaunchOptionsKey: Any] = [:]) {
+    open func finishLaunching(options: [LaunchOptionsKey: Any] = [:]) {
         guard !isFinishedLaunching else { return }
         let options = options.merging(LaunchEnvironment.takeLaunchOptions()) { given, _ in given }
         post(Application.willFinishLaunchingNotification) { $0.applicationWillFinishLaunching($1) }
@@ -141,7 +167,7 @@ public final class Application: Responder {
 
     /// Finishes launching if needed, then runs the main loop until `terminate(_:)` — at once
     /// if the app terminated while launching.
-    public func run() {
+    open func run() {
         finishLaunching()
         if !isTerminating {
             isRunning = true
@@ -159,7 +185,7 @@ public final class Application: Responder {
     /// `.terminateCancel` keeps the app running. `.terminateLater` defers the answer: the app
     /// keeps running its loop until `reply(toApplicationShouldTerminate:)` says whether to
     /// terminate; further `terminate(_:)` calls meanwhile are ignored.
-    public func terminate(_ sender: Any?) {
+    open func terminate(_ sender: Any?) {
         guard !awaitsTerminationReply else { return }
         switch delegate?.applicationShouldTerminate(self) ?? .terminateNow {
         case .terminateCancel: return
@@ -171,7 +197,7 @@ public final class Application: Responder {
     /// The delegate's deferred answer to `applicationShouldTerminate(_:)` after it returned
     /// `.terminateLater` (`reply(toApplicationShouldTerminate:)`): true terminates as
     /// `terminate(_:)` would have, false cancels. Ignored when no answer is awaited.
-    public func reply(toApplicationShouldTerminate shouldTerminate: Bool) {
+    open func reply(toApplicationShouldTerminate shouldTerminate: Bool) {
         guard awaitsTerminationReply else { return }
         awaitsTerminationReply = false
         if shouldTerminate { completeTermination() }
@@ -191,7 +217,7 @@ public final class Application: Responder {
     /// being handled (the current turn of the GLib loop) is done, and `isRunning` is false at
     /// once. The app stays launched; calling `run()` again resumes it. Does nothing when
     /// `run()` is not running.
-    public func stop(_ sender: Any?) {
+    open func stop(_ sender: Any?) {
         guard isRunning else { return }
         isRunning = false
         MainLoop.quit()
@@ -205,7 +231,7 @@ public final class Application: Responder {
     /// handles an action sent with no target, the last responder of the chain (the delegate
     /// when it is a `Responder`, else the application) gets `noResponder(for:)`.
     @discardableResult
-    public func sendAction<Handler>(_ action: Action<Handler>, to target: AnyObject?, from sender: Any?) -> Bool {
+    open func sendAction<Handler>(_ action: Action<Handler>, to target: AnyObject?, from sender: Any?) -> Bool {
         guard let handler = self.target(forAction: action, to: target, from: sender) as? Handler else {
             if target == nil { ResponderChain.from(self).reduce(self) { _, next in next }.noResponder(for: action) }
             return false
@@ -217,7 +243,7 @@ public final class Application: Responder {
     /// The object `sendAction(_:to:from:)` would send `action` to, or nil
     /// (`target(forAction:to:from:)`). Along the chain, a responder that does not handle the
     /// action is asked for a `supplementalTarget(forAction:sender:)`, as in AppKit.
-    public func target<Handler>(forAction action: Action<Handler>, to target: AnyObject? = nil,
+    open func target<Handler>(forAction action: Action<Handler>, to target: AnyObject? = nil,
                                 from sender: Any? = nil) -> AnyObject? {
         if let target { return ResponderChain.handles(target, Handler.self) ? target : nil }
         var starts: [Responder] = []

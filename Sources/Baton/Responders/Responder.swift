@@ -18,6 +18,9 @@ open class Responder {
     ///
     /// A value whose chain leads back to this responder is refused (`Refusal.responderCycle`,
     /// logged) and the previous value kept: AppKit would loop forever on it.
+    ///
+    /// Baton walks the chain through UIKit's `next`, whose default returns this property, so
+    /// overriding either `nextResponder` (AppKit) or `next` (UIKit) changes the chain.
     open var nextResponder: Responder? {
         get { storedNextResponder }
         set {
@@ -29,6 +32,14 @@ open class Responder {
             storedNextResponder = newValue
         }
     }
+
+    /// The next responder in the chain (UIKit's `UIResponder.next`): by default
+    /// `nextResponder`. Override it, as UIKit code does, to send the chain elsewhere: every
+    /// walk of the chain (actions, `undoManager`, `validateProposedFirstResponder(_:for:)`,
+    /// the cycle check of `nextResponder`) follows `next`, so the override is obeyed. The
+    /// overridden value is not checked for cycles (only a set of `nextResponder` is); the walk
+    /// still ends after `ResponderChain`'s maximum length.
+    open var next: Responder? { nextResponder }
 
     /// Whether this responder can be a window's first responder (AppKit's
     /// `acceptsFirstResponder`). The default is UIKit's `canBecomeFirstResponder`, false unless
@@ -116,9 +127,9 @@ open class Responder {
 
     /// The undo manager for this responder (`undoManager`): by default the next responder's,
     /// so a view, its controller and its window controller find their window's
-    /// (`Window.undoManager`); nil at the end of the chain. Override to give one of your own,
+    /// (`Window.undoManager`), found through `next`; nil at the end of the chain. Override to give one of your own,
     /// as AppKit allows.
-    open var undoManager: UndoManager? { nextResponder?.undoManager }
+    open var undoManager: UndoManager? { next?.undoManager }
 
     /// A short name for messages: the type, and `identifier` when the subclass has one.
     open var responderDescription: String { "\(type(of: self))" }

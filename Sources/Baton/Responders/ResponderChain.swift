@@ -1,6 +1,7 @@
 /// The responder chain: its order, in one place.
 ///
-/// From a first responder, `nextResponder` leads:
+/// From a first responder, `nextResponder` leads (the walk follows UIKit's `next`, which returns
+/// `nextResponder` unless overridden):
 ///
 ///     view → its view controller (when the view is that controller's `view`)
 ///          → the superview (a view controller's next responder is its view's superview)
@@ -33,7 +34,7 @@ public enum ResponderChain {
         var steps = 0
         return sequence(first: start) { current in
             steps += 1
-            return steps < maximumLength ? current.nextResponder : nil
+            return steps < maximumLength ? current.next : nil
         }
     }
 

@@ -83,9 +83,17 @@ open class View: Responder {
     }
 
     /// Moves this subtree into `newWindow`; a first responder that leaves its window hands
-    /// first-responder status back to that window, as in AppKit.
+    /// first-responder status back to that window, as in AppKit. Entering or leaving a visible
+    /// window makes the subtree's view controllers appear or disappear
+    /// (`ViewControllerAppearance`).
     func move(toWindow newWindow: Window?) {
         guard window !== newWindow else { return }
+        let leaving = window?.isVisible == true, entering = newWindow?.isVisible == true
+        guard leaving != entering else { return moveSubtree(toWindow: newWindow) }
+        ViewControllerAppearance.transition(of: self, appearing: entering) { moveSubtree(toWindow: newWindow) }
+    }
+
+    private func moveSubtree(toWindow newWindow: Window?) {
         let oldWindow = window
         visitSubtree { $0.viewWillMove(toWindow: newWindow) }
         visitSubtree { $0.window = newWindow }

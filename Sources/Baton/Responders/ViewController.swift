@@ -1,3 +1,5 @@
+import Foundation
+
 /// Manages a view and its part of the interface (AppKit's `NSViewController`).
 ///
 /// In the responder chain it sits between its view and the view's superview.
@@ -14,12 +16,31 @@ open class ViewController: Responder {
     /// The controller this one is a child of (`parent`, weak).
     open private(set) weak var parent: ViewController?
 
-    /// Creates a controller whose view is not loaded yet (AppKit's `init(nibName:bundle:)`
-    /// with no nib: the view comes from `loadView()`).
-    public init(title: String? = nil) {
-        self.title = title
+    /// Creates a controller whose view is not loaded yet (AppKit's designated
+    /// `init(nibName:bundle:)`, UIKit's the same with `String?`): the one designated
+    /// initializer, so a subclass overrides it and calls it as in AppKit
+    /// (`super.init(nibName: nil, bundle: nil)`), and then inherits `init(title:)`.
+    ///
+    /// Deviation: Baton has no nib files, so `nibNameOrNil` and `nibBundleOrNil` are ignored
+    /// (kept in `nibName` and `nibBundle`); the view always comes from `loadView()`.
+    public init(nibName nibNameOrNil: Nib.Name?, bundle nibBundleOrNil: Bundle?) {
+        nibName = nibNameOrNil
+        nibBundle = nibBundleOrNil
         super.init()
     }
+
+    /// Creates a controller with `title` whose view is not loaded yet; the same as
+    /// `init(nibName: nil, bundle: nil)` followed by setting `title`. A subclass that overrides
+    /// `init(nibName:bundle:)`, or defines no initializer, inherits it.
+    public convenience init(title: String? = nil) {
+        self.init(nibName: nil, bundle: nil)
+        self.title = title
+    }
+
+    /// The name given to `init(nibName:bundle:)` (`nibName`); Baton loads no nib from it.
+    open private(set) var nibName: Nib.Name?
+    /// The bundle given to `init(nibName:bundle:)` (`nibBundle`); Baton loads nothing from it.
+    open private(set) var nibBundle: Bundle?
 
     /// The controller's view, loaded on first use by `loadView()` and then `viewDidLoad()`.
     open var view: View {
@@ -52,6 +73,46 @@ open class ViewController: Responder {
 
     /// Called once, after the view is loaded.
     open func viewDidLoad() {}
+
+    // MARK: Appearance
+
+    /// Called when the view is about to appear (AppKit's `viewWillAppear()`): it is about to be
+    /// added to a window that is ordered in, or its window is about to be ordered in
+    /// (`orderFront(_:)`, `makeKeyAndOrderFront(_:)`, `showWindow(_:)`, a presentation). Every
+    /// controller whose view is in the appearing views gets it, outer controllers first (a
+    /// parent before the child whose view is its subview); `viewDidAppear()` then goes to inner
+    /// controllers first. Called once per appearance (rules in `ViewControllerAppearance`). The default calls UIKit's `viewWillAppear(_:)` with false.
+    open func viewWillAppear() { viewWillAppear(false) }
+
+    /// Called after the view appeared (AppKit's `viewDidAppear()`): after `viewWillAppear()`,
+    /// once the view is in a window that is ordered in; inner controllers before outer ones.
+    /// The default calls UIKit's `viewDidAppear(_:)` with false.
+    open func viewDidAppear() { viewDidAppear(false) }
+
+    /// Called when the view is about to disappear (AppKit's `viewWillDisappear()`): its window
+    /// is about to be ordered out or closed (a dismissed presentation's window closes), or the
+    /// view is about to leave its window; outer controllers first. The default calls UIKit's
+    /// `viewWillDisappear(_:)` with false.
+    open func viewWillDisappear() { viewWillDisappear(false) }
+
+    /// Called after the view disappeared (AppKit's `viewDidDisappear()`): the window is
+    /// ordered out or closed, or the view left it; inner controllers first. The default calls
+    /// UIKit's `viewDidDisappear(_:)` with false.
+    open func viewDidDisappear() { viewDidDisappear(false) }
+
+    /// UIKit's `viewWillAppear(_:)`, called by the default `viewWillAppear()` with
+    /// `animated` false (Baton does not animate); the default does nothing. The two spellings
+    /// have different names, so an override of either is unambiguous; override one.
+    open func viewWillAppear(_ animated: Bool) {}
+    /// UIKit's `viewDidAppear(_:)`, called by the default `viewDidAppear()` with false.
+    open func viewDidAppear(_ animated: Bool) {}
+    /// UIKit's `viewWillDisappear(_:)`, called by the default `viewWillDisappear()` with false.
+    open func viewWillDisappear(_ animated: Bool) {}
+    /// UIKit's `viewDidDisappear(_:)`, called by the default `viewDidDisappear()` with false.
+    open func viewDidDisappear(_ animated: Bool) {}
+
+    /// Whether `viewWillAppear()` was sent and `viewWillDisappear()` not since.
+    var hasAppeared = false
 
     /// Adds `child` as a child controller, moving it from any previous parent (`addChild(_:)`).
     open func addChild(_ child: ViewController) {

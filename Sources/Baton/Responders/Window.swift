@@ -120,7 +120,7 @@ open class Window: Responder {
     /// Asks the responders from `responder`'s next responder up to this window whether
     /// `responder` may become first responder.
     private func ancestorsValidate(_ responder: Responder) -> Bool {
-        guard let above = responder.nextResponder else { return true }
+        guard let above = responder.next else { return true }
         for ancestor in ResponderChain.from(above) {
             if !ancestor.validateProposedFirstResponder(responder, for: nil) { return false }
             if ancestor === self { break }
@@ -166,14 +166,18 @@ open class Window: Responder {
 
     /// Moves the window to the front of the app's windows and shows it, without changing the
     /// key or main window (`orderFront(_:)`). The first time a window is shown its
-    /// `initialFirstResponder` becomes first responder. Refused, logged, for a closed window.
+    /// `initialFirstResponder` becomes first responder. A window that becomes visible
+    /// makes its view controllers appear (`ViewController.viewWillAppear()`, then
+    /// `viewDidAppear()` once it is in the window list). Refused, logged, for a closed window.
     open func orderFront(_ sender: Any?) {
         guard !isClosed else {
             Refusal.windowClosed(window: responderDescription, wanted: "orderFront(_:)").log()
             return
         }
-        isOrderedIn = true
-        Application.shared.windowDidOrderFront(self)
+        ViewControllerAppearance.transition(of: isVisible || Application.shared.isHidden ? nil : contentView, appearing: true) {
+            isOrderedIn = true
+            Application.shared.windowDidOrderFront(self)
+        }
         showInitialFirstResponderOnce()
     }
 
@@ -189,8 +193,10 @@ open class Window: Responder {
             Refusal.windowClosed(window: responderDescription, wanted: "orderBack(_:)").log()
             return
         }
-        isOrderedIn = true
-        Application.shared.windowDidOrderBack(self)
+        ViewControllerAppearance.transition(of: isVisible || Application.shared.isHidden ? nil : contentView, appearing: true) {
+            isOrderedIn = true
+            Application.shared.windowDidOrderBack(self)
+        }
         showInitialFirstResponderOnce()
     }
 
@@ -202,11 +208,14 @@ open class Window: Responder {
     }
 
     /// Takes the window off the screen (`orderOut(_:)`); if it was key or main, the next
-    /// eligible window takes over (rules in `Application+WindowFocus.swift`).
+    /// eligible window takes over (rules in `Application+WindowFocus.swift`). A visible
+    /// window's view controllers get `viewWillDisappear()` before and `viewDidDisappear()` after.
     open func orderOut(_ sender: Any?) {
         guard isOrderedIn else { return }
-        isOrderedIn = false
-        Application.shared.windowDidOrderOut(self)
+        ViewControllerAppearance.transition(of: isVisible ? contentView : nil, appearing: false) {
+            isOrderedIn = false
+            Application.shared.windowDidOrderOut(self)
+        }
     }
 
     /// Shows the window in front of the others, without making it key.

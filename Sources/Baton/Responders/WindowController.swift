@@ -4,12 +4,62 @@
 open class WindowController: Responder {
     /// The managed window, owned by the controller (`window`). Setting it makes this the
     /// window's `windowController`, the next responder after the window.
+    ///
+    /// Reading it while no window is loaded loads one, as AppKit's getter does: it calls
+    /// `windowWillLoad()` (and the document's `windowControllerWillLoadNib(_:)`), then
+    /// `loadWindow()`, and, if that set a window, `windowDidLoad()` (and the document's
+    /// `windowControllerDidLoadNib(_:)`). Baton has no nibs, so the default `loadWindow()`
+    /// sets none: override it to make the window. Reading `window` from inside that sequence
+    /// returns the window set so far, without loading again.
     open var window: Window? {
-        didSet {
-            guard oldValue !== window else { return }
-            if oldValue?.windowController === self { oldValue?.windowController = nil }
-            window?.windowController = self
+        get {
+            if storedWindow == nil, !isWindowLoaded, !isLoadingWindow { loadWindowIfNeeded() }
+            return storedWindow
         }
+        set {
+            let oldValue = storedWindow
+            storedWindow = newValue
+            guard oldValue !== newValue else { return }
+            if oldValue?.windowController === self { oldValue?.windowController = nil }
+            newValue?.windowController = self
+        }
+    }
+    private var storedWindow: Window?
+    private var isLoadingWindow = false
+
+    /// Whether the controller has its window (`isWindowLoaded`): true once a window was given
+    /// to `init(window:)`, set, or made by `loadWindow()`.
+    open var isWindowLoaded: Bool { storedWindow != nil }
+
+    /// The name of the nib the window would come from (`windowNibName`): the name given to
+    /// `init(windowNibName:)`, else nil. Baton loads no nib: override `loadWindow()` to make
+    /// the window; the name is yours to use there.
+    open var windowNibName: Nib.Name? { givenNibName }
+    private var givenNibName: Nib.Name?
+
+    /// Called before the window is loaded by `window`'s getter (`windowWillLoad()`); the
+    /// default does nothing.
+    open func windowWillLoad() {}
+
+    /// Loads the window (`loadWindow()`), called by `window`'s getter between
+    /// `windowWillLoad()` and `windowDidLoad()`; do not call it yourself (AppKit's rule).
+    /// AppKit's default loads `windowNibName`; Baton has no nibs, so the default does nothing:
+    /// override it and set `window`.
+    open func loadWindow() {}
+
+    /// Called after `loadWindow()` set the window (`windowDidLoad()`); the default does
+    /// nothing.
+    open func windowDidLoad() {}
+
+    private func loadWindowIfNeeded() {
+        isLoadingWindow = true
+        defer { isLoadingWindow = false }
+        windowWillLoad()
+        document?.windowControllerWillLoadNib(self)
+        loadWindow()
+        guard storedWindow != nil else { return }
+        windowDidLoad()
+        document?.windowControllerDidLoadNib(self)
     }
 
     /// The document whose window this controller manages (`document`, weak);
@@ -36,16 +86,24 @@ open class WindowController: Responder {
         if let window { manage(window) }
     }
 
-    /// Sets `window` through its observer (a plain set in `init` skips it).
+    /// Creates a controller whose window `loadWindow()` will make, named `windowNibName`
+    /// (`init(windowNibName:)`); Baton loads no nib from the name.
+    public convenience init(windowNibName: Nib.Name) {
+        self.init(window: nil)
+        givenNibName = windowNibName
+    }
+
+    /// Sets `window` through its setter.
     private func manage(_ window: Window) { self.window = window }
 
     /// Shows the window in front and makes it key (`showWindow(_:)`), through the window's
     /// `makeKeyAndOrderFront(_:)` with `sender`.
     open func showWindow(_ sender: Any?) { window?.makeKeyAndOrderFront(sender) }
 
-    /// Closes the window if it is open (`close()`), with `Window.close()`: the window's
-    /// delegate is not asked `windowShouldClose(_:)`, as in AppKit.
+    /// Closes the window if it is loaded and open (`close()`), with `Window.close()`: the
+    /// window's delegate is not asked `windowShouldClose(_:)`, as in AppKit. A window not yet
+    /// loaded is not loaded to be closed.
     open func close() {
-        if let window, !window.isClosed { window.close() }
+        if let storedWindow, !storedWindow.isClosed { storedWindow.close() }
     }
 }
