@@ -28,7 +28,8 @@ baton group create "Demo user"
 baton device add A --out "$work/A"
 echo "== B joins with a code: it makes its own key, the group certifies it once both sides confirm (answers scripted) =="
 # The window (on the machine with the group's authority) and the new device, each with its input
-# and output on a pipe the demo holds. B types the code A shows (--code); A's person then says yes.
+# and output on a pipe the demo holds. B types the code A shows (--code) and says it matches; A's
+# person, asked whether B says so, then says yes.
 mkfifo "$work/window.in" "$work/window.out" "$work/newcomer.in" "$work/newcomer.out"
 "$bin/baton" pair --accept --listen 127.0.0.1:0 --timeout 60 --config "$work/admin" < "$work/window.in" > "$work/window.out" 2>&1 &
 window_pid=$!
@@ -45,7 +46,7 @@ exec {newcomer_in}>"$work/newcomer.in" {newcomer_out}<"$work/newcomer.out"
 code=""
 while IFS= read -r line <&"$window_out"; do
   echo "A: $line"
-  case "$line" in *"type code "*) code=${line##*type code }; code=${code%% on it*}; break ;; esac
+  case "$line" in *"(type it on the new device)"*) code=${line##*: code }; code=${code%% (type it*}; break ;; esac
 done
 [ -n "$code" ] || { echo "demo: no code from the pairing window" >&2; exit 1; }
 echo "(the person types $code on B, and answers y on A)"

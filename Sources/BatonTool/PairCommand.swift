@@ -73,14 +73,15 @@ struct PairCommand: ParsableCommand {
             let window = PairingWindow(authority: authority, listener: listener, updating: [directory.deviceDirectory],
                                        lifetime: lifetime, typing: typing) { request in
                 let from = request.peerHost.map { " from \(shown($0))" } ?? ""
+                // Whatever the newcomer says about who types (unauthenticated), the person here
+                // either types its code or compares this one: its flag changes only the words.
                 if typing {
                     say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))'.")
-                    say("Type the code it shows:", terminator: " ")
-                    return request.code.matches(typed: await TerminalAnswers.shared.typed())
+                    return await typeCode(request.code)
                 }
                 if request.newcomerTypes {
-                    say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))': type code \(request.code) on it")
-                    return await TerminalAnswers.shared.confirm("Let '\(shown(request.name))' join? [y/N]")
+                    say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))': code \(request.code) (type it on the new device)")
+                    return await TerminalAnswers.shared.confirm("Does the new device say 'code \(request.code) matches'? [y/N]")
                 }
                 say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))': code \(request.code)")
                 return await TerminalAnswers.shared.confirm("Does the new device show \(request.code)? [y/N]")
@@ -159,13 +160,12 @@ struct PairCommand: ParsableCommand {
                 let newcomer = try PairingNewcomer(name: name)
                 say("pairing with \(target) as '\(shown(name))'")
                 let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime) { prompt in
-                    if typing {
-                        say("Type the code the other device shows:", terminator: " ")
-                        return prompt.code.matches(typed: await TerminalAnswers.shared.typed())
-                    }
+                    // The window's word on who types is unauthenticated: it changes only the words,
+                    // never whether the person here compares (or types) the code.
+                    if typing { return await typeCode(prompt.code) }
                     if prompt.windowTypes {
-                        say("type code \(prompt.code) on the other device")
-                        return await TerminalAnswers.shared.confirm("Join its group? [y/N]")
+                        say("code \(prompt.code) (type it on the other device)")
+                        return await TerminalAnswers.shared.confirm("Does the other device say 'code \(prompt.code) matches'? [y/N]")
                     }
                     say("code \(prompt.code)")
                     return await TerminalAnswers.shared.confirm("Does the other device show \(prompt.code)? [y/N]")
@@ -182,6 +182,20 @@ struct PairCommand: ParsableCommand {
             }
         }
     }
+}
+
+/// Asks the person to type the code the other device shows and compares it with `code` (this
+/// side's own code of the session); says whether it matched, so the other side's person,
+/// who compares, sees "code 123 456 matches" here.
+@MainActor
+func typeCode(_ code: PairingCode) async -> Bool {
+    say("Type the code the other device shows:", terminator: " ")
+    guard code.matches(typed: await TerminalAnswers.shared.typed()) else {
+        say("that is not the code of this session: someone may be in the middle")
+        return false
+    }
+    say("code \(code) matches")
+    return true
 }
 
 /// Prints `text` and flushes standard output at once: the other side's person, or a script,

@@ -80,10 +80,13 @@ final class CommandLinePairingTests: ProcessTestCase {
         try makeGroup()
         let (window, port) = try openWindow(["--code"])
         let b = try newcomer(port: port)
-        let shown = try XCTUnwrap(Self.code(in: b.waitForLine(containing: "type code ")), b.output)
-        XCTAssertNotNil(window.waitForLine(containing: "Type the code it shows"), window.output)
+        let shown = try XCTUnwrap(Self.code(in: b.waitForLine(containing: "(type it on the other device)")), b.output)
+        XCTAssertNotNil(window.waitForLine(containing: "Type the code the other device shows"), window.output)
         XCTAssertNil(window.output.range(of: shown), "the typing side does not show its code")
         window.send(shown)
+        // The showing side still asks its person about its own code, which the typing side now says matched.
+        XCTAssertNotNil(window.waitForLine(containing: "code \(shown) matches"), window.output)
+        XCTAssertNotNil(b.waitForLine(containing: "Does the other device say 'code \(shown) matches'? [y/N]"), b.output)
         b.send("y")
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
@@ -130,10 +133,12 @@ final class CommandLinePairingTests: ProcessTestCase {
         try makeGroup()
         let (window, port) = try openWindow()
         let b = try newcomer(port: port, ["--code"])
-        let shown = try XCTUnwrap(Self.code(in: window.waitForLine(containing: "type code ")), window.output)
+        let shown = try XCTUnwrap(Self.code(in: window.waitForLine(containing: "(type it on the new device)")), window.output)
         XCTAssertNotNil(b.waitForLine(containing: "Type the code the other device shows"), b.output)
         XCTAssertNil(b.output.range(of: shown), "the typing side does not show its code")
         b.send(shown)
+        XCTAssertNotNil(b.waitForLine(containing: "code \(shown) matches"), b.output)
+        XCTAssertNotNil(window.waitForLine(containing: "Does the new device say 'code \(shown) matches'? [y/N]"), window.output)
         window.send("y")
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
@@ -289,5 +294,43 @@ final class CommandLinePairingTests: ProcessTestCase {
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
         XCTAssertNil(window.output.range(of: "attempt"), "garbage used no attempt: \(window.output)")
+    }
+}
+
+extension CommandLinePairingTests {
+    /// How a careful person answers the last question on `screen`: yes only if the code it
+    /// asks about is the one `otherScreen` shows (a question naming no code gets the yes it
+    /// asks for: the person trusts the words on the screen).
+    private static func carefulAnswer(_ screen: String, otherScreen: String) -> String {
+        let question = screen.components(separatedBy: "\n").last { $0.contains("[y/N]") } ?? ""
+        guard let asked = question.range(of: #"\d{3} \d{3}"#, options: .regularExpression).map({ String(question[$0]) }) else { return "y" }
+        return otherScreen.range(of: "code \(asked)") != nil ? "y" : "n"
+    }
+
+    func testARelayThatLiesAboutWhoTypesCannotTurnOffEitherSidesComparisonAndNothingIsGrantedOrWritten() throws {
+        try makeGroup()
+        let before = try snapshot()
+        let (window, port) = try openWindow()
+        let attacker = try GroupAuthority.create(name: "Mallory", in: config("mallory"))
+        let arguments = ["--name", "B", "--config", newRoot()]
+        var started: [RunningProcess] = []
+        defer { processes += started }
+        try MainActor.assumeIsolated {
+            let relay = try TypingFlagRelay(to: port, attacker: attacker)
+            defer { relay.close() }
+            let b = try RunningProcess(product: "baton", ["pair", "127.0.0.1:\(relay.port)"] + arguments)
+            started.append(b)
+            spin(until: { window.output.contains("[y/N]") && b.output.contains("[y/N]") })
+            window.send(Self.carefulAnswer(window.output, otherScreen: b.output))
+            b.send(Self.carefulAnswer(b.output, otherScreen: window.output))
+            spin(until: { relay.done && (b.output.contains("baton pair:") || b.output.contains("joined group")) })
+            XCTAssertFalse(relay.granted, "the window granted the relay's key: \(window.output)")
+            XCTAssertFalse(relay.newcomerConfirmed, "the newcomer confirmed a code its person never compared: \(b.output)")
+            XCTAssertNil(b.output.range(of: "joined group"), b.output)
+            XCTAssertNotNil(b.output.range(of: "not confirmed here"), b.output)
+        }
+        window.terminate()
+        window.waitForExit()
+        XCTAssertEqual(before, try snapshot())
     }
 }

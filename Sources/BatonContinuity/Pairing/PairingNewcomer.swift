@@ -25,8 +25,10 @@ public final class PairingNewcomer {
     public struct Prompt: Sendable {
         /// The code of this session.
         public let code: PairingCode
-        /// Whether the window's person types this code there (it does not show its own): show
-        /// it to be typed, then ask this side's person to confirm.
+        /// What the window *says*: that its person types this code there (and it shows no code
+        /// of its own). Unauthenticated, so it may change only the words: the person here must
+        /// still confirm `code` itself (asked whether the window says that code matched),
+        /// never just whether to join.
         public let windowTypes: Bool
     }
 
@@ -37,8 +39,9 @@ public final class PairingNewcomer {
     }
 
     /// Pairs with the window at `host:port`: `confirm` gets the code (`Prompt`) and returns whether the
-    /// person here confirmed it (shown and compared, or typed: `typing` tells the window this
-    /// side types its code); it must return false promptly when its task is cancelled (the
+    /// person here confirmed that code — compared it with the window's, or typed the window's
+    /// and it matched (`typing` tells the window this side types its code) — whatever
+    /// `Prompt.windowTypes` says; it must return false promptly when its task is cancelled (the
     /// other side said no). The whole pairing takes at most `timeout`. Once the grant came and
     /// verified against this device's key, `save` writes the identity (all or nothing); the
     /// window hears whether it did. Returns the identity saved.

@@ -21,8 +21,10 @@ public final class PairingWindow {
         public let code: PairingCode
         /// The newcomer's IP address.
         public let peerHost: String?
-        /// Whether the newcomer's person types this side's code there (it does not show its
-        /// own): ask this side's person to read the code out to them, then to confirm.
+        /// What the newcomer *says*: that its person types this side's code there (and it
+        /// shows no code of its own). Unauthenticated, so it may change only the words: the
+        /// person here must still confirm `code` itself (asked whether the newcomer says that
+        /// code matched), never just whether to let the device in.
         public let newcomerTypes: Bool
     }
 
@@ -57,9 +59,11 @@ public final class PairingWindow {
     private var finished: CheckedContinuation<Void, Never>?
     private var deadline: LoopSource?
 
-    /// A window on `listener` for `authority`. `confirm` asks the person here (it must return
-    /// false promptly when its task is cancelled); `typing` tells newcomers this side types
-    /// their code, so they must show it. The list naming the new device is also written into
+    /// A window on `listener` for `authority`. `confirm` asks the person here and returns true
+    /// only if that person confirmed this session's code: typed the code the newcomer shows
+    /// (`typing`) and it matched, or saw `Request.code` shown on both devices. It must never
+    /// ask less because of `Request.newcomerTypes`, and must return false promptly when its
+    /// task is cancelled. `typing` tells newcomers this side types their code, so they must show it. The list naming the new device is also written into
     /// each of `deviceDirectories` that belongs to the group (`grantDevice`).
     public init(authority: GroupAuthority, listener: PairingListener, updating deviceDirectories: [URL] = [],
                 lifetime: Duration = .seconds(120), maximumAttempts: Int = 3, typing: Bool = false,
