@@ -33,12 +33,17 @@ public enum PairingError: Error, Sendable, CustomStringConvertible {
     case grantRefused(TrustError)
     /// The authority could not issue the device (`reason`); nothing was sent.
     case cannotIssue(reason: String)
-    /// The new device could not save what it was granted (`reason`).
-    case notSaved(reason: String)
+    /// The device `name` was issued (it is in the group's roster), but the new device did not
+    /// confirm it saved its identity (`reason`: it could not, or the grant or its answer was
+    /// lost). Check the new device before revoking it.
+    case notSaved(name: String, reason: String)
     /// The pairing window closed: its time was up, or its attempts were used.
     case windowClosed(String)
     /// No pairing window could be looked for through DNS-SD (`reason`).
     case notFound(String)
+
+    /// True for `notSaved`: a device was issued.
+    var isNotSaved: Bool { if case .notSaved = self { true } else { false } }
 
     /// What went wrong, in words, with remote text escaped.
     public var description: String {
@@ -59,8 +64,10 @@ public enum PairingError: Error, Sendable, CustomStringConvertible {
         case .declinedThere(let reason): "the other device did not confirm\(reason.isEmpty ? "" : " (\(shown(reason)))"): nothing was written"
         case .grantRefused(let error): "\(error)"
         case .cannotIssue(let reason): "the device could not be issued: \(shown(reason))"
-        case .notSaved(let reason):
-            "the new device did not save its identity (\(shown(reason))); it is in the group's roster: `baton device revoke NAME` removes it"
+        case .notSaved(let name, let reason):
+            "device '\(shown(name))' was issued but the new device did not confirm it saved its identity (\(reason)); it is in "
+                + "the group's roster: check `baton identity` on the new device and `baton device list` before removing it with "
+                + "`baton device revoke \(shown(name))`"
         case .windowClosed(let reason): "the pairing window closed: \(reason)"
         case .notFound(let reason): "cannot look for a pairing window: \(reason); give its HOST:PORT"
         }

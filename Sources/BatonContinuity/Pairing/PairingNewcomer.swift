@@ -96,7 +96,7 @@ public final class PairingNewcomer {
         } catch {
             try? await channel.send(.saved(ok: false, reason: "\(error)"))
             if let trust = error as? TrustError { throw .grantRefused(trust) }
-            throw .notSaved(reason: "\(error)")
+            throw .notSaved(name: name, reason: "\(error)")
         }
         try? await channel.send(.saved(ok: true, reason: ""))
         return identity

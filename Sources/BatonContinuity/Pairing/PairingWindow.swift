@@ -2,12 +2,16 @@ import BatonLoop
 import Foundation
 
 /// A device holding the group's authority, open for a new device to pair: for `lifetime`, for
-/// one successful pairing, and for at most `maximumAttempts` pairings that reach the code and
-/// fail (declined, mismatched, timed out, broken off) or ask for a name that cannot be given.
+/// one grant issued, and for at most `maximumAttempts` sessions in which the person here was
+/// asked (the code revealed) that then failed (declined, mismatched, timed out, broken off, a
+/// name taken).
 ///
 /// One newcomer at a time: another that says hello meanwhile is told the window is busy.
-/// Connections that never say hello (garbage, no certificate, silence) use no attempt; the
-/// listener bounds them in number and time. Code-stage sessions are spaced by
+/// Connections that never reach the code (garbage, no certificate, silence, a hang-up before
+/// the reveal, a name that is not acceptable) use no attempt: before the reveal nothing about
+/// the code has been learnt. The listener bounds them in number and time. Whether a name is
+/// taken is checked only after both yeses, so the window is no oracle of the group's names,
+/// and a refusal sent before them carries no local text. Code-stage sessions are spaced by
 /// `attemptSpacing` (a newcomer that comes sooner waits out the rest). Nothing is written before both people confirmed: then the authority
 /// issues the device for the key its connection proved (`GroupAuthority.grantDevice`) and only
 /// then sends the grant.
@@ -30,7 +34,8 @@ public final class PairingWindow {
 
     /// What happened, for the window's log.
     public enum Event: Sendable {
-        /// A newcomer was turned away before any code (`refusal`); `counts` if it used an attempt.
+        /// A newcomer was turned away before any code (`refusal`); `counts` if it used an
+        /// attempt (never, today: kept for the log's callers).
         case refused(name: String, PairingRefusal, counts: Bool)
         /// A session that reached the code failed; `attemptsLeft` remain.
         case attemptFailed(PairingError, attemptsLeft: Int)
@@ -56,6 +61,10 @@ public final class PairingWindow {
     /// A newcomer waits out the spacing before its session.
     private var starting = false
     private var outcome: Result<String, PairingError>?
+    /// The session in progress revealed its code: the person here was asked.
+    private var asked = false
+    /// The name of the device the session in progress issued, until it is delivered.
+    private var issued: String?
     private var finished: CheckedContinuation<Void, Never>?
     private var deadline: LoopSource?
 
@@ -97,7 +106,12 @@ public final class PairingWindow {
 
     private func finish(_ result: Result<String, PairingError>) {
         guard outcome == nil else { return }
-        outcome = result
+        // A grant issued but not yet delivered: the device is in the roster, so say that, whatever ended it.
+        if let issued, case .failure(let error) = result, !error.isNotSaved {
+            outcome = .failure(.notSaved(name: issued, reason: "\(error)"))
+        } else {
+            outcome = result
+        }
         deadline?.cancel()
         deadline = nil
         listener.close()
@@ -120,6 +134,7 @@ public final class PairingWindow {
             : version != PairingMessage.version ? .version
             : session != nil || starting ? .busy
             : typing && theyType ? .bothTyping
+            : !GroupAuthority.isAcceptableName(name) ? .nameRefused
             : nil
         if let refusal {
             onEvent?(.refused(name: name, refusal, counts: false))
@@ -135,17 +150,6 @@ public final class PairingWindow {
                 try? await channel.send(.commit(refusal: .closing, commitment: Data(), reason: "", typing: typing))
                 return
             }
-        }
-        do {
-            try authority.checkNewDeviceName(name)
-        } catch {
-            // Counts, so names cannot be enumerated through a window.
-            try? await channel.send(.commit(refusal: .nameRefused, commitment: Data(), reason: "\(error)", typing: typing))
-            attemptsLeft -= 1
-            lastSessionEnd = ContinuousClock.now
-            onEvent?(.refused(name: name, .nameRefused, counts: true))
-            if attemptsLeft <= 0 { finish(.failure(.windowClosed("its attempts are used"))) }
-            return
         }
         let task = Task { @MainActor [weak self] in
             guard let self else { return }
@@ -163,17 +167,23 @@ public final class PairingWindow {
         } catch {
             result = .failure(error)
         }
-        session = nil
+        let counts = asked
+        asked = false
         lastSessionEnd = ContinuousClock.now
         switch result {
         case .success(let name):
             finish(.success(name))
+        case .failure(let error) where error.isNotSaved:
+            // Issued: one grant per window, and the failure names the device to check.
+            finish(.failure(error))
         case .failure(let error):
-            guard outcome == nil else { return }
-            attemptsLeft -= 1
+            guard outcome == nil else { break }
+            if counts { attemptsLeft -= 1 }
             onEvent?(.attemptFailed(error, attemptsLeft: attemptsLeft))
             if attemptsLeft <= 0 { finish(.failure(.windowClosed("its attempts are used"))) }
         }
+        issued = nil
+        session = nil
     }
 
     private func session(_ channel: PairingChannel, name: String, newcomerTypes: Bool) async throws(PairingError) -> String {
@@ -184,6 +194,7 @@ public final class PairingWindow {
             throw .malformedMessage(step: "nonce")
         }
         try await channel.send(.reveal(nonce))
+        asked = true
         let code = PairingCode(exporter: channel.exporter, authorityKey: channel.ownKeyInfo, newcomerKey: channel.peerKeyInfo,
                                authorityNonce: nonce, newcomerNonce: theirs)
         let request = Request(name: name, code: code, peerHost: channel.peerHost, newcomerTypes: newcomerTypes)
@@ -216,21 +227,30 @@ public final class PairingWindow {
         guard !Task.isCancelled, outcome == nil else { throw .windowClosed("it closed before the grant") }
         let grant: Data
         do {
+            // The name is checked here, after both yeses (again inside `grantDevice`, at the write).
+            try authority.checkNewDeviceName(name)
             grant = try authority.grantDevice(named: name, publicKey: channel.peerKey, updating: deviceDirectories).serialized()
         } catch {
-            try? await channel.send(.grant(ok: false, grant: Data(), reason: "the group could not issue it"))
+            // The peer is confirmed now, yet local detail (paths) stays here: a fixed reason.
+            let taken: Bool
+            if case .deviceExists? = error as? TrustError { taken = true } else { taken = false }
+            try? await channel.send(.grant(ok: false, grant: Data(), reason: taken
+                ? "the name is taken in the group: pair again with another --name" : "the group could not issue it"))
             throw .cannotIssue(reason: "\(error)")
         }
-        try await channel.send(.grant(ok: true, grant: grant, reason: ""))
-        // Issued: from here on a failure leaves the device in the roster, and says so.
-        let saved: PairingMessage
+        // Issued: from here on every failure leaves the device in the roster, and says so, naming it.
+        issued = name
         do throws(PairingError) {
-            saved = try await channel.receive(.saved, within: Self.messageDeadline)
+            try await channel.send(.grant(ok: true, grant: grant, reason: ""))
+            guard case .saved(let ok, let reason) = try await channel.receive(.saved, within: Self.messageDeadline) else {
+                throw .malformedMessage(step: "saved")
+            }
+            guard ok else { throw .notSaved(name: name, reason: "it could not: \(PrintableText.escaped(reason))") }
+        } catch where error.isNotSaved {
+            throw error
         } catch {
-            throw .notSaved(reason: "\(error)")
+            throw .notSaved(name: name, reason: "\(error)")
         }
-        guard case .saved(let ok, let reason) = saved else { throw .notSaved(reason: "it answered out of protocol") }
-        guard ok else { throw .notSaved(reason: reason) }
         return name
     }
 }
