@@ -189,8 +189,7 @@ struct PairCommand: ParsableCommand {
 /// who compares, sees "code 123 456 matches" here.
 @MainActor
 func typeCode(_ code: PairingCode) async -> Bool {
-    say("Type the code the other device shows:", terminator: " ")
-    guard code.matches(typed: await TerminalAnswers.shared.typed()) else {
+    guard code.matches(typed: await TerminalAnswers.shared.typed("Type the code the other device shows:")) else {
         say("that is not the code of this session: someone may be in the middle")
         return false
     }

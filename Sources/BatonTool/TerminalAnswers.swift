@@ -3,8 +3,11 @@ import Foundation
 
 /// Answers typed on standard input, one line per question, read through a GLib watch on the
 /// loop (no thread), so `baton pair` can be answered from a terminal, over SSH, or by a
-/// script. Lines typed before a question was asked are not taken as its answer. The end of
-/// input, or a question cancelled (the other side already ended the pairing), answers nil.
+/// script. On a terminal, whatever was typed before a question is printed is discarded
+/// (`tcflush`), so an impatient "y⏎" cannot answer a code nobody has seen yet. On a pipe (a
+/// script, `make demo`) lines written ahead stay and answer the next questions in turn: a
+/// script's answers are its own. The end of input, or a question cancelled (the other side
+/// already ended the pairing), answers nil.
 @MainActor
 final class TerminalAnswers {
     static let shared = TerminalAnswers()
@@ -16,11 +19,22 @@ final class TerminalAnswers {
     private var source: LoopSource?
     private var waiter: CheckedContinuation<String?, Never>?
 
-    /// The next line typed from now on (without its newline), nil at the end of input or
-    /// when the task is cancelled.
+    /// Discards, on a terminal, what was typed and not yet read: call before printing a question.
+    func discardTypedAhead() {
+        guard isatty(0) != 0 else { return }
+        tcflush(0, TCIFLUSH)
+        buffer.removeAll()
+    }
+
+    /// The next line (without its newline), nil at the end of input or when the task is
+    /// cancelled. On a terminal, lines typed before `discardTypedAhead` are gone.
     func line() async -> String? {
-        if let newline = buffer.lastIndex(of: UInt8(ascii: "\n")) { buffer.removeSubrange(...newline) }
-        guard !ended, !Task.isCancelled else { return nil }
+        guard !Task.isCancelled else { return nil }
+        if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {  // read with an earlier line (a pipe)
+            defer { buffer.removeSubrange(...newline) }
+            return String(decoding: buffer[..<newline].prefix(Self.maximumLine), as: UTF8.self)
+        }
+        guard !ended else { return nil }
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
                 waiter = continuation
@@ -33,6 +47,7 @@ final class TerminalAnswers {
 
     /// Asks `question` (printed without a newline) and returns whether the answer is yes.
     func confirm(_ question: String) async -> Bool {
+        discardTypedAhead()
         say(question, terminator: " ")
         let line = await self.line()
         if isatty(0) == 0 { say("") }  // no terminal echoed the answer's newline
@@ -40,8 +55,11 @@ final class TerminalAnswers {
         return answer == "y" || answer == "yes"
     }
 
-    /// The next line typed (a code), "" at the end of input or when cancelled.
-    func typed() async -> String {
+    /// Asks `question` (printed without a newline) and returns the next line typed (a code),
+    /// "" at the end of input or when cancelled.
+    func typed(_ question: String) async -> String {
+        discardTypedAhead()
+        say(question, terminator: " ")
         let line = await self.line()
         if isatty(0) == 0 { say("") }
         return line ?? ""

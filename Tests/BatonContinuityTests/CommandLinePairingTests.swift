@@ -340,3 +340,27 @@ extension CommandLinePairingTests {
         XCTAssertEqual(before, try snapshot())
     }
 }
+
+extension CommandLinePairingTests {
+    /// On a terminal, a "y" typed before the code was shown does not answer the question
+    /// about it: only an answer typed after the question counts.
+    func testAnAnswerTypedAheadOnATerminalDoesNotAnswerTheCodeQuestion() throws {
+        try makeGroup()
+        let before = try snapshot()
+        let window = try RunningProcess(product: "baton", ["pair", "--accept", "--listen", "127.0.0.1:0", "--config", admin], terminal: true)
+        processes.append(window)
+        let line = try XCTUnwrap(window.waitForLine(containing: "pairing window open on"), window.output)
+        let port = try XCTUnwrap(UInt16(try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }).split(separator: ":")[1]))
+        window.send("y")  // typed ahead, before any code
+        let b = try newcomer(port: port)
+        XCTAssertNotNil(window.waitForLine(containing: "Does the new device show"), window.output)
+        XCTAssertNotNil(b.waitForLine(containing: "[y/N]"), b.output)
+        b.send("y")
+        window.send("n")  // the person's answer, typed after seeing the code
+        XCTAssertEqual(b.waitForExit(), 1, b.output)
+        XCTAssertNotNil(b.output.range(of: "the other device did not confirm"), b.output)
+        window.terminate()
+        window.waitForExit()
+        XCTAssertEqual(before, try snapshot())
+    }
+}
