@@ -44,11 +44,11 @@ private func seeds() throws -> [String: Data] {
     defer { try? FileManager.default.removeItem(at: directory.url) }
     let grant = try GroupAuthority.create(name: "Ada", in: directory).grantDevice(named: "B", publicKey: key.publicKey).serialized()
     let messages: [String: PairingMessage] = [
-        "hello": .hello(version: 1, name: "Zoë’s laptop", typing: false),
+        "hello": .hello(version: 1, typing: false),
         "commit": .commit(refusal: .none, commitment: nonce, reason: "", typing: true),
         "commit-refused": .commit(refusal: .nameRefused, commitment: Data(), reason: "a device named 'A' is already in the group", typing: false),
         "nonce": .nonce(nonce),
-        "verdict": .verdict(true),
+        "verdict": .verdict(true, name: "Zoë’s laptop"),
         "grant": .grant(ok: true, grant: grant, reason: ""),
         "grant-refused": .grant(ok: false, grant: Data(), reason: "not confirmed on the other device"),
         "saved": .saved(ok: false, reason: "disk full"),

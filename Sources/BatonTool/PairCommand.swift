@@ -76,19 +76,19 @@ struct PairCommand: ParsableCommand {
                 // Whatever the newcomer says about who types (unauthenticated), the person here
                 // either types its code or compares this one: its flag changes only the words.
                 if typing {
-                    say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))'.")
+                    say("a new device\(from) wants to join group '\(shown(authority.name))'.")
                     return await typeCode(request.code)
                 }
                 if request.newcomerTypes {
-                    say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))': code \(request.code) (type it on the new device)")
+                    say("a new device\(from) wants to join group '\(shown(authority.name))': code \(request.code) (type it on the new device)")
                     return await TerminalAnswers.shared.confirm("Does the new device say 'code \(request.code) matches'? [y/N]")
                 }
-                say("'\(shown(request.name))'\(from) wants to join group '\(shown(authority.name))': code \(request.code)")
+                say("a new device\(from) wants to join group '\(shown(authority.name))': code \(request.code)")
                 return await TerminalAnswers.shared.confirm("Does the new device show \(request.code)? [y/N]")
             }
             window.onEvent = { event in
                 switch event {
-                case .refused(let name, let refusal, _): say("refused '\(shown(name))': \(refusal)")
+                case .refused(let refusal): say("refused a new device: \(refusal)")
                 case .attemptFailed(let error, let left): say("pairing failed: \(error) (\(left) attempt\(left == 1 ? "" : "s") left)")
                 }
             }

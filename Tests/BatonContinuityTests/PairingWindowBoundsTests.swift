@@ -20,16 +20,16 @@ final class PairingWindowBoundsTests: TrustTestCase {
     private static func rogue(port: UInt16, name: String, steps: Int, yes: Bool = true) async -> PairingMessage? {
         guard let channel = try? await PairingChannel.connect(host: "127.0.0.1", port: port) else { return nil }
         defer { channel.abort() }
-        guard (try? await channel.send(.hello(version: PairingMessage.version, name: name, typing: false))) != nil, steps > 0,
+        guard (try? await channel.send(.hello(version: PairingMessage.version, typing: false))) != nil, steps > 0,
               let commit = try? await channel.receive(.commit, within: .seconds(15)) else { return nil }
         guard steps > 1, case .commit(.none, _, _, _) = commit else { return commit }
         guard (try? await channel.send(.nonce(PairingCode.nonce()))) != nil, steps > 2,
               (try? await channel.receive(.reveal, within: .seconds(15))) != nil else { return commit }
-        try? await channel.send(.verdict(yes))
+        try? await channel.send(.verdict(yes, name: name))
         return commit
     }
 
-    func testHelloesThatHangUpBeforeThePersonIsAskedOrNamesNotAcceptableUseNoAttempt() throws {
+    func testHelloesThatHangUpBeforeThePersonIsAskedUseNoAttempt() throws {
         let authority = try group()
         let folder = root.appendingPathComponent("new/device")
         try MainActor.assumeIsolated {
@@ -42,15 +42,14 @@ final class PairingWindowBoundsTests: TrustTestCase {
             window.attemptSpacing = .milliseconds(50)
             var windowResult: Result<String, PairingError>?
             Task { @MainActor in windowResult = await window.run() }
-            var refusals: [PairingMessage?] = []
+            var commits: [PairingMessage?] = []
             Task { @MainActor in
-                refusals.append(await Self.rogue(port: listener.port, name: "/", steps: 1))
-                for steps in [0, 1, 1] { _ = await Self.rogue(port: listener.port, name: "B", steps: steps) }
-                refusals.append(nil)
+                // Hangs up at once, then twice after the commit (before its nonce): no code was revealed.
+                for steps in [0, 1, 1] { commits.append(await Self.rogue(port: listener.port, name: "B", steps: steps)) }
             }
-            spin(until: { refusals.count == 2 || windowResult != nil })
-            guard case .commit(.nameRefused, _, let reason, _)?? = refusals.first else { return XCTFail("\(refusals)") }
-            XCTAssertEqual(reason, "", "a refusal carries no local text")
+            spin(until: { commits.count == 3 || windowResult != nil })
+            guard case .commit(.none, _, let reason, _)?? = commits.last else { return XCTFail("\(commits)") }
+            XCTAssertEqual(reason, "")
             XCTAssertNil(windowResult, "the window closed, its person never asked: \(String(describing: windowResult))")
             XCTAssertEqual(asked, 0)
             // Its one attempt is still there.
@@ -117,5 +116,40 @@ final class PairingWindowBoundsTests: TrustTestCase {
             XCTAssertNotNil("\(error)".range(of: "'B'"), "\(error)")
         }
         XCTAssertEqual(try authority.loadRoster().devices.map(\.name), ["A", "B"], "issued: in the roster, as the message says")
+    }
+
+    func testTheNewcomerSaysNoNameBeforeItsPersonsYes() throws {
+        let authority = try group()
+        let folder = root.appendingPathComponent("new/device")
+        let name = "zoe-thinkpad"
+        try MainActor.assumeIsolated {
+            let listener = try PairingListener()
+            var askedFor: String?
+            let window = PairingWindow(authority: authority, listener: listener, maximumAttempts: 1) { _ in true }
+            var windowResult: Result<String, PairingError>?
+            Task { @MainActor in windowResult = await window.run() }
+            let newcomer = try PairingNewcomer(name: name)
+            var sent = Data(), sentBeforeYes: Data?
+            newcomer.onSend = { sent.append($0) }
+            var newcomerResult: Result<DeviceIdentity, PairingError>?
+            Task { @MainActor in
+                do throws(PairingError) {
+                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
+                                                                      timeout: .seconds(15), confirm: { _ in
+                        sentBeforeYes = sent
+                        return true
+                    }) { try $0.write(to: folder) })
+                } catch {
+                    newcomerResult = .failure(error)
+                }
+            }
+            spin(until: { windowResult != nil && newcomerResult != nil })
+            askedFor = try? windowResult?.get()
+            XCTAssertEqual(askedFor, name, "named in the verdict, after the yes")
+            let before = try XCTUnwrap(sentBeforeYes)
+            XCTAssertFalse(before.isEmpty)
+            XCTAssertNil(before.range(of: Data(name.utf8)), "the name crossed before the person's yes")
+            XCTAssertNotNil(sent.range(of: Data(name.utf8)))
+        }
     }
 }

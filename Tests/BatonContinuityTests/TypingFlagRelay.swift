@@ -36,8 +36,8 @@ final class TypingFlagRelay {
 
     private func interpose(_ down: PairingChannel, _ up: PairingChannel, attacker: GroupAuthority) async throws(PairingError) {
         down.pending?.authenticated()
-        guard case .hello(let version, let name, let newcomerTypes) = try await down.receive(.hello, within: .seconds(10)) else { return }
-        try await up.send(.hello(version: version, name: name, typing: !newcomerTypes))
+        guard case .hello(let version, let newcomerTypes) = try await down.receive(.hello, within: .seconds(10)) else { return }
+        try await up.send(.hello(version: version, typing: !newcomerTypes))
         guard case .commit(.none, _, _, let windowTypes) = try await up.receive(.commit, within: .seconds(10)) else { return }
         let towardsNewcomer = PairingCode.nonce()
         try await down.send(.commit(refusal: .none, commitment: PairingCode.commitment(exporter: down.exporter, nonce: towardsNewcomer),
@@ -47,13 +47,13 @@ final class TypingFlagRelay {
         _ = try await up.receive(.reveal, within: .seconds(10))
         try await down.send(.reveal(towardsNewcomer))
         // The window is told at once that the newcomer's person confirmed.
-        try await up.send(.verdict(true))
+        try await up.send(.verdict(true, name: "B"))
         let windowSide = Task { @MainActor () -> Void in
             guard case .grant(true, _, _)? = try? await up.receive(.grant, within: .seconds(60)) else { return }
             self.granted = true
             try? await up.send(.saved(ok: true, reason: ""))
         }
-        if case .verdict(true)? = try? await down.receive(.verdict, within: .seconds(60)),
+        if case .verdict(true, let name)? = try? await down.receive(.verdict, within: .seconds(60)),
            let grant = try? attacker.grantDevice(named: name, publicKey: down.peerKey).serialized() {
             newcomerConfirmed = true
             try? await down.send(.grant(ok: true, grant: grant, reason: ""))

@@ -3,12 +3,12 @@ import Foundation
 
 /// The messages of a pairing, in their order (N the newcomer, TLS client; A the window):
 ///
-///     1 N→A hello    (usb)   version 1, the name asked for, whether N will type A's code
+///     1 N→A hello    (ub)    version 1, whether N will type A's code
 ///     2 A→N commit   (uaysb) refusal (0: go on), SHA-256 commitment to A's nonce, reason,
 ///                            whether A will type N's code
 ///     3 N→A nonce    (ay)    N's 32-byte nonce
 ///     4 A→N reveal   (ay)    A's 32-byte nonce
-///     5 N→A verdict  (b)     N's person confirmed
+///     5 N→A verdict  (bs)    N's person confirmed; the name asked for (only after that yes)
 ///     6 A→N grant    (bays)  A's person confirmed too: the serialised `DeviceGrant`; or a refusal, reason
 ///     7 N→A saved    (bs)    N wrote its identity; or why not
 ///
@@ -16,11 +16,11 @@ import Foundation
 /// step's type. The length is checked against the step's cap before any byte of the body is
 /// read; a body not in normal form or not of the step's type ends the pairing.
 enum PairingMessage: Equatable {
-    case hello(version: UInt32, name: String, typing: Bool)
+    case hello(version: UInt32, typing: Bool)
     case commit(refusal: PairingRefusal, commitment: Data, reason: String, typing: Bool)
     case nonce(Data)
     case reveal(Data)
-    case verdict(Bool)
+    case verdict(Bool, name: String)
     case grant(ok: Bool, grant: Data, reason: String)
     case saved(ok: Bool, reason: String)
 
@@ -39,10 +39,10 @@ enum PairingMessage: Equatable {
 
         var type: String {
             switch self {
-            case .hello: "(usb)"
+            case .hello: "(ub)"
             case .commit: "(uaysb)"
             case .nonce, .reveal: "(ay)"
-            case .verdict: "(b)"
+            case .verdict: "(bs)"
             case .grant: "(bays)"
             case .saved: "(bs)"
             }
@@ -53,11 +53,11 @@ enum PairingMessage: Equatable {
 
     var variant: Variant {
         switch self {
-        case .hello(let version, let name, let typing): .tuple([.uint32(version), .string(name), .bool(typing)])
+        case .hello(let version, let typing): .tuple([.uint32(version), .bool(typing)])
         case .commit(let refusal, let commitment, let reason, let typing):
             .tuple([.uint32(refusal.rawValue), .bytes(commitment), .string(reason), .bool(typing)])
         case .nonce(let bytes), .reveal(let bytes): .tuple([.bytes(bytes)])
-        case .verdict(let yes): .tuple([.bool(yes)])
+        case .verdict(let yes, let name): .tuple([.bool(yes), .string(name)])
         case .grant(let ok, let grant, let reason): .tuple([.bool(ok), .bytes(grant), .string(reason)])
         case .saved(let ok, let reason): .tuple([.bool(ok), .string(reason)])
         }
@@ -80,10 +80,9 @@ enum PairingMessage: Equatable {
         }
         let nonceSize = 32
         switch (step, f.count) {
-        case (.hello, 3):
-            guard case .uint32(let version) = f[0], case .string(let name) = f[1], case .bool(let typing) = f[2],
-                  name.count <= Self.maximumText else { break }
-            self = .hello(version: version, name: name, typing: typing)
+        case (.hello, 2):
+            guard case .uint32(let version) = f[0], case .bool(let typing) = f[1] else { break }
+            self = .hello(version: version, typing: typing)
             return
         case (.commit, 4):
             guard case .uint32(let code) = f[0], let refusal = PairingRefusal(rawValue: code), case .bytes(let commitment) = f[1],
@@ -95,9 +94,9 @@ enum PairingMessage: Equatable {
             guard case .bytes(let bytes) = f[0], bytes.count == nonceSize else { break }
             self = step == .nonce ? .nonce(bytes) : .reveal(bytes)
             return
-        case (.verdict, 1):
-            guard case .bool(let yes) = f[0] else { break }
-            self = .verdict(yes)
+        case (.verdict, 2):
+            guard case .bool(let yes) = f[0], case .string(let name) = f[1], name.count <= Self.maximumText else { break }
+            self = .verdict(yes, name: name)
             return
         case (.grant, 3):
             guard case .bool(let ok) = f[0], case .bytes(let grant) = f[1], case .string(let reason) = f[2] else { break }

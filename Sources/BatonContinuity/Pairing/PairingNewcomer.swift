@@ -4,8 +4,9 @@ import Foundation
 
 /// The side of a pairing on the device that joins: it makes its own P-256 key, in memory,
 /// connects to a pairing window with a self-signed certificate for it (the TLS handshake proves
-/// it holds the key), asks for a name, and, once the person here confirms the code (and the
-/// window's person too), takes the device certificate the group issued for exactly that key.
+/// it holds the key), and, once the person here confirms the code, asks for a name (nothing
+/// names the device before that yes) and, once the window's person confirmed too, takes the
+/// device certificate the group issued for exactly that key.
 ///
 /// The key never leaves this process: the connection carries only its certificate, the
 /// messages of `PairingMessage`, and nothing at all is written here before the grant came
@@ -52,7 +53,8 @@ public final class PairingNewcomer {
         let channel = try await PairingChannel.connect(host: host, port: port, certificate: certificate)
         channel.onSend = onSend
         defer { channel.close() }
-        try await channel.send(.hello(version: PairingMessage.version, name: name, typing: typing))
+        // The name goes only with this side's yes (the verdict): a window, a stranger's too, learns nothing before.
+        try await channel.send(.hello(version: PairingMessage.version, typing: typing))
         guard case .commit(let refusal, let commitment, let reason, let windowTypes) = try await channel.receive(.commit, within: Self.messageDeadline) else {
             throw .malformedMessage(step: "commit")
         }
@@ -75,11 +77,11 @@ public final class PairingNewcomer {
         let answer: Result<PairingMessage, PairingError>
         switch race.first {
         case .local(false):
-            try? await channel.send(.verdict(false))
+            try? await channel.send(.verdict(false, name: ""))
             race.remote.cancel()
             throw .declinedHere
         case .local(true):
-            try await channel.send(.verdict(true))
+            try await channel.send(.verdict(true, name: name))
             answer = await race.remote.value
         case .remote(let result):
             race.local.cancel()

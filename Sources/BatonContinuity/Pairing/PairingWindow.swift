@@ -8,19 +8,18 @@ import Foundation
 ///
 /// One newcomer at a time: another that says hello meanwhile is told the window is busy.
 /// Connections that never reach the code (garbage, no certificate, silence, a hang-up before
-/// the reveal, a name that is not acceptable) use no attempt: before the reveal nothing about
-/// the code has been learnt. The listener bounds them in number and time. Whether a name is
-/// taken is checked only after both yeses, so the window is no oracle of the group's names,
-/// and a refusal sent before them carries no local text. Code-stage sessions are spaced by
+/// the reveal) use no attempt: before the reveal nothing about the code has been learnt. The
+/// listener bounds them in number and time. The newcomer names itself only in its verdict,
+/// after its person's yes; the name is checked after both yeses, so the window is no oracle
+/// of the group's names, and no refusal carries local text (paths): that is logged here. Code-stage sessions are spaced by
 /// `attemptSpacing` (a newcomer that comes sooner waits out the rest). Nothing is written before both people confirmed: then the authority
 /// issues the device for the key its connection proved (`GroupAuthority.grantDevice`) and only
 /// then sends the grant.
 @MainActor
 public final class PairingWindow {
-    /// What the person at the window is asked about.
+    /// What the person at the window is asked about. It holds no name: the newcomer says the
+    /// name it asks for only after its own person's yes (`run` returns it once granted).
     public struct Request: Sendable {
-        /// The name the newcomer asks for (check it before printing: `PrintableText`).
-        public let name: String
         /// The code of this session.
         public let code: PairingCode
         /// The newcomer's IP address.
@@ -34,9 +33,8 @@ public final class PairingWindow {
 
     /// What happened, for the window's log.
     public enum Event: Sendable {
-        /// A newcomer was turned away before any code (`refusal`); `counts` if it used an
-        /// attempt (never, today: kept for the log's callers).
-        case refused(name: String, PairingRefusal, counts: Bool)
+        /// A newcomer was turned away before any code (`refusal`); that uses no attempt.
+        case refused(PairingRefusal)
         /// A session that reached the code failed; `attemptsLeft` remain.
         case attemptFailed(PairingError, attemptsLeft: Int)
     }
@@ -125,7 +123,7 @@ public final class PairingWindow {
 
     private func handle(_ channel: PairingChannel) async {
         defer { channel.close() }
-        guard case .hello(let version, let name, let theyType)? = try? await channel.receive(.hello, within: Self.messageDeadline) else {
+        guard case .hello(let version, let theyType)? = try? await channel.receive(.hello, within: Self.messageDeadline) else {
             return channel.abort()  // out of protocol before any code: uses no attempt
         }
         channel.pending?.authenticated()
@@ -134,10 +132,9 @@ public final class PairingWindow {
             : version != PairingMessage.version ? .version
             : session != nil || starting ? .busy
             : typing && theyType ? .bothTyping
-            : !GroupAuthority.isAcceptableName(name) ? .nameRefused
             : nil
         if let refusal {
-            onEvent?(.refused(name: name, refusal, counts: false))
+            onEvent?(.refused(refusal))
             try? await channel.send(.commit(refusal: refusal, commitment: Data(), reason: "", typing: typing))
             return
         }
@@ -153,17 +150,17 @@ public final class PairingWindow {
         }
         let task = Task { @MainActor [weak self] in
             guard let self else { return }
-            await self.pair(channel, name: name, newcomerTypes: theyType)
+            await self.pair(channel, newcomerTypes: theyType)
         }
         session = (channel, task)
         await task.value
     }
 
     /// One session from the commitment on.
-    private func pair(_ channel: PairingChannel, name: String, newcomerTypes: Bool) async {
+    private func pair(_ channel: PairingChannel, newcomerTypes: Bool) async {
         let result: Result<String, PairingError>
         do throws(PairingError) {
-            result = .success(try await session(channel, name: name, newcomerTypes: newcomerTypes))
+            result = .success(try await session(channel, newcomerTypes: newcomerTypes))
         } catch {
             result = .failure(error)
         }
@@ -186,7 +183,7 @@ public final class PairingWindow {
         session = nil
     }
 
-    private func session(_ channel: PairingChannel, name: String, newcomerTypes: Bool) async throws(PairingError) -> String {
+    private func session(_ channel: PairingChannel, newcomerTypes: Bool) async throws(PairingError) -> String {
         let nonce = PairingCode.nonce()
         try await channel.send(.commit(refusal: .none, commitment: PairingCode.commitment(exporter: channel.exporter, nonce: nonce),
                                        reason: "", typing: typing))
@@ -197,7 +194,7 @@ public final class PairingWindow {
         asked = true
         let code = PairingCode(exporter: channel.exporter, authorityKey: channel.ownKeyInfo, newcomerKey: channel.peerKeyInfo,
                                authorityNonce: nonce, newcomerNonce: theirs)
-        let request = Request(name: name, code: code, peerHost: channel.peerHost, newcomerTypes: newcomerTypes)
+        let request = Request(code: code, peerHost: channel.peerHost, newcomerTypes: newcomerTypes)
         // The person's answer is bounded by the window's end, which aborts the session.
         let race = await ConfirmationRace.run(local: { [confirm] in await confirm(request) },
                                               remote: { () throws(PairingError) in try await channel.receive(.verdict, within: .seconds(3600)) })
@@ -211,7 +208,7 @@ public final class PairingWindow {
             verdict = await race.remote.value
         case .remote(let result):
             verdict = result
-            if case .success(.verdict(true)) = result {
+            if case .success(.verdict(true, _)) = result {
                 // The window's end cancels this task: the question goes with it.
                 let local = race.local
                 guard await withTaskCancellationHandler(operation: { await local.value }, onCancel: { local.cancel() }) else {
@@ -222,7 +219,7 @@ public final class PairingWindow {
                 race.local.cancel()
             }
         }
-        guard case .verdict(let yes) = try verdict.get() else { throw .malformedMessage(step: "verdict") }
+        guard case .verdict(let yes, let name) = try verdict.get() else { throw .malformedMessage(step: "verdict") }
         guard yes else { throw .declinedThere(reason: "") }
         guard !Task.isCancelled, outcome == nil else { throw .windowClosed("it closed before the grant") }
         let grant: Data
@@ -232,10 +229,12 @@ public final class PairingWindow {
             grant = try authority.grantDevice(named: name, publicKey: channel.peerKey, updating: deviceDirectories).serialized()
         } catch {
             // The peer is confirmed now, yet local detail (paths) stays here: a fixed reason.
-            let taken: Bool
-            if case .deviceExists? = error as? TrustError { taken = true } else { taken = false }
-            try? await channel.send(.grant(ok: false, grant: Data(), reason: taken
-                ? "the name is taken in the group: pair again with another --name" : "the group could not issue it"))
+            let reason = switch error as? TrustError {
+            case .deviceExists?: "the name is taken in the group: pair again with another --name"
+            case .invalidDeviceName?: "that name cannot be given: pair again with another --name"
+            default: "the group could not issue it"
+            }
+            try? await channel.send(.grant(ok: false, grant: Data(), reason: reason))
             throw .cannotIssue(reason: "\(error)")
         }
         // Issued: from here on every failure leaves the device in the roster, and says so, naming it.
