@@ -36,7 +36,13 @@ struct PairCommand: ParsableCommand {
         guard !(accept && address != nil) else { throw ValidationError("give either --accept (the window) or HOST:PORT (the new device)") }
         guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be 1–3600 seconds, not \(timeout)") }
         if let address { _ = try PeerAddress(parsing: address, from: .argument("address")) }
-        if let listen { _ = try PeerAddress(parsing: listen, from: .argument("listen"), portZeroAllowed: true) }
+        if let listen {
+            let host = try PeerAddress(parsing: listen, from: .argument("listen"), portZeroAllowed: true).host
+            var v4 = in_addr(), v6 = in6_addr()
+            guard inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 else {
+                throw ValidationError("--listen needs an IP address to listen on, not '\(shown(host))'")
+            }
+        }
         if accept, name != nil { throw ValidationError("--name is the new device's: give it there") }
     }
 
@@ -189,7 +195,12 @@ struct PairCommand: ParsableCommand {
 /// who compares, sees "code 123 456 matches" here.
 @MainActor
 func typeCode(_ code: PairingCode) async -> Bool {
-    guard code.matches(typed: await TerminalAnswers.shared.typed("Type the code the other device shows:")) else {
+    var typed = await TerminalAnswers.shared.typed("Type the code the other device shows:")
+    // A slip (not six digits) is asked again, a few times: only a well-formed code decides.
+    for _ in 0..<5 where !typed.isEmpty && !PairingCode.isWellFormed(typed) {
+        typed = await TerminalAnswers.shared.typed("'\(shown(typed))' is not a six-digit code; type the code the other device shows:")
+    }
+    guard code.matches(typed: typed) else {
         say("that is not the code of this session: someone may be in the middle")
         return false
     }

@@ -364,3 +364,31 @@ extension CommandLinePairingTests {
         XCTAssertEqual(before, try snapshot())
     }
 }
+
+extension CommandLinePairingTests {
+    /// A typed entry that is not six digits is a slip: it is named and asked again, and the
+    /// code typed next decides.
+    func testATypedEntryThatIsNotSixDigitsIsAskedAgain() throws {
+        try makeGroup()
+        let (window, port) = try openWindow()
+        let b = try newcomer(port: port, ["--code"])
+        let shown = try XCTUnwrap(Self.code(in: window.waitForLine(containing: "(type it on the new device)")), window.output)
+        XCTAssertNotNil(b.waitForLine(containing: "Type the code the other device shows"), b.output)
+        b.send("12345")
+        XCTAssertNotNil(b.waitForLine(containing: "'12345' is not a six-digit code"), b.output)
+        b.send(shown)
+        XCTAssertNotNil(b.waitForLine(containing: "code \(shown) matches"), b.output)
+        window.send("y")
+        XCTAssertEqual(b.waitForExit(), 0, b.output)
+        XCTAssertEqual(window.waitForExit(), 0, window.output)
+    }
+}
+
+extension CommandLinePairingTests {
+    func testAHostNameGivenToListenIsRefusedAsAnArgument() throws {
+        try makeGroup()
+        let result = try runProduct("baton", ["pair", "--accept", "--listen", "localhost:0", "--config", admin], timeout: 30)
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertNotNil(result.stderr.range(of: "--listen needs an IP address to listen on, not 'localhost'"), result.stderr)
+    }
+}

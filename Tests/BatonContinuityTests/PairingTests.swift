@@ -257,6 +257,9 @@ extension PairingTests {
         XCTAssertFalse(code.matches(typed: String(code.digits.dropLast())))
         XCTAssertFalse(code.matches(typed: code.digits + "0"))
         XCTAssertFalse(code.matches(typed: ""))
+        XCTAssertTrue(PairingCode.isWellFormed("123 456"))
+        XCTAssertTrue(PairingCode.isWellFormed("123-456"))
+        for slip in ["12345", "l23456", "1234567", "", "١٢٣٤٥٦"] { XCTAssertFalse(PairingCode.isWellFormed(slip), slip) }
         // Digits of other scripts (Arabic-Indic, fullwidth) are not these digits.
         let arabic = String(code.digits.unicodeScalars.map { Character(Unicode.Scalar($0.value - 0x30 + 0x660)!) })
         let fullwidth = String(code.digits.unicodeScalars.map { Character(Unicode.Scalar($0.value - 0x30 + 0xFF10)!) })

@@ -56,8 +56,9 @@ public final class PairingChannel {
     /// The peer's DER SubjectPublicKeyInfo.
     var peerKeyInfo: Data { peerKey.derRepresentation }
 
-    /// Connects to a pairing window at `host:port` with a throwaway key (a relay, a probe).
-    public static func connect(host: String, port: UInt16) async throws(PairingError) -> PairingChannel {
+    /// Connects to a pairing window at `host:port` with a throwaway key (the tests' relays and
+    /// probes; not API: `@testable import`).
+    static func connect(host: String, port: UInt16) async throws(PairingError) -> PairingChannel {
         try await connect(host: host, port: port, certificate: try PairingCertificate(key: P256.Signing.PrivateKey()))
     }
 
@@ -215,8 +216,9 @@ public final class PairingChannel {
 
     /// Copies every byte the peer sends to `other` as it comes, until the peer's end (then
     /// `other`'s writing ends too) or an error: what a relay in the middle does. A listener's
-    /// deadline for this connection's first message no longer applies.
-    public func forward(to other: PairingChannel) async {
+    /// deadline for this connection's first message no longer applies. (The tests' relays;
+    /// not API.)
+    func forward(to other: PairingChannel) async {
         pending?.authenticated()
         while true {
             guard let chunk = try? await GIOCalls.read(from: g_io_stream_get_input_stream(stream)!, maxLength: 16_384),

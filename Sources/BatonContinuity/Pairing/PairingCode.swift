@@ -41,9 +41,20 @@ public struct PairingCode: Sendable, Equatable, CustomStringConvertible {
         Data(SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) })
     }
 
+    /// True if `typed` is a code at all: exactly six ASCII digits, spaces and dashes aside.
+    /// Anything else is a slip of the keyboard, to be asked again, not a code that differs.
+    public static func isWellFormed(_ typed: String) -> Bool {
+        let scalars = digits(of: typed)
+        return scalars.count == 6 && scalars.allSatisfy { ("0"..."9").contains($0) }
+    }
+
+    private static func digits(of typed: String) -> [Unicode.Scalar] {
+        typed.unicodeScalars.filter { $0 != " " && $0 != "-" && $0 != "\t" }
+    }
+
     /// True if `typed` is this code, spaces and dashes aside; compared in constant time.
     public func matches(typed: String) -> Bool {
-        let scalars = typed.unicodeScalars.filter { $0 != " " && $0 != "-" && $0 != "\t" }
+        let scalars = Self.digits(of: typed)
         guard scalars.allSatisfy({ ("0"..."9").contains($0) }) else { return false }
         let entered = scalars.map { UInt8($0.value) }
         let expected = Array(digits.utf8)
