@@ -15,7 +15,9 @@ struct PairCommand: ParsableCommand {
             `baton pair [HOST:PORT] --name NAME` (without HOST:PORT: the window found through DNS-SD) makes \
             the device's own key, connects, and both \
             sides print a six-digit code derived from their TLS session: answer y on both if the codes are \
-            the same. With --code one side instead asks for the code the other side shows. Nothing is \
+            the same. With --code one side instead asks for the code the other side shows and says whether \
+            it matches; the other side still asks whether it says so. The new device says its name only \
+            after its person's yes. Nothing is \
             written on either side before both confirm; then the new device gets a certificate for its own \
             key, the group's certificate, list and discovery key, and writes its identity to \
             $XDG_CONFIG_HOME/baton/device (or --config DIR/device). Answers are read from standard input, \

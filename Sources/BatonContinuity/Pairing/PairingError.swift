@@ -65,7 +65,8 @@ public enum PairingError: Error, Sendable, CustomStringConvertible {
         case .grantRefused(let error): "\(error)"
         case .cannotIssue(let reason): "the device could not be issued: \(shown(reason))"
         case .notSaved(let name, let reason):
-            "device '\(shown(name))' was issued but the new device did not confirm it saved its identity (\(reason)); it is in "
+            "device '\(shown(name))' was issued by the group, but its identity was not saved on the new device, or that was not "
+                + "confirmed (\(reason)); it is in "
                 + "the group's roster: check `baton identity` on the new device and `baton device list` before removing it with "
                 + "`baton device revoke \(shown(name))`"
         case .windowClosed(let reason): "the pairing window closed: \(reason)"
