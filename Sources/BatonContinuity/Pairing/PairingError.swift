@@ -20,7 +20,7 @@ public enum PairingError: Error, Sendable, CustomStringConvertible {
     case closed(step: String)
     /// Nothing came at that step within the time.
     case timedOut(step: String, Duration)
-    /// The pairing window refused this device before any code (busy, name taken, closed…).
+    /// The pairing window refused this device before any code (busy, closing, both typing, another version).
     case refused(PairingRefusal, reason: String)
     /// The window's revealed nonce is not the one it committed to: someone in the middle, or
     /// a broken peer. Nothing was trusted.
@@ -81,7 +81,8 @@ public enum PairingRefusal: UInt32, Sendable, CustomStringConvertible {
     case none = 0
     /// The window is pairing another device now.
     case busy = 1
-    /// The name asked for is taken or not acceptable.
+    /// The name asked for is taken or not acceptable. (Not sent by this version, whose hello
+    /// carries no name: a name is refused in the grant, after both yeses.)
     case nameRefused = 2
     /// The window is closing.
     case closing = 3
