@@ -124,6 +124,7 @@ if Context.environment["BATON_FUZZ"] == "1" {
         ("Certificate", ["BatonContinuity"]),
         ("ServiceRecord", ["BatonContinuity"]),
         ("AssociatedDomains", ["BatonContinuity"]),
+        ("PairingMessage", ["BatonContinuity", "BatonLoop", .product(name: "Crypto", package: "swift-crypto")]),
     ]
     // libFuzzer's driver, called from each target's main (see Fuzz/Support/FuzzDriver.swift).
     package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))

@@ -26,7 +26,38 @@ echo "== Two devices of one group: identities made by \`baton\`, a shape handed 
 baton() { "$bin/baton" "$@" --config "$work/admin"; }
 baton group create "Demo user"
 baton device add A --out "$work/A"
-baton device add B --out "$work/B"
+echo "== B joins with a code: it makes its own key, the group certifies it once both sides confirm (answers scripted) =="
+# The window (on the machine with the group's authority) and the new device, each with its input
+# and output on a pipe the demo holds. B types the code A shows (--code) and says it matches; A's
+# person, asked whether B says so, then says yes.
+mkfifo "$work/window.in" "$work/window.out" "$work/newcomer.in" "$work/newcomer.out"
+"$bin/baton" pair --accept --listen 127.0.0.1:0 --timeout 60 --config "$work/admin" < "$work/window.in" > "$work/window.out" 2>&1 &
+window_pid=$!
+exec {window_in}>"$work/window.in" {window_out}<"$work/window.out"
+port=""
+while IFS= read -r line <&"$window_out"; do
+  echo "A: $line"
+  case "$line" in *"pairing window open on"*) port=${line##*127.0.0.1:}; port=${port%% *}; break ;; esac
+done
+[ -n "$port" ] || { echo "demo: the pairing window did not open" >&2; exit 1; }
+"$bin/baton" pair "127.0.0.1:$port" --name B --code --timeout 60 --config "$work/B-config" < "$work/newcomer.in" > "$work/newcomer.out" 2>&1 &
+newcomer_pid=$!
+exec {newcomer_in}>"$work/newcomer.in" {newcomer_out}<"$work/newcomer.out"
+code=""
+while IFS= read -r line <&"$window_out"; do
+  echo "A: $line"
+  case "$line" in *"(type it on the new device)"*) code=${line##*: code }; code=${code%% (type it*}; break ;; esac
+done
+[ -n "$code" ] || { echo "demo: no code from the pairing window" >&2; exit 1; }
+echo "(the person types $code on B, and answers y on A)"
+echo "$code" >&"$newcomer_in"
+echo y >&"$window_in"
+exec {window_in}>&- {newcomer_in}>&-
+sed 's/^/B: /' <&"$newcomer_out"
+sed 's/^/A: /' <&"$window_out"
+exec {window_out}<&- {newcomer_out}<&-
+wait "$newcomer_pid" && wait "$window_pid" || { echo "demo: pairing failed" >&2; exit 1; }
+mv "$work/B-config/device" "$work/B"
 # handoff PRODUCT A-ARGS… -- B-ARGS…: PRODUCT as device A, then as device B dialing A; both transcripts.
 handoff() {
   local product=$1; shift

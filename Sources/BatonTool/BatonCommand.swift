@@ -16,7 +16,7 @@ struct BatonCommand: ParsableCommand {
             Every command changes the group's and the device's files all together or not at
             all: one that fails leaves them as they were. No command overwrites a private key.
             """,
-        subcommands: [GroupCommand.self, DeviceCommand.self, IdentityCommand.self, NearbyCommand.self, ContinueCommand.self, AppCommand.self])
+        subcommands: [GroupCommand.self, DeviceCommand.self, IdentityCommand.self, PairCommand.self, NearbyCommand.self, ContinueCommand.self, AppCommand.self])
 }
 
 struct ConfigOption: ParsableArguments {

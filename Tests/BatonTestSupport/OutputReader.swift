@@ -1,3 +1,4 @@
+import BatonLoop
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -5,7 +6,8 @@ import Glibc
 
 /// The read end of a pipe, read to its end on a thread of its own: what was written so far, and
 /// a condition to wait on for more. Each pipe of a child has its own reader, so a child filling
-/// one pipe never blocks because the test reads another.
+/// one pipe never blocks because the test reads another. Each read wakes the app's loop, so a
+/// test that spins it (`spin(until:)`) on a child's output sees the output when it comes.
 final class OutputReader: @unchecked Sendable {
     let condition = NSCondition()
     private var bytes: [UInt8] = []
@@ -22,6 +24,8 @@ final class OutputReader: @unchecked Sendable {
                 if count > 0 { bytes += chunk[..<count] } else { ended = true }
                 condition.broadcast()
                 condition.unlock()
+                // A test spinning the loop until some output comes sees it when it comes.
+                MainLoop.context.wakeUp()
                 if count <= 0 { break }
             }
             close(descriptor)

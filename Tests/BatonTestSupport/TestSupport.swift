@@ -61,14 +61,16 @@ public final class RunningProcess: @unchecked Sendable {
     private let reader: OutputReader
     private let input: Int32
 
-    /// Starts the product `name`, built beside the test bundle.
-    public convenience init(product name: String, _ arguments: [String], environment: [String: String]? = nil) throws {
-        try self.init(executable: productURL(name), arguments, environment: environment)
+    /// Starts the product `name`, built beside the test bundle (`terminal`: see `init(executable:…)`).
+    public convenience init(product name: String, _ arguments: [String], environment: [String: String]? = nil,
+                            terminal: Bool = false) throws {
+        try self.init(executable: productURL(name), arguments, environment: environment, terminal: terminal)
     }
 
-    /// Starts `executable`.
-    public init(executable: URL, _ arguments: [String], environment: [String: String]? = nil) throws {
-        let output = try makePipe(), stdin = try makePipe()
+    /// Starts `executable`; with `terminal`, its standard input is a pseudo-terminal (as a
+    /// person's at a keyboard, lines kept in the terminal until read), else a pipe.
+    public init(executable: URL, _ arguments: [String], environment: [String: String]? = nil, terminal: Bool = false) throws {
+        let output = try makePipe(), stdin = terminal ? try makeTerminal() : try makePipe()
         do {
             defer { close(output.write); close(stdin.read) }
             child = try ChildProcess(executable: executable.path, arguments, environment: environment,
@@ -131,4 +133,28 @@ public final class RunningProcess: @unchecked Sendable {
         child.end(grace: childStopGrace)
         close(input)
     }
+}
+
+/// A pseudo-terminal as a pipe: `write` is its controller side, `read` the terminal a child
+/// reads (canonical mode, echo off, so nothing piles up unread on the controller).
+private func makeTerminal() throws -> (read: Int32, write: Int32) {
+    let controller = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)
+    var unlock: Int32 = 0, number: UInt32 = 0
+    // TIOCSPTLCK (_IOW('T', 0x31, int)) and TIOCGPTN (_IOR('T', 0x30, unsigned int)): Linux's unlockpt and ptsname.
+    guard controller >= 0, ioctl(controller, 0x4004_5431, &unlock) == 0, ioctl(controller, 0x8004_5430, &number) == 0 else {
+        if controller >= 0 { close(controller) }
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+    let name = "/dev/pts/\(number)"
+    let terminal = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)
+    guard terminal >= 0 else {
+        close(controller)
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+    var settings = termios()
+    if tcgetattr(terminal, &settings) == 0 {
+        settings.c_lflag &= ~tcflag_t(ECHO)
+        tcsetattr(terminal, TCSANOW, &settings)
+    }
+    return (terminal, controller)
 }

@@ -83,7 +83,7 @@ public final class SecureChannel: @unchecked Sendable {
         close()
     }
 
-    private static func closeAsynchronously(_ stream: UnsafeMutablePointer<GIOStream>) {
+    static func closeAsynchronously(_ stream: UnsafeMutablePointer<GIOStream>) {
         g_io_stream_close_async(stream, G_PRIORITY_DEFAULT, nil, nil, nil)
     }
 
@@ -173,7 +173,7 @@ public final class SecureChannel: @unchecked Sendable {
 
     /// A TCP connection to `host:port`, straight (no proxy).
     @MainActor
-    private static func openTCP(host: String, port: UInt16) async throws(TransportError) -> UnsafeMutablePointer<GSocketConnection> {
+    static func openTCP(host: String, port: UInt16) async throws(TransportError) -> UnsafeMutablePointer<GSocketConnection> {
         let client = g_socket_client_new()!
         defer { g_object_unref(client) }
         // Straight to the device: a desktop's HTTP proxy has no business with links between
@@ -213,7 +213,7 @@ public final class SecureChannel: @unchecked Sendable {
     /// acknowledgement (40 ms on Linux). And a wake-up of the app's loop when the socket is
     /// freed on a GIO thread (GDBus's worker, a TLS close), so a loop waiting for the link's
     /// descriptor to go sees it go.
-    private static func configureSocket(_ connection: UnsafeMutablePointer<GSocketConnection>) {
+    static func configureSocket(_ connection: UnsafeMutablePointer<GSocketConnection>) {
         let socket = g_socket_connection_get_socket(connection)
         MainLoop.wakeOnRelease(of: UnsafeMutableRawPointer(socket!))
         g_socket_set_keepalive(socket, 1)
@@ -298,9 +298,14 @@ public final class TLSCredential: @unchecked Sendable {
     let certificate: UnsafeMutablePointer<GTlsCertificate>
 
     /// Loads `identity`'s certificate and private key into GIO; throws if GIO refuses them.
-    public init(identity: DeviceIdentity) throws(TransportError) {
+    public convenience init(identity: DeviceIdentity) throws(TransportError) {
+        try self.init(pem: identity.tlsPEM)
+    }
+
+    /// A certificate and its key, as one PEM (a pairing's own certificates).
+    init(pem: String) throws(TransportError) {
         var error: UnsafeMutablePointer<GError>?
-        guard let certificate = g_tls_certificate_new_from_pem(identity.tlsPEM, -1, &error) else {
+        guard let certificate = g_tls_certificate_new_from_pem(pem, -1, &error) else {
             throw .handshakeFailed(GLibError(consuming: error!))
         }
         self.certificate = certificate

@@ -116,21 +116,56 @@ public struct GroupAuthority: Sendable {
     }
 
     /// The identity of a new device, with the list that names it, and the roster that records
-    /// it, none written yet.
+    /// it, none written yet. The device's key is made here (`baton device add`).
     private func prepareDevice(named name: String) throws -> (DeviceIdentity, Roster) {
+        let key = P256.Signing.PrivateKey()
+        let (certificate, list, roster) = try prepareCertificate(named: name, publicKey: key.publicKey)
+        let identity = try DeviceIdentity(certificate: certificate, privateKeyPEM: key.pemRepresentation,
+                                          groupCertificate: self.certificate, revocationData: list,
+                                          discoveryKey: try discoveryKey())
+        return (identity, roster)
+    }
+
+    /// Refuses `name` for a new device unless it is acceptable (`isAcceptableName`) and no
+    /// device of the roster (revoked ones included) bears it: `TrustError.invalidDeviceName`
+    /// or `TrustError.deviceExists`. Pairing asks it before any code is shown.
+    public func checkNewDeviceName(_ name: String) throws {
         guard GroupAuthority.isAcceptableName(name) else { throw TrustError.invalidDeviceName(name) }
+        guard !(try loadRoster()).devices.contains(where: { $0.name == name }) else { throw TrustError.deviceExists(name) }
+    }
+
+    /// Issues a device whose key was made on the device itself (pairing): a certificate for
+    /// `publicKey`, as `issueDevice(named:updating:)` issues one, recorded in the roster, and a
+    /// new signed list naming it, written (with the lists of `deviceDirectories`, as there) all
+    /// together or not at all. Returns what the device needs beside its own key: the grant
+    /// holds no private key. A name taken or not acceptable is refused (`checkNewDeviceName`).
+    public func grantDevice(named name: String, publicKey: P256.Signing.PublicKey,
+                            updating deviceDirectories: [URL] = []) throws -> DeviceGrant {
+        let (certificate, list, roster) = try prepareCertificate(named: name, publicKey: publicKey)
+        let grant = DeviceGrant(certificate: certificate, groupCertificate: self.certificate, revocationData: list,
+                                discoveryKey: try discoveryKey())
+        let files = FileTransaction()
+        try stage(roster, in: files)
+        try stage(list, in: files, updating: deviceDirectories)
+        try files.commit()
+        return grant
+    }
+
+    /// A device certificate for `publicKey`, the next signed list naming it, and the roster
+    /// recording it, none written yet.
+    private func prepareCertificate(named name: String,
+                                    publicKey: P256.Signing.PublicKey) throws -> (Certificate, Data, Roster) {
+        try checkNewDeviceName(name)
         var roster = try loadRoster()
-        guard !roster.devices.contains(where: { $0.name == name }) else { throw TrustError.deviceExists(name) }
         let identifier = OpaqueIdentifier.random()
         var list = try revocationList()
         list.sequence += 1
         list.issued = Date()
         list.deviceNames[identifier] = name
-        let key = P256.Signing.PrivateKey()
         let now = Date()
         let certificate = try Certificate(
             version: .v3, serialNumber: Certificate.SerialNumber(),
-            publicKey: .init(key.publicKey),
+            publicKey: .init(publicKey),
             notValidBefore: now.addingTimeInterval(-300), notValidAfter: now.addingTimeInterval(5 * 365 * 86_400),
             issuer: self.certificate.subject,
             subject: try DistinguishedName { CommonName(identifier) },
@@ -142,10 +177,7 @@ public struct GroupAuthority: Sendable {
             },
             issuerPrivateKey: .init(privateKey))
         roster.devices.append(.init(name: name, serial: certificate.serialHex, issued: now, revoked: false))
-        let identity = try DeviceIdentity(certificate: certificate, privateKeyPEM: key.pemRepresentation,
-                                          groupCertificate: self.certificate, revocationData: try list.signed(with: privateKey),
-                                          discoveryKey: try discoveryKey())
-        return (identity, roster)
+        return (certificate, try list.signed(with: privateKey), roster)
     }
 
     /// Revokes a device: it is marked in the roster and a new signed list, with the next

@@ -43,6 +43,9 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
     case peerRevoked(device: String)
     /// A discovery key that is not the one the revocation list held commits to.
     case discoveryKeyNotCommitted(sequence: UInt64)
+    /// What the group authority granted a paired device does not make an identity with this
+    /// device's own key: `reason` says what is wrong with it. Nothing was written.
+    case grantRefused(reason: String)
 
     public var description: String {
         let shown = PrintableText.escaped
@@ -73,6 +76,7 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
         case .peerNotInGroup(let reason): "the peer is not a device of this group: \(shown(reason))"
         case .peerRevoked(let device): "the peer '\(shown(device))' has been revoked"
         case .discoveryKeyNotCommitted(let sequence): "the discovery key offered is not the one revocation list \(sequence) names"
+        case .grantRefused(let reason): "the identity granted is refused: \(shown(reason)); nothing was written"
         }
     }
 }

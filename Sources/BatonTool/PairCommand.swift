@@ -1,0 +1,218 @@
+import ArgumentParser
+import BatonAgent
+import BatonContinuity
+import Foundation
+
+/// `baton pair`: a new device joins the group with a code, its private key never leaving it.
+struct PairCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "pair",
+        abstract: "Pair a new device into the group by comparing a code.",
+        discussion: """
+            On the machine that holds the group's authority, `baton pair --accept` opens a pairing window \
+            (for --timeout seconds, one device, three failed attempts), prints where it listens and, beyond \
+            loopback, publishes it through avahi-daemon (_baton-pair._tcp, TXT v=1 only). On the new device, \
+            `baton pair [HOST:PORT] --name NAME` (without HOST:PORT: the window found through DNS-SD) makes \
+            the device's own key, connects, and both \
+            sides print a six-digit code derived from their TLS session: answer y on both if the codes are \
+            the same. With --code one side instead asks for the code the other side shows and says whether \
+            it matches; the other side still asks whether it says so. The new device says its name only \
+            after its person's yes. Nothing is \
+            written on either side before both confirm; then the new device gets a certificate for its own \
+            key, the group's certificate, list and discovery key, and writes its identity to \
+            $XDG_CONFIG_HOME/baton/device (or --config DIR/device). Answers are read from standard input, \
+            so two servers can pair over SSH.
+            """)
+    @Argument(help: "The pairing window's address, HOST:PORT (on the new device; default: the one found through DNS-SD).")
+    var address: String?
+    @Flag(name: .long, help: "Open a pairing window here (this machine holds the group's authority).") var accept = false
+    @Option(name: .long, help: "The new device's name (default: this machine's host name).") var name: String?
+    @Option(name: .long, help: "Where the window listens, HOST:PORT (default 0.0.0.0:0, any free port).") var listen: String?
+    @Flag(name: .long, help: "Type the code the other device shows instead of comparing it.") var code = false
+    @Option(name: .long, help: "Seconds the window stays open, or the pairing may take (default 120).") var timeout: Int = 120
+    @Flag(name: .long, help: "On the new device: replace an identity already there, moving its files aside.") var force = false
+    @Flag(name: .customLong("no-agent"), help: "On the new device: do not start the agent (batond) after joining.") var noAgent = false
+    @OptionGroup var options: ConfigOption
+
+    func validate() throws {
+        guard !(accept && address != nil) else { throw ValidationError("give either --accept (the window) or HOST:PORT (the new device)") }
+        guard (1...3600).contains(timeout) else { throw ValidationError("--timeout must be 1–3600 seconds, not \(timeout)") }
+        if let address { _ = try PeerAddress(parsing: address, from: .argument("address")) }
+        if let listen {
+            let host = try PeerAddress(parsing: listen, from: .argument("listen"), portZeroAllowed: true).host
+            var v4 = in_addr(), v6 = in6_addr()
+            guard inet_pton(AF_INET, host, &v4) == 1 || inet_pton(AF_INET6, host, &v6) == 1 else {
+                throw ValidationError("--listen needs an IP address to listen on, not '\(shown(host))'")
+            }
+        }
+        if accept, name != nil { throw ValidationError("--name is the new device's: give it there") }
+    }
+
+    func run() throws {
+        let failure = accept ? try openWindow() : try join()
+        if let failure {
+            FileHandle.standardError.write(Data("baton pair: \(failure)\n".utf8))
+            throw ExitCode.failure
+        }
+    }
+
+    /// On the loop until `body` ends; returns its failure.
+    private func onLoop(_ body: @escaping @MainActor () async -> String?) -> String? {
+        MainActor.assumeIsolated {
+            var failure: String?
+            Task { @MainActor in
+                failure = await body()
+                MainLoop.quit()
+            }
+            MainLoop.run()
+            return failure
+        }
+    }
+
+    private func openWindow() throws -> String? {
+        let directory = options.directory
+        let authority = try GroupAuthority.load(from: directory)
+        let address = try listen.map { try PeerAddress(parsing: $0, from: .argument("listen"), portZeroAllowed: true) }
+            ?? PeerAddress(host: "0.0.0.0", port: 0)
+        let typing = code, seconds = timeout, lifetime = Duration.seconds(timeout)
+        return onLoop {
+            let listener: PairingListener
+            do { listener = try PairingListener(host: address.host, port: address.port) } catch { return "\(error)" }
+            let window = PairingWindow(authority: authority, listener: listener, updating: [directory.deviceDirectory],
+                                       lifetime: lifetime, typing: typing) { request in
+                let from = request.peerHost.map { " from \(shown($0))" } ?? ""
+                // Whatever the newcomer says about who types (unauthenticated), the person here
+                // either types its code or compares this one: its flag changes only the words.
+                if typing {
+                    say("a new device\(from) wants to join group '\(shown(authority.name))'.")
+                    return await typeCode(request.code)
+                }
+                if request.newcomerTypes {
+                    say("a new device\(from) wants to join group '\(shown(authority.name))': code \(request.code) (type it on the new device)")
+                    return await TerminalAnswers.shared.confirm("Does the new device say 'code \(request.code) matches'? [y/N]")
+                }
+                say("a new device\(from) wants to join group '\(shown(authority.name))': code \(request.code)")
+                return await TerminalAnswers.shared.confirm("Does the new device show \(request.code)? [y/N]")
+            }
+            window.onEvent = { event in
+                switch event {
+                case .refused(let refusal): say("refused a new device: \(refusal)")
+                case .attemptFailed(let error, let left): say("pairing failed: \(error) (\(left) attempt\(left == 1 ? "" : "s") left)")
+                }
+            }
+            say("pairing window open on \(PeerAddress(host: address.host, port: listener.port)) for \(seconds) s")
+            // Beyond loopback the window is published, so the new device finds it without an address.
+            let advertisement = address.host.hasPrefix("127.") || address.host == "::1" ? nil : PairingAdvertisement(port: listener.port)
+            advertisement?.onPublished = { say("published as \($0) (\(PairingAdvertisement.serviceType)): `baton pair` on the new device finds it") }
+            advertisement?.onUnavailable = { say("not published through DNS-SD (\($0)): give the new device this machine's address and port") }
+            advertisement?.start()
+            defer { advertisement?.stop() }
+            switch await window.run() {
+            case .success(let name):
+                say("paired '\(shown(name))': it is a device of group '\(shown(authority.name))' now")
+                return nil
+            case .failure(let error):
+                return "\(error)"
+            }
+        }
+    }
+
+    /// The new device's agent, so it links with the group at once: started for the user's own
+    /// configuration (as an app starts it: `AgentAutostart`) unless one runs already or
+    /// `--no-agent`; for another folder (`--config`), only said how.
+    @MainActor
+    private func startAgent(deviceDirectory: URL) async {
+        guard !noAgent else { return }
+        guard options.config == nil else {
+            return say("start its agent with: batond --config \(shown(deviceDirectory.path))")
+        }
+        if ThroughAgent.runningAgent(nil) != nil {
+            return say("an agent (batond) already runs here: restart it to take the new identity")
+        }
+        do {
+            try await AgentAutostart.start(in: .standard())
+            say("started the agent (batond): it links with the group's devices now")
+        } catch {
+            say("could not start the agent (\(error)): start batond to link with the group's devices")
+        }
+    }
+
+    private func join() throws -> String? {
+        let directory = options.directory.deviceDirectory
+        let given = try address.map { try PeerAddress(parsing: $0, from: .argument("address")) }
+        let name = self.name ?? ProcessInfo.processInfo.hostName.split(separator: ".").first.map(String.init) ?? "device"
+        guard GroupAuthority.isAcceptableName(name) else { throw TrustError.invalidDeviceName(name) }
+        let replacing = force
+        if !replacing, (try? DeviceIdentity.load(from: directory)) != nil || FileManager.default.fileExists(atPath: directory.appendingPathComponent("key.pem").path) {
+            throw TrustError.identityExists(path: directory.path)
+        }
+        if ProcessInfo.processInfo.environment["SSLKEYLOGFILE"] != nil {
+            FileHandle.standardError.write(Data("baton pair: warning: SSLKEYLOGFILE is set: this session's secrets (the group's discovery key among them) are written to it\n".utf8))
+        }
+        let typing = code, lifetime = Duration.seconds(timeout)
+        return onLoop {
+            do {
+                let target: PeerAddress
+                if let given {
+                    target = given
+                } else {
+                    say("looking for a pairing window (\(PairingAdvertisement.serviceType))")
+                    let windows = try await PairingBrowser.find(within: .seconds(10)).get()
+                    guard windows.count == 1, let only = windows.first else {
+                        return windows.isEmpty
+                            ? "no pairing window found through DNS-SD within 10 s: open one with `baton pair --accept`, or give its HOST:PORT"
+                            : "several pairing windows are open (\(windows.map(\.description).joined(separator: ", "))): give one as HOST:PORT"
+                    }
+                    target = only
+                }
+                let newcomer = try PairingNewcomer(name: name)
+                say("pairing with \(target) as '\(shown(name))'")
+                let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime) { prompt in
+                    // The window's word on who types is unauthenticated: it changes only the words,
+                    // never whether the person here compares (or types) the code.
+                    if typing { return await typeCode(prompt.code) }
+                    if prompt.windowTypes {
+                        say("code \(prompt.code) (type it on the other device)")
+                        return await TerminalAnswers.shared.confirm("Does the other device say 'code \(prompt.code) matches'? [y/N]")
+                    }
+                    say("code \(prompt.code)")
+                    return await TerminalAnswers.shared.confirm("Does the other device show \(prompt.code)? [y/N]")
+                } save: { identity in
+                    if let movedAside = try identity.write(to: directory, replacingExisting: replacing) {
+                        say("moved the identity that was in \(shown(directory.path)) to \(shown(movedAside.path))")
+                    }
+                }
+                say("joined group '\(shown(identity.groupName))' as '\(shown(identity.name))'; identity written to \(shown(directory.path))")
+                await startAgent(deviceDirectory: directory)
+                return nil
+            } catch {
+                return "\(error)"
+            }
+        }
+    }
+}
+
+/// Asks the person to type the code the other device shows and compares it with `code` (this
+/// side's own code of the session); says whether it matched, so the other side's person,
+/// who compares, sees "code 123 456 matches" here.
+@MainActor
+func typeCode(_ code: PairingCode) async -> Bool {
+    var typed = await TerminalAnswers.shared.typed("Type the code the other device shows:")
+    // A slip (not six digits) is asked again, a few times: only a well-formed code decides.
+    for _ in 0..<5 where !typed.isEmpty && !PairingCode.isWellFormed(typed) {
+        typed = await TerminalAnswers.shared.typed("'\(shown(typed))' is not a six-digit code; type the code the other device shows:")
+    }
+    guard code.matches(typed: typed) else {
+        say("that is not the code of this session: someone may be in the middle")
+        return false
+    }
+    say("code \(code) matches")
+    return true
+}
+
+/// Prints `text` and flushes standard output at once: the other side's person, or a script,
+/// waits on each line.
+func say(_ text: String, terminator: String = "\n") {
+    print(text, terminator: terminator)
+    fflush(nil)
+}

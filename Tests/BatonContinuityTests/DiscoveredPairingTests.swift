@@ -1,0 +1,51 @@
+@testable import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// `baton pair` between two test hosts (network namespaces, each with its own avahi-daemon):
+/// the new device, given no address, finds the window through DNS-SD, whose record says
+/// nothing but `v=1`, and the record is withdrawn when the window closes.
+final class DiscoveredPairingTests: TestHostsOnlyTestCase {
+    func testANewDeviceFindsTheWindowThroughAvahiAndTheRecordSaysNothingAboutTheUser() throws {
+        let admin = config("admin").url.path, newcomer = root.appendingPathComponent("new").path
+        for command in [["group", "create", "Ada"], ["device", "add", "Laptop", "--install"]] {
+            let result = try runProduct("baton", command + ["--config", admin], timeout: 30)
+            XCTAssertEqual(result.status, 0, result.stderr)
+        }
+        let baton = productURL("baton").path
+        // Each host stays up after its command (its first process is the shell), so the record's
+        // withdrawal can be seen from the other.
+        let (a, b) = try TestHost.pair(["/bin/sh", "-c", "\"$0\" pair --accept --config \"$1\"; echo \"window ended $?\"; read -r end", baton, admin],
+                                       ["/bin/sh", "-c", "read -r go && \"$0\" pair --name Phone --config \"$1\"; echo \"newcomer ended $?\"; read -r end",
+                                        baton, newcomer])
+        hosts = [a, b]
+        let published = try XCTUnwrap(a.process.waitForLine(containing: "published as pair-"), a.process.output)
+        let instance = try XCTUnwrap(published.split(separator: " ").first { $0.hasPrefix("pair-") }.map(String.init))
+
+        // What anyone on the link sees of the window: a random name and `v=1`, nothing else.
+        let browse = try b.start(["/usr/bin/avahi-browse", "--resolve", "--parsable", "--no-db-lookup", PairingAdvertisement.serviceType])
+        defer { browse.terminate() }
+        let record = try XCTUnwrap(browse.waitForLine(containing: ";10.77.0.1;"), browse.output)
+        let fields = record.split(separator: ";", omittingEmptySubsequences: false)
+        XCTAssertEqual(fields.count, 10, record)
+        XCTAssertEqual(String(fields[3]), instance, record)
+        XCTAssertEqual(String(fields[9]), "\"v=1\"", "TXT v=1 only: \(record)")
+        for secret in ["Ada", "Laptop", "Phone"] { XCTAssertFalse(record.contains(secret), record) }
+
+        b.process.send("go")
+        let windowLine = a.process.waitForLine(containing: "wants to join")
+        let newcomerLine = b.process.waitForLine(containing: "code ")
+        XCTAssertNotNil(windowLine, a.process.output)
+        XCTAssertEqual(windowLine.map { String($0.suffix(7)) }, newcomerLine.map { String($0.suffix(7)) }, "\(a.process.output)\n\(b.process.output)")
+        XCTAssertTrue(b.process.output.contains("pairing with 10.77.0.1:"), b.process.output)
+        a.process.send("y")
+        b.process.send("y")
+        XCTAssertNotNil(b.process.waitForLine(containing: "joined group 'Ada' as 'Phone'"), b.process.output)
+        XCTAssertNotNil(a.process.waitForLine(containing: "paired 'Phone'"), a.process.output)
+        // Closed, the window is withdrawn.
+        XCTAssertNotNil(a.process.waitForLine(containing: "window ended 0"), a.process.output)
+        XCTAssertNotNil(b.process.waitForLine(containing: "newcomer ended 0"), b.process.output)
+        XCTAssertNotNil(browse.waitForLine(containing: "-;veth0;IPv4;\(instance);"), browse.output)
+    }
+}
