@@ -5,8 +5,9 @@ set -euo pipefail
 # Tests: openssl (a foreign TLS client); dbus-daemon, avahi-daemon, avahi-utils (avahi-browse),
 # iproute2 and util-linux (unshare, nsenter, setpriv) for the network-namespace test hosts;
 # systemd for systemd-socket-activate (the agent started by socket activation, as its user unit does).
+# Docs: python3 for the documentation coverage check (scripts/doc-coverage.py).
 packages=(pkg-config libglib2.0-dev glib-networking libavahi-client-dev libavahi-glib-dev libsoup-3.0-dev
-          openssl dbus-daemon avahi-daemon avahi-utils iproute2 util-linux systemd)
+          openssl dbus-daemon avahi-daemon avahi-utils iproute2 util-linux systemd python3)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -32,7 +32,7 @@ extension ApplicationDelegate {
     /// notice if nothing else handles the activity).
     public func application(_ application: Application, continue userActivity: UserActivity,
                             restorationHandler: @escaping ([any UserActivityRestoring]?) -> Void) -> Bool {
-        UnansweredContinuation.defaultRan = true
+        application.continuationReachedBottomDefault = true
         return false
     }
     /// Does nothing.
@@ -42,13 +42,11 @@ extension ApplicationDelegate {
     public func application(_ application: Application, didUpdate userActivity: UserActivity) {}
 }
 
-/// Whether the last `application(_:continue:restorationHandler:)` call reached the bottom
-/// default, that is, the delegate implements none of the three forms (or implements one with a
-/// signature that is none of them, so it is not the protocol's witness).
-@MainActor
+/// What the notice of an unhandled continuation says. Whether the last
+/// `application(_:continue:restorationHandler:)` call reached the bottom default (the delegate
+/// implements none of the three forms, or one whose signature is none of them, so it is not the
+/// protocol's witness) is `Application.continuationReachedBottomDefault`.
 enum UnansweredContinuation {
-    static var defaultRan = false
-
     /// The signatures that bind, for the notice.
     static let acceptedSignatures = """
         application(_ application: Application, continue userActivity: UserActivity, \

@@ -234,10 +234,10 @@ private final class PendingContinuation {
         let restore: @MainActor ([any UserActivityRestoring]) -> Void = { objects in
             for object in objects { object.restoreUserActivityState(activity) }
         }
-        UnansweredContinuation.defaultRan = false
+        app.continuationReachedBottomDefault = false
         let handled = app.delegate?.application(app, continue: activity, restorationHandler: restore) ?? false
-        let noFormImplemented = UnansweredContinuation.defaultRan
-        UnansweredContinuation.defaultRan = false
+        let noFormImplemented = app.continuationReachedBottomDefault
+        app.continuationReachedBottomDefault = false
         if handled {
             await whenContinued?()
         } else if let url = app.documentURL(ofContinued: activity) {

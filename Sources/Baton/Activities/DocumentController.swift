@@ -109,7 +109,10 @@ open class DocumentController {
 
     /// Opens the document at `url` and returns it, or throws why it could not: AppKit's
     /// pre-10.7 `openDocumentWithContentsOfURL:display:error:` in its Swift shape. It calls
-    /// `openDocument(withContentsOf:display:completionHandler:)`, so overrides of that apply.
+    /// `openDocument(withContentsOf:display:completionHandler:)`, so overrides of that apply —
+    /// provided an override calls its handler before it returns (as Baton's does); one that
+    /// calls it later makes this method throw `CocoaError(.fileReadUnknown)` though the
+    /// document still opens. Use the handler form in that case.
     @discardableResult
     public func openDocument(withContentsOf url: URL, display displayDocument: Bool) throws -> Document {
         var outcome: Result<Document, any Error> = .failure(CocoaError(.fileReadUnknown))

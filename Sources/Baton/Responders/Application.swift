@@ -61,6 +61,9 @@ open class Application: Responder {
     private var isTerminating = false
     /// False when the delegate refused to finish launching: no continuation is delivered.
     var acceptsContinuation = true
+    /// Set by the bottom default of `application(_:continue:restorationHandler:)` (no form was
+    /// implemented), for the notice of an unhandled continuation; reset around each call.
+    var continuationReachedBottomDefault = false
 
     /// Activities current on the user's other devices, as the continuity layer sees them.
     public var nearbyActivities: [NearbyActivity] { nearbyStore }

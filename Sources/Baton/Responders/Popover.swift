@@ -92,7 +92,7 @@ open class Popover: Responder {
     private func watchForInteractionElsewhere(positioningWindow: Window?) {
         guard behavior != .applicationDefined else { return }
         let center = NotificationCenter.default
-        observers.append(center.addObserver(forName: Window.didBecomeKeyNotification, object: nil, queue: nil) { [weak self] note in
+        observers.append(center.addObserver(forName: Window.didBecomeKeyNotification, object: nil, queue: nil) { [weak self, weak positioningWindow] note in
             nonisolated(unsafe) let object = note.object
             MainActor.assumeIsolated {
                 guard let self, let key = object as? Window, key !== self.window else { return }

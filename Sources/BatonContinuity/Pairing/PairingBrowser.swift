@@ -119,8 +119,10 @@ public final class PairingBrowser {
 
     private func resolved(_ resolver: OpaquePointer?, _ event: AvahiResolverEvent, address: UnsafePointer<AvahiAddress>?,
                           port: UInt16, txt: UnsafeMutablePointer<AvahiStringList>?) {
-        if let resolver, resolvers.remove(resolver) != nil {
-            // Freed from the loop, not inside its own callback.
+        // Freed from the loop, not inside its own callback. Once the search has ended, the
+        // resolver stays in `resolvers`: the clean-up `finish` queued frees it with the client
+        // (freed here as well, it would be freed twice).
+        if let resolver, waiter != nil, resolvers.remove(resolver) != nil {
             let pointer = SendableOpaque(resolver)
             MainLoop.idle { avahi_service_resolver_free(pointer.pointer) }
         }

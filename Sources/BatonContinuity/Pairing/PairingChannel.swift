@@ -13,9 +13,9 @@ import Foundation
 /// connection is shut down, and a frame's length is checked against its step's cap before its
 /// body is read.
 @MainActor
-public final class PairingChannel {
+final class PairingChannel {
     /// The ALPN protocol id of a pairing connection.
-    public nonisolated static let alpn = "baton-pair/1"
+    nonisolated static let alpn = "baton-pair/1"
     /// How long connecting and the TLS handshake may take.
     static let handshakeDeadline: Duration = .seconds(10)
 
@@ -28,7 +28,7 @@ public final class PairingChannel {
     /// The key the peer proved it holds in the handshake.
     let peerKey: P256.Signing.PublicKey
     /// The peer's IP address, as the socket sees it.
-    public let peerHost: String?
+    let peerHost: String?
     /// A listener's wait for this connection to say hello (its deadline), if accepted.
     let pending: PendingConnection?
     /// Every byte this side writes to the connection, for the tests' check that no private
@@ -229,7 +229,7 @@ public final class PairingChannel {
     }
 
     /// Closes the connection (the TLS close is sent in the background; nothing waits on the peer).
-    public func close() {
+    func close() {
         guard !isClosed else { return }
         isClosed = true
         let output = g_io_stream_get_output_stream(stream)
@@ -237,7 +237,7 @@ public final class PairingChannel {
     }
 
     /// Shuts the TCP connection down both ways: reads and writes waiting on it fail now.
-    public func abort() {
+    func abort() {
         if let base = baton_tls_base_socket(stream) { g_socket_shutdown(base.assumingMemoryBound(to: GSocket.self), 1, 1, nil) }
         pending?.drop()
     }

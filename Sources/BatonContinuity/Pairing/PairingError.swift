@@ -31,7 +31,8 @@ public enum PairingError: Error, Sendable, CustomStringConvertible {
     case declinedThere(reason: String)
     /// What the authority granted was refused here; nothing was written.
     case grantRefused(TrustError)
-    /// The authority could not issue the device (`reason`); nothing was sent.
+    /// The authority could not issue the device (`reason`); nothing was issued, and the new
+    /// device was told so in fixed words (never `reason`, which may name local files).
     case cannotIssue(reason: String)
     /// The device `name` was issued (it is in the group's roster), but the new device did not
     /// confirm it saved its identity (`reason`: it could not, or the grant or its answer was

@@ -10,7 +10,8 @@ import Foundation
 /// bounded instead: each connection has `helloDeadline` from accept to its first message (its
 /// TLS handshake included; the caller ends the wait with `PairingChannel`'s hello); at most
 /// `maximumWaiting` connections wait at once, `maximumWaitingPerAddress` from one IP address,
-/// a new one past either cap shutting the oldest down; a connection's handshake starts in a
+/// a new one past either cap shutting down the oldest one still without its ClientHello (else
+/// the oldest); a connection's handshake starts in a
 /// GIO worker thread only once its whole ClientHello has arrived. Connections that fail before
 /// their hello are dropped and only counted (`failedConnections`).
 @MainActor
@@ -24,7 +25,7 @@ public final class PairingListener {
     /// How many of those may come from one IP address.
     public var maximumWaitingPerAddress = 2
     /// How many connections failed before their first message (garbage, no certificate, late).
-    public private(set) var failedConnections = 0
+    private(set) var failedConnections = 0
     /// How many channels wait to be taken at most; more are closed.
     static let maximumReady = 4
 
@@ -85,7 +86,7 @@ public final class PairingListener {
 
     /// The next connection whose TLS handshake succeeded (its hello deadline still running);
     /// nil once the listener is closed. One caller at a time.
-    public func accept() async -> PairingChannel? {
+    func accept() async -> PairingChannel? {
         startWatching()
         if !ready.isEmpty { return ready.removeFirst() }
         if closed { return nil }

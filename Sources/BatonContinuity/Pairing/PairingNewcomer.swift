@@ -91,13 +91,20 @@ public final class PairingNewcomer {
         }
         guard case .grant(let ok, let bytes, let reason) = try answer.get() else { throw .malformedMessage(step: "grant") }
         guard ok else { throw .declinedThere(reason: reason) }
+        // The grant is checked, then saved: a grant that does not fit is refused; one that fits
+        // but cannot be written is "issued, not saved" (the window has added the device by now).
+        // The window gets fixed words either way; the detail (paths) stays here.
         let identity: DeviceIdentity
         do {
             identity = try DeviceGrant(serialized: bytes).identity(privateKey: certificate.key, expectedName: name)
+        } catch {
+            try? await channel.send(.saved(ok: false, reason: "the grant was refused"))
+            throw .grantRefused(error as? TrustError ?? .grantRefused(reason: "\(error)"))
+        }
+        do {
             try save(identity)
         } catch {
-            try? await channel.send(.saved(ok: false, reason: "\(error)"))
-            if let trust = error as? TrustError { throw .grantRefused(trust) }
+            try? await channel.send(.saved(ok: false, reason: "the new device could not save its identity"))
             throw .notSaved(name: name, reason: "\(error)")
         }
         try? await channel.send(.saved(ok: true, reason: ""))

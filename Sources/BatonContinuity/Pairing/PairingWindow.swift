@@ -35,7 +35,8 @@ public final class PairingWindow {
     public enum Event: Sendable {
         /// A newcomer was turned away before any code (`refusal`); that uses no attempt.
         case refused(PairingRefusal)
-        /// A session that reached the code failed; `attemptsLeft` remain.
+        /// A session failed; `attemptsLeft` remain (it used an attempt only if this side's person
+        /// had been asked about the code).
         case attemptFailed(PairingError, attemptsLeft: Int)
     }
 

@@ -62,7 +62,11 @@ public struct DeviceGrant: Sendable {
             throw TrustError.grantRefused(reason: "a certificate in it does not parse")
         }
         revocationData = list
-        discoveryKey = key.isEmpty ? nil : try DiscoveryKey(bytes: key)
+        do {
+            discoveryKey = key.isEmpty ? nil : try DiscoveryKey(bytes: key)
+        } catch {
+            throw TrustError.grantRefused(reason: "its discovery key is not 32 bytes (\(key.count))")
+        }
     }
 
     /// The identity this grant makes with `privateKey`, the device's own key, after the checks

@@ -128,7 +128,8 @@ public struct GroupAuthority: Sendable {
 
     /// Refuses `name` for a new device unless it is acceptable (`isAcceptableName`) and no
     /// device of the roster (revoked ones included) bears it: `TrustError.invalidDeviceName`
-    /// or `TrustError.deviceExists`. Pairing asks it before any code is shown.
+    /// or `TrustError.deviceExists`. Pairing asks it once both people have confirmed the code
+    /// (the name travels with the new device's "yes"), before the device is issued.
     public func checkNewDeviceName(_ name: String) throws {
         guard GroupAuthority.isAcceptableName(name) else { throw TrustError.invalidDeviceName(name) }
         guard !(try loadRoster()).devices.contains(where: { $0.name == name }) else { throw TrustError.deviceExists(name) }
