@@ -98,7 +98,7 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
             (readStart, readEnd) = (0, readEnd - readStart)
         }
         let input = SendableHandle(OpaquePointer(g_io_stream_get_input_stream(stream)))
-        let space = SendableRaw(buffer + readEnd), count = Self.bufferSize - readEnd
+        let space = SendableRawPointer(buffer + readEnd), count = Self.bufferSize - readEnd
         let n: Int = try await GIOAsync.call { cancellable, callback, userData in
             g_input_stream_read_async(UnsafeMutablePointer(input.pointer), space.pointer, gsize(count), G_PRIORITY_DEFAULT,
                                       cancellable, callback, userData)
@@ -156,7 +156,7 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     @MainActor
     private func writeAll(_ bytes: UnsafeMutableRawPointer, count: Int) async throws {
         let output = SendableHandle(OpaquePointer(g_io_stream_get_output_stream(stream)))
-        let source = SendableRaw(bytes)
+        let source = SendableRawPointer(bytes)
         _ = try await GIOAsync.call { cancellable, callback, userData in
             g_output_stream_write_all_async(UnsafeMutablePointer(output.pointer), source.pointer, gsize(count), G_PRIORITY_DEFAULT,
                                             cancellable, callback, userData)
@@ -183,10 +183,4 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
         g_socket_shutdown(socket, 1, 1, nil)
         g_socket_close(socket, nil)
     }
-}
-
-/// A raw buffer pointer handed to GIO across an `await`; its owner keeps the memory alive.
-struct SendableRaw: @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer
-    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
 }

@@ -114,27 +114,3 @@ final class StreamChannel: ContinuationStreamChannel {
         }
     }
 }
-
-/// A heap buffer that grows to the largest read asked of it and is kept for the next one.
-struct ReadBuffer: ~Copyable {
-    private var pointer: UnsafeMutableRawPointer?
-    private var capacity = 0
-
-    /// At least `count` writable bytes (the contents are not kept when it grows).
-    mutating func reserve(_ count: Int) -> UnsafeMutableRawPointer {
-        if let pointer, capacity >= count { return pointer }
-        pointer?.deallocate()
-        let fresh = UnsafeMutableRawPointer.allocate(byteCount: count, alignment: 16)
-        (pointer, capacity) = (fresh, count)
-        return fresh
-    }
-
-    deinit { pointer?.deallocate() }
-}
-
-/// A raw buffer pointer handed across an `await` to GIO (which writes into it until its call
-/// finishes); its owner keeps it alive.
-struct SendableRawPointer: @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer
-    init(_ pointer: UnsafeMutableRawPointer) { self.pointer = pointer }
-}
