@@ -117,12 +117,9 @@ public final class PairingListener {
             }
             let connection = SendablePointer(g_socket_connection_factory_create_connection(client)!)
             let host = SecureChannel.remoteHost(connection.pointer) ?? "?"
-            let fromHost = waiting.filter { $0.host == host }
-            // As the device listener: the oldest still without its ClientHello goes first, so a
-            // stranger's silent connections cannot push out a newcomer in its handshake.
-            let victim = { (connections: [PendingConnection]) in connections.first { !$0.sentClientHello } ?? connections.first }
-            if fromHost.count >= maximumWaitingPerAddress { victim(fromHost)?.drop() }
-            while waiting.count >= maximumWaiting, let dropped = victim(waiting) { dropped.drop() }
+            // The device listener's rule: a stranger's silent connections cannot push out a
+            // newcomer in its handshake.
+            PendingConnection.makeRoom(in: waiting, for: host, perAddress: maximumWaitingPerAddress, total: maximumWaiting)
             let pending = PendingConnection(socket: client, host: host, deadline: helloDeadline) { [weak self] ended in
                 self?.waiting.removeAll { $0 === ended }
             }

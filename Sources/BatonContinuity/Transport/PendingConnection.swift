@@ -68,3 +68,24 @@ final class PendingConnection {
 private final class WeakPending {
     weak var connection: PendingConnection?
 }
+
+extension PendingConnection {
+    /// Makes room in `waiting` (oldest first) for one more connection from `host`: past
+    /// `perAddress` from that host, or `total` in all, the oldest still without its ClientHello
+    /// is dropped first (else the oldest), so silent connections cannot push out a peer in its
+    /// handshake. The one rule of every listener (devices, pairing windows).
+    static func makeRoom(in waiting: [PendingConnection], for host: String, perAddress: Int, total: Int) {
+        let fromHost = waiting.filter { $0.host == host }
+        if fromHost.count >= perAddress { victim(among: fromHost)?.drop() }
+        var remaining = waiting.filter { $0.isWaiting }
+        while remaining.count >= total, let victim = victim(among: remaining) {
+            victim.drop()
+            remaining.removeAll { $0 === victim }
+        }
+    }
+
+    /// The oldest of `connections` (oldest first) still waiting for its ClientHello, else the oldest.
+    private static func victim(among connections: [PendingConnection]) -> PendingConnection? {
+        connections.first { !$0.sentClientHello } ?? connections.first
+    }
+}

@@ -279,14 +279,8 @@ public final class SecureListener {
     /// already closed without authenticating it, which holds its place until its deadline, so
     /// it must not outrank a handshake that is still running.)
     private func makeRoom(for host: String) {
-        let fromHost = waiting.filter { $0.host == host }
-        if fromHost.count >= maximumUnauthenticatedPerAddress { Self.victim(among: fromHost)?.drop() }
-        while waiting.count >= maximumUnauthenticated, let victim = Self.victim(among: waiting) { victim.drop() }
-    }
-
-    /// The oldest of `connections` (oldest first) still waiting for its ClientHello, else the oldest.
-    private static func victim(among connections: [PendingConnection]) -> PendingConnection? {
-        connections.first { !$0.sentClientHello } ?? connections.first
+        PendingConnection.makeRoom(in: waiting, for: host, perAddress: maximumUnauthenticatedPerAddress,
+                                   total: maximumUnauthenticated)
     }
 
     private func deliver(_ outcome: Result<SecureChannel, TransportError>) {
