@@ -70,11 +70,8 @@ public final class ContinueNotifier {
     private let onContinue: Continue
     private let log = Logger(label: "baton")
 
-    private var connection: BusConnection?
-    private var watch: guint = 0
-    private var subscription: guint = 0
+    private var link: NotificationServerLink?
     private var running = false
-    private var connecting: Task<Void, Never>?
     private var saidNoServer = false
     private var saidFailures: Set<String> = []
 
@@ -151,44 +148,29 @@ public final class ContinueNotifier {
             return
         }
         status = .connecting
-        let timeout = callTimeout
-        connecting = Task { [weak self] in
-            let attempt = Task { try await BusConnection.open(address) }
-            let deadline = MainLoop.after(timeout) { attempt.cancel() }
-            defer { deadline.cancel() }
-            do {
-                let opened = try await attempt.value
-                guard let self, self.running else { return opened.close() }
-                self.attach(opened)
-            } catch {
-                self?.status = .off
-                self?.log.info("cannot reach the session bus (\(error is CancellationError ? "no answer in \(timeout)" : "\(error)")): no Continue notifications")
+        let link = NotificationServerLink(address: address, callTimeout: callTimeout) { [weak self] event in
+            guard let self else { return }
+            switch event {
+            case .connected: self.status = .noServer
+            case .unreachable(let reason):
+                self.status = .off
+                self.log.info("cannot reach the session bus (\(reason)): no Continue notifications")
+            case .appeared: self.serverAppeared()
+            case .vanished: self.serverVanished()
+            case .signal(let member, let parameters): self.signal(member, parameters)
             }
         }
+        self.link = link
+        link.start()
     }
 
     /// Withdraws every notification posted, stops watching, and closes the bus connection.
     public func stop() {
         guard running else { return }
         running = false
-        connecting?.cancel()
-        connecting = nil
-        if let connection {
-            if subscription != 0 { g_dbus_connection_signal_unsubscribe(connection.pointer, subscription) }
-            if watch != 0 { g_bus_unwatch_name(watch) }
-            // Withdrawn before the connection closes, each call bounded as every other.
-            let shown = status == .posting ? entries.values.map(\.id).filter { $0 != 0 } : []
-            let timeout = callTimeout
-            Task {
-                for id in shown {
-                    _ = await connection.call("CloseNotification", NotifyParameters(closing: id), replyType: "()", timeout: timeout)
-                }
-                connection.close()
-            }
-        }
-        subscription = 0
-        watch = 0
-        connection = nil
+        // Withdrawn before the connection closes, each call bounded as every other.
+        link?.stop(withdrawing: status == .posting ? entries.values.map(\.id).filter { $0 != 0 } : [])
+        link = nil
         status = .off
         generation += 1
         desired = [:]
@@ -211,21 +193,7 @@ public final class ContinueNotifier {
 
     // MARK: Bus
 
-    private func attach(_ opened: BusConnection) {
-        connection = opened
-        status = .noServer
-        let box = NotifierBox(self)
-        MainLoop.withThreadDefaultContext {
-            subscription = g_dbus_connection_signal_subscribe(
-                opened.pointer, Self.busName, Self.interfaceName, nil, Self.objectPath, nil, G_DBUS_SIGNAL_FLAGS_NONE,
-                notifierSignalTrampoline, box.retainedOpaque(), CallbackBox.destroyNotify)
-            watch = g_bus_watch_name_on_connection(opened.pointer, Self.busName, G_BUS_NAME_WATCHER_FLAGS_NONE,
-                                                   notifierAppearedTrampoline, notifierVanishedTrampoline,
-                                                   box.retainedOpaque(), CallbackBox.destroyNotify)
-        }
-    }
-
-    fileprivate func serverAppeared() {
+    private func serverAppeared() {
         generation += 1
         entries = [:]
         tokens = [:]
@@ -235,7 +203,7 @@ public final class ContinueNotifier {
         for device in desired.keys { sync(device) }
     }
 
-    fileprivate func serverVanished() {
+    private func serverVanished() {
         generation += 1
         entries = [:]
         tokens = [:]
@@ -247,7 +215,7 @@ public final class ContinueNotifier {
         }
     }
 
-    fileprivate func signal(_ member: String, _ parameters: Variant?) {
+    private func signal(_ member: String, _ parameters: Variant?) {
         guard case .tuple(let items)? = parameters, items.count == 2, case .uint32(let id) = items[0], id != 0 else { return }
         guard let device = entries.first(where: { $0.value.id == id })?.key else {
             // Perhaps about a notification whose Notify reply is still on its way to us.
@@ -274,7 +242,7 @@ public final class ContinueNotifier {
 
     /// Brings what the server shows for `device` one step toward `desired[device]`.
     private func sync(_ device: String) {
-        guard hasServer, let connection else { return }
+        guard hasServer, let connection = link?.connection else { return }
         let entry = entries[device] ?? Entry()
         guard !entry.busy else { return }
         let wanted = desired[device]
@@ -345,118 +313,4 @@ public final class ContinueNotifier {
     private func closeParameters(_ id: UInt32) -> NotifyParameters {
         NotifyParameters(closing: id)
     }
-}
-
-/// The arguments of one call, turned into a GVariant only when the call is made.
-struct NotifyParameters: Sendable {
-    var replacesID: UInt32 = 0
-    var summary = ""
-    var body = ""
-    var actions: [String] = []
-    var closing: UInt32?
-
-    init(replacesID: UInt32, summary: String, body: String, actions: [String]) {
-        self.replacesID = replacesID
-        self.summary = summary
-        self.body = body
-        self.actions = actions
-    }
-
-    init(closing id: UInt32) { closing = id }
-
-    /// A new floating GVariant: `(u)` for CloseNotification, `(susssasa{sv}i)` for Notify.
-    func makeGVariant() -> OpaquePointer {
-        if let closing {
-            var child: OpaquePointer? = g_variant_new_uint32(closing)
-            return g_variant_new_tuple(&child, 1)
-        }
-        let strings = actions.map { strdup($0) }
-        defer { strings.forEach { free($0) } }
-        let actionsVariant = strings.map { UnsafePointer($0) }.withUnsafeBufferPointer {
-            g_variant_new_strv($0.baseAddress, gssize($0.count))
-        }
-        let hints = "{sv}".withCString { g_variant_new_array(baton_variant_type($0), nil, 0) }
-        var children: [OpaquePointer?] = [g_variant_new_string("Baton"), g_variant_new_uint32(replacesID), g_variant_new_string(""),
-                                          g_variant_new_string(summary), g_variant_new_string(body), actionsVariant, hints,
-                                          g_variant_new_int32(-1)]
-        return g_variant_new_tuple(&children, gsize(children.count))
-    }
-}
-
-/// A bus connection owned from Swift: made for an address (a message bus), closed once.
-final class BusConnection: @unchecked Sendable {
-    let pointer: OpaquePointer
-
-    private init(_ pointer: OpaquePointer) { self.pointer = pointer }
-
-    deinit { g_object_unref(UnsafeMutableRawPointer(pointer)) }
-
-    /// Connects to the message bus at `address` (on the app's loop).
-    @MainActor
-    static func open(_ address: String) async throws -> BusConnection {
-        try await GIOAsync.call { cancellable, callback, userData in
-            g_dbus_connection_new_for_address(address, GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT.rawValue
-                                                                              | G_DBUS_CONNECTION_FLAGS_MESSAGE_BUS_CONNECTION.rawValue),
-                                              nil, cancellable, callback, userData)
-        } finish: { result, error in
-            g_dbus_connection_new_for_address_finish(result, error).map(BusConnection.init)
-        }
-    }
-
-    /// Calls `method` of the notification server; the reply read as a `Variant`, or why not.
-    @MainActor
-    func call(_ method: String, _ parameters: NotifyParameters?, replyType: String, timeout: Duration) async -> Result<Variant, GLibError> {
-        let milliseconds = gint(clamping: timeout.components.seconds * 1000 + timeout.components.attoseconds / 1_000_000_000_000_000)
-        do {
-            return .success(try await GIOAsync.call { cancellable, callback, userData in
-                replyType.withCString { type in
-                    g_dbus_connection_call(pointer, ContinueNotifier.busName, ContinueNotifier.objectPath, ContinueNotifier.interfaceName,
-                                           method, parameters?.makeGVariant(), baton_variant_type(type), G_DBUS_CALL_FLAGS_NONE,
-                                           milliseconds, cancellable, callback, userData)
-                }
-            } finish: { result, error in
-                guard let reply = g_dbus_connection_call_finish(self.pointer, result, error) else { return nil }
-                defer { g_variant_unref(reply) }
-                return try? Variant(reading: reply)
-            })
-        } catch let error as GLibError {
-            return .failure(error)
-        } catch {
-            return .failure(GLibError(domain: "baton", code: 0, message: "\(error)"))
-        }
-    }
-
-    /// Closes the connection once what was queued is written.
-    func close() {
-        g_dbus_connection_close(pointer, nil, nil, nil)
-    }
-}
-
-/// The notifier behind the bus's callbacks, held weakly (the notifier owns the subscriptions).
-private final class NotifierBox: CallbackBox, @unchecked Sendable {
-    weak var notifier: ContinueNotifier?
-    init(_ notifier: ContinueNotifier) { self.notifier = notifier }
-}
-
-private let notifierSignalTrampoline: GDBusSignalCallback = { _, _, _, _, member, parameters, userData in
-    guard let userData, let member else { return }
-    MainThreadRules.requireLoopThread("a notification server's signal")
-    let box = NotifierBox.borrow(userData)
-    let name = String(cString: member)
-    let value = parameters.flatMap { try? Variant(reading: $0) }
-    MainActor.assumeIsolated { box.notifier?.signal(name, value) }
-}
-
-private let notifierAppearedTrampoline: GBusNameAppearedCallback = { _, _, _, userData in
-    guard let userData else { return }
-    MainThreadRules.requireLoopThread("a bus name's owner")
-    let box = NotifierBox.borrow(userData)
-    MainActor.assumeIsolated { box.notifier?.serverAppeared() }
-}
-
-private let notifierVanishedTrampoline: GBusNameVanishedCallback = { _, _, userData in
-    guard let userData else { return }
-    MainThreadRules.requireLoopThread("a bus name's owner")
-    let box = NotifierBox.borrow(userData)
-    MainActor.assumeIsolated { box.notifier?.serverVanished() }
 }
