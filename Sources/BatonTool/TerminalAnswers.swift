@@ -17,7 +17,9 @@ final class TerminalAnswers {
     private var buffer = Data()
     private var ended = false
     private var source: LoopSource?
-    private var waiter: CheckedContinuation<String?, Never>?
+    private var waiter: (id: UInt64, continuation: CheckedContinuation<String?, Never>)?
+    /// Numbers the questions, so a cancelled one ends only itself.
+    private var questionCount: UInt64 = 0
 
     /// Discards, on a terminal, what was typed and not yet read: call before printing a question.
     func discardTypedAhead() {
@@ -35,23 +37,29 @@ final class TerminalAnswers {
             return String(decoding: buffer[..<newline].prefix(Self.maximumLine), as: UTF8.self)
         }
         guard !ended else { return nil }
+        questionCount += 1
+        let id = questionCount
         return await withTaskCancellationHandler {
             await withCheckedContinuation { continuation in
-                waiter = continuation
+                waiter = (id, continuation)
                 watch()
             }
         } onCancel: {
-            Task { @MainActor in TerminalAnswers.shared.answer(nil) }
+            Task { @MainActor in TerminalAnswers.shared.answer(nil, only: id) }
         }
     }
 
     /// Asks `question` (printed without a newline) and returns whether the answer is yes.
-    func confirm(_ question: String) async -> Bool {
+    func confirm(_ question: String) async -> Bool { await yesOrNo(question) ?? false }
+
+    /// Asks `question` (printed without a newline): true for yes, false for any other line,
+    /// nil at the end of input or when cancelled (no answer).
+    func yesOrNo(_ question: String) async -> Bool? {
         discardTypedAhead()
         say(question, terminator: " ")
         let line = await self.line()
         if isatty(0) == 0 { say("") }  // no terminal echoed the answer's newline
-        guard let answer = line?.trimmingCharacters(in: .whitespaces).lowercased() else { return false }
+        guard let answer = line?.trimmingCharacters(in: .whitespaces).lowercased() else { return nil }
         return answer == "y" || answer == "yes"
     }
 
@@ -93,9 +101,10 @@ final class TerminalAnswers {
         }
     }
 
-    private func answer(_ line: String?) {
-        let waiter = self.waiter
+    /// Answers the question waiting (only question `id`, if given) with `line`.
+    private func answer(_ line: String?, only id: UInt64? = nil) {
+        guard let waiter, id == nil || waiter.id == id else { return }
         self.waiter = nil
-        waiter?.resume(returning: line)
+        waiter.continuation.resume(returning: line)
     }
 }

@@ -66,6 +66,8 @@ public final class PairingWindow {
     private var issued: String?
     private var finished: CheckedContinuation<Void, Never>?
     private var deadline: LoopSource?
+    /// The wait of a newcomer for the attempt spacing, cancelled when the window closes.
+    private var spacing: Task<Void, Never>?
 
     /// A window on `listener` for `authority`. `confirm` asks the person here and returns true
     /// only if that person confirmed this session's code: typed the code the newcomer shows
@@ -113,6 +115,7 @@ public final class PairingWindow {
         }
         deadline?.cancel()
         deadline = nil
+        spacing?.cancel()
         listener.close()
         if let session {
             session.channel.abort()
@@ -142,7 +145,12 @@ public final class PairingWindow {
         // Attempts are spaced: a newcomer right after another waits out the rest of the spacing.
         if let last = lastSessionEnd, ContinuousClock.now - last < attemptSpacing {
             starting = true
-            try? await Task.sleep(for: attemptSpacing - (ContinuousClock.now - last))
+            // A timer that ends with the window (`finish` cancels it).
+            let rest = attemptSpacing - (ContinuousClock.now - last)
+            let wait = Task { _ = try? await Task.sleep(for: rest) }
+            spacing = wait
+            await wait.value
+            spacing = nil
             starting = false
             guard outcome == nil else {
                 try? await channel.send(.commit(refusal: .closing, commitment: Data(), reason: "", typing: typing))
