@@ -2,14 +2,18 @@
 // for all of the user's Baton apps, which join it over a Unix socket.
 //
 //     batond [--config DIR | --device DIR] [--listen [HOST:]PORT] [--peer HOST:PORT]…
-//            [--socket PATH] [--no-notifications] [--ready-fd FD]
+//            [--socket PATH] [--authority DIR] [--no-notifications] [--ready-fd FD]
 //
 // --config/--device: the device's identity directory (default: $XDG_CONFIG_HOME/baton/device);
 // --listen: where the device listens (default: `Listen=` in agent.conf, else 127.0.0.1:0);
 // --peer: static peers (also those of $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers);
 // --socket: the agent's socket (default $BATON_AGENT_SOCKET, else
 // $XDG_RUNTIME_DIR/baton/agent.socket; systemd's when socket-activated);
-// --no-notifications: no desktop notifications (also `Notifications=false` in agent.conf);
+// --authority: the configuration folder whose group/ holds the group's authority, for pairing
+// windows (`baton pair --accept` through the agent; default: `Authority=` in agent.conf, else
+// the folder holding the device's identity folder);
+// --no-notifications: no desktop notifications, of nearby activities or pairing requests (also
+// `Notifications=false` in agent.conf);
 // --ready-fd: write one byte there once listening (how an app that started it knows).
 // Prints one line saying where the device listens and where the agent's socket is. A second
 // agent for the same socket says so and exits with status 3. SIGTERM and SIGINT stop it.
@@ -33,7 +37,7 @@ func value(after option: String, in arguments: [String]) -> String? {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") {
-    print("usage: batond [--config DIR] [--listen [HOST:]PORT] [--peer HOST:PORT]… [--socket PATH] [--no-notifications] [--ready-fd FD]")
+    print("usage: batond [--config DIR] [--listen [HOST:]PORT] [--peer HOST:PORT]… [--socket PATH] [--authority DIR] [--no-notifications] [--ready-fd FD]")
     exit(0)
 }
 let directory = (value(after: "--config", in: arguments) ?? value(after: "--device", in: arguments))
@@ -99,6 +103,13 @@ MainActor.assumeIsolated {
     }
     agent.onNearbyChanged = { [weak notifier] in notifier?.update($0) }
     notifier.start()
+    // Pairing windows for the group whose authority is here, if any (read when one opens);
+    // their requests are also shown as notifications on a desktop.
+    let authorityFolder = (value(after: "--authority", in: arguments) ?? settings.authority).map { ConfigDirectory(url: URL(fileURLWithPath: $0)) }
+        ?? ConfigDirectory(url: directory.standardizedFileURL.deletingLastPathComponent())
+    let pairingNotifier = PairingNotifier(enabled: notifier.isEnabled)
+    agent.enablePairing(authorityFolder: authorityFolder, notifier: pairingNotifier)
+    pairingNotifier.start()
 
     let listening = PeerAddress(host: configuration.listen.host, port: agent.node.port ?? 0)
     let origin = host.origin == .systemd ? " (from systemd)" : ""
@@ -108,6 +119,7 @@ MainActor.assumeIsolated {
     MainLoop.run()
     for id in signals { g_source_remove(id) }
     notifier.stop()
+    pairingNotifier.stop()
     server.stop()
     agent.stop()
     host.stop()

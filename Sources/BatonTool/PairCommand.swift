@@ -21,7 +21,9 @@ struct PairCommand: ParsableCommand {
             written on either side before both confirm; then the new device gets a certificate for its own \
             key, the group's certificate, list and discovery key, and writes its identity to \
             $XDG_CONFIG_HOME/baton/device (or --config DIR/device). Answers are read from standard input, \
-            so two servers can pair over SSH.
+            so two servers can pair over SSH. Where this user's agent (batond) runs, `baton pair --accept` \
+            opens the window in the agent instead: each request is then also shown as a desktop notification \
+            with Accept and Decline, and the first answer, there or here, counts (--no-agent: in this process).
             """)
     @Argument(help: "The pairing window's address, HOST:PORT (on the new device; default: the one found through DNS-SD).")
     var address: String?
@@ -31,7 +33,9 @@ struct PairCommand: ParsableCommand {
     @Flag(name: .long, help: "Type the code the other device shows instead of comparing it.") var code = false
     @Option(name: .long, help: "Seconds the window stays open, or the pairing may take (default 120).") var timeout: Int = 120
     @Flag(name: .long, help: "On the new device: replace an identity already there, moving its files aside.") var force = false
-    @Flag(name: .customLong("no-agent"), help: "On the new device: do not start the agent (batond) after joining.") var noAgent = false
+    @Flag(name: .customLong("no-agent"), help: "On the new device: do not start the agent (batond) after joining. With --accept: open the window in this process, not in the agent.") var noAgent = false
+    @Option(name: .long, help: "With --accept: the agent's socket (default: $BATON_AGENT_SOCKET, else $XDG_RUNTIME_DIR/baton/agent.socket; used when no --config is given).")
+    var agent: String?
     @OptionGroup var options: ConfigOption
 
     func validate() throws {
@@ -49,7 +53,7 @@ struct PairCommand: ParsableCommand {
     }
 
     func run() throws {
-        let failure = accept ? try openWindow() : try join()
+        let failure = accept ? try openWindowThroughAgent() ?? openWindow() : try join()
         if let failure {
             FileHandle.standardError.write(Data("baton pair: \(failure)\n".utf8))
             throw ExitCode.failure
@@ -67,6 +71,18 @@ struct PairCommand: ParsableCommand {
             MainLoop.run()
             return failure
         }
+    }
+
+    /// The window opened in the agent that runs for this device, if one does (and neither
+    /// `--no-agent` nor `--code`: a notification cannot type); nil to open it here. The
+    /// user's own agent serves only the user's own configuration: with `--config`, only the
+    /// agent named by `--agent`. Returns `.some(failure)` (nil: paired) when the agent ran it.
+    private func openWindowThroughAgent() throws -> String?? {
+        guard !noAgent, !code, options.config == nil || agent != nil, let socket = ThroughAgent.runningAgent(agent) else { return nil }
+        let address = try listen.map { try PeerAddress(parsing: $0, from: .argument("listen"), portZeroAllowed: true) }
+            ?? PeerAddress(host: "0.0.0.0", port: 0)
+        let seconds = timeout
+        return .some(ThroughAgent.run({ PairThroughAgent(connection: $0, seconds: seconds, listen: address) }, socket: socket))
     }
 
     private func openWindow() throws -> String? {

@@ -40,8 +40,13 @@ public final class Agent {
     /// Called with the peers' activities each time they change (the agent's notifications).
     public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
 
+    /// Pairing windows, once enabled (`enablePairing`): nil on a device that opens none.
+    public private(set) var pairing: AgentPairing?
+    private let identityDirectory: URL?
+
     /// An agent for the device `identity` (see `ContinuityNode.init`).
     public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
+        self.identityDirectory = identityDirectory
         node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps)
         apps.streamsArrived = { [weak self] app, id, channel in self?.streamsArrived(app, id, channel) }
         apps.nearbyChanged = { [weak self] activities in self?.onNearbyChanged?(activities) }
@@ -52,8 +57,20 @@ public final class Agent {
         try node.start(host: host, port: port, discovery: discovery)
     }
 
+    /// Lets this agent open pairing windows for the group whose authority is in
+    /// `authorityFolder` (read when a window opens), answered by the app that opens one and by
+    /// `notifier`'s desktop notifications, if given (`AgentPairing`). Returns the pairing.
+    @discardableResult
+    public func enablePairing(authorityFolder: ConfigDirectory, notifier: PairingNotifier? = nil) -> AgentPairing {
+        let pairing = AgentPairing(authorityFolder: authorityFolder, node: node, identityDirectory: identityDirectory)
+        pairing.notifier = notifier
+        self.pairing = pairing
+        return pairing
+    }
+
     /// Stops the device and drops every app.
     public func stop() {
+        pairing?.stop()
         for app in apps.apps.values {
             apps.remove(app)
             app.bus.close()
@@ -89,6 +106,7 @@ public final class Agent {
         app.bus.onClosed { [weak self, weak app] in
             guard let self, let app else { return }
             self.apps.remove(app)
+            self.pairing?.openerLeft(ObjectIdentifier(app))
             app.bus.close()  // says why, when a message past the caps closed it
         }
         app.joinDeadline = MainLoop.after(joinDeadline) { [weak self, weak app] in
@@ -156,6 +174,8 @@ public final class Agent {
             }
         case "GetNearby":
             call.reply([AgentInterface.encode(apps.nearby)])
+        case "OpenPairingWindow", "AnswerPairing", "ClosePairingWindow":
+            answerPairing(call, from: app)
         case "ContinueNearby":
             guard args.count == 3, case .string(let device) = args[0], case .uint64(let sequence) = args[1],
                   case .string(let token) = args[2] else { return call.fail(AgentInterface.ErrorName.refused, "bad arguments") }
@@ -190,6 +210,39 @@ public final class Agent {
             }
         default:
             call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
+        }
+    }
+
+    /// `OpenPairingWindow(u seconds, s host, u port) -> (u port)`, `AnswerPairing(t request, b
+    /// confirmed)`, `ClosePairingWindow()`: the window's signals go to the app that opened it.
+    private func answerPairing(_ call: MethodCall, from app: JoinedApp) {
+        let args = call.arguments
+        guard let pairing else { return call.fail(AgentInterface.ErrorName.refused, "this agent opens no pairing windows") }
+        let opener = ObjectIdentifier(app)
+        switch call.method {
+        case "OpenPairingWindow":
+            guard args.count == 3, case .uint32(let seconds) = args[0], case .string(let host) = args[1],
+                  case .uint32(let port) = args[2], port <= UInt16.max, Self.acceptable(host) else {
+                return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
+            }
+            do {
+                let listening = try pairing.open(lifetime: .seconds(Int64(seconds)), host: host, port: UInt16(port), opener: opener) { [weak app] member, arguments in
+                    app?.bus.emit(AgentInterface.agentPath, AgentInterface.agentName, member, arguments)
+                }
+                log.info("\(app.name) opened a pairing window")
+                call.reply([.uint32(UInt32(listening))])
+            } catch {
+                call.fail(AgentInterface.ErrorName.refused, "\(error)")
+            }
+        case "AnswerPairing":
+            guard args.count == 2, case .uint64(let request) = args[0], case .bool(let confirmed) = args[1] else {
+                return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
+            }
+            pairing.answer(request, confirmed: confirmed, opener: opener)
+            call.reply([])
+        default:
+            pairing.close(opener: opener)
+            call.reply([])
         }
     }
 

@@ -37,8 +37,10 @@ public final class AgentConnection: NearbyActivitySource {
     public var onJoined: (@MainActor () -> Void)?
 
     private let activities = ApplicationActivityProvider()
-    private var bus: PeerBus?
+    private(set) var bus: PeerBus?
     private var nearbySubscription: guint?
+    /// The pairing signals subscribed to (`subscribePairing`), ended with the bus.
+    var pairingSubscriptions: [guint] = []
     private var observers: [NSObjectProtocol] = []
     private var backoff: Duration = .zero
     private var retry: LoopSource?
@@ -248,9 +250,11 @@ public final class AgentConnection: NearbyActivitySource {
     private func disconnect() {
         if let bus {
             if let nearbySubscription { bus.unsubscribe(nearbySubscription) }
+            for subscription in pairingSubscriptions { bus.unsubscribe(subscription) }
             bus.close()
         }
         nearbySubscription = nil
+        pairingSubscriptions = []
         bus = nil
         isJoined = false
         lastSent = nil

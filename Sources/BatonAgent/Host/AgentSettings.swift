@@ -6,7 +6,9 @@ import Foundation
 ///
 ///     [Agent]
 ///     Listen=0.0.0.0:0          # where the device listens (as --listen); default 127.0.0.1:0
-///     Notifications=false       # no "Continue … from …" desktop notifications (default true)
+///     Notifications=false       # no desktop notifications: "Continue … from …", pairing requests (default true)
+///     Authority=/path/to/baton  # the configuration folder whose group/ holds the group's authority
+///                               # (as --authority; default: the folder holding the device's identity)
 ///
 /// A missing file means the defaults. A file that cannot be read or parsed, or a value of the
 /// wrong kind, is an error that names the file and the key: the agent says so and does not
@@ -16,11 +18,16 @@ public struct AgentSettings: Sendable, Equatable {
     public var notifications = true
     /// `Listen`: the address the device listens on, as `--listen` takes it; nil for the default.
     public var listen: String?
+    /// `Authority`: the configuration folder whose `group/` holds the group's authority, for
+    /// pairing windows (as `--authority`); nil for the default.
+    public var authority: String?
 
-    /// Settings with these values (the defaults: notifications on, the default address).
-    public init(notifications: Bool = true, listen: String? = nil) {
+    /// Settings with these values (the defaults: notifications on, the default address and
+    /// authority folder).
+    public init(notifications: Bool = true, listen: String? = nil, authority: String? = nil) {
         self.notifications = notifications
         self.listen = listen
+        self.authority = authority
     }
 
     /// The file in `configuration`.
@@ -33,6 +40,7 @@ public struct AgentSettings: Sendable, Equatable {
             var settings = AgentSettings()
             if let notifications = try keys.boolean("Agent", "Notifications") { settings.notifications = notifications }
             settings.listen = keys.string("Agent", "Listen")
+            settings.authority = keys.string("Agent", "Authority")
             return settings
         } catch .read(.missing) {
             return AgentSettings()

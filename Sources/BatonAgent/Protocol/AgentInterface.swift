@@ -7,8 +7,8 @@ import Foundation
 /// `org.baton.Agent1`, exported by the agent, and `org.baton.App1`, exported by the app.
 /// GDBus checks every incoming call's arguments against them.
 enum AgentInterface {
-    /// The version `Join` returns; a new method or signal raises it.
-    static let version: UInt32 = 1
+    /// The version `Join` returns; a new method or signal raises it (2: pairing windows).
+    static let version: UInt32 = 2
 
     static let agentName = "org.baton.Agent1"
     static let agentPath = "/org/baton/Agent"
@@ -42,6 +42,21 @@ enum AgentInterface {
               <arg name="activationToken" type="s" direction="in"/><arg name="app" type="s" direction="out"/>
             </method>
             <signal name="NearbyChanged"><arg name="activities" type="aa{sv}"/></signal>
+            <method name="OpenPairingWindow">
+              <arg name="seconds" type="u" direction="in"/><arg name="host" type="s" direction="in"/>
+              <arg name="port" type="u" direction="in"/><arg name="listening" type="u" direction="out"/>
+            </method>
+            <method name="AnswerPairing">
+              <arg name="request" type="t" direction="in"/><arg name="confirmed" type="b" direction="in"/>
+            </method>
+            <method name="ClosePairingWindow"/>
+            <signal name="PairingRequest">
+              <arg name="request" type="t"/><arg name="code" type="s"/><arg name="peer" type="s"/>
+              <arg name="newcomerTypes" type="b"/><arg name="group" type="s"/>
+            </signal>
+            <signal name="PairingRequestEnded"><arg name="request" type="t"/></signal>
+            <signal name="PairingEvent"><arg name="text" type="s"/></signal>
+            <signal name="PairingWindowClosed"><arg name="paired" type="b"/><arg name="text" type="s"/></signal>
           </interface>
         </node>
         """

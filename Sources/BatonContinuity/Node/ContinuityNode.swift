@@ -526,6 +526,10 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         }
     }
 
+    /// Reads the identity's `revocations` and `discovery.key` again now: a list written beside
+    /// the identity (as pairing does) is held at once, without waiting for the file watch.
+    public func rereadIdentityFiles() { reloadIdentityFiles() }
+
     private func reloadIdentityFiles() {
         _ = currentIdentity()
         if !identity.discoveryKeyIsCurrent { takeDiscoveryKeyFromDisk() }
