@@ -154,8 +154,8 @@ final class AgentHostTests: XCTestCase {
     func testSettingsAreReadFromAgentConfAndABadFileIsNamed() throws {
         let file = base.appendingPathComponent("agent.conf")
         XCTAssertEqual(try AgentSettings.read(from: file), AgentSettings(), "no file: the defaults")
-        try "# mine\n[Agent]\nNotifications=false\nListen=0.0.0.0:0\n".write(to: file, atomically: true, encoding: .utf8)
-        XCTAssertEqual(try AgentSettings.read(from: file), AgentSettings(notifications: false, listen: "0.0.0.0:0"))
+        try "# mine\n[Agent]\nNotifications=false\nListen=0.0.0.0:0\nAuthority=/srv/baton\n".write(to: file, atomically: true, encoding: .utf8)
+        XCTAssertEqual(try AgentSettings.read(from: file), AgentSettings(notifications: false, listen: "0.0.0.0:0", authority: "/srv/baton"))
         try "[Agent]\nNotifications=perhaps\n".write(to: file, atomically: true, encoding: .utf8)
         XCTAssertThrowsError(try AgentSettings.read(from: file)) { error in
             guard case .badValue(let path, let key, _)? = error as? AgentSettingsError else { return XCTFail("\(error)") }

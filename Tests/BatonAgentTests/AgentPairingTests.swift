@@ -110,6 +110,7 @@ final class AgentPairingTests: AgentTestCase {
             XCTAssertTrue(window.output.contains("paired 'B'"), window.output)
             XCTAssertTrue(window.output.contains("answered on the desktop"), window.output)
             XCTAssertTrue(b.output.contains("joined group 'Ada' as 'B'"), b.output)
+            _ = MainLoop.run(until: { server.closed.contains(posted.id) }, timeout: .seconds(30))
             XCTAssertTrue(server.closed.contains(posted.id), "the answered request is withdrawn: \(server.closed)")
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: newcomerFolder.appendingPathComponent("device/key.pem").path))

@@ -73,11 +73,20 @@ public final class AgentPairing {
         }
     }
 
-    /// Opens a window listening on `host:port` for `lifetime` (published through DNS-SD beyond
-    /// loopback); returns the port. `opener` identifies the app that asked (the window closes
-    /// when it leaves, `openerLeft`) and `signal` tells it what happens.
-    func open(lifetime: Duration, host: String, port: UInt16, opener: ObjectIdentifier? = nil,
-              signal: Signal? = nil) throws(Refusal) -> UInt16 {
+    /// Opens a window listening on `host:port` (port 0: any) for `lifetime`, published
+    /// through DNS-SD beyond loopback, its requests answered on the desktop only (`notifier`):
+    /// for a host that embeds the agent and opens windows itself. Returns the port.
+    public func open(lifetime: Duration, host: String = "0.0.0.0", port: UInt16 = 0) throws(Refusal) -> UInt16 {
+        try open(lifetime: lifetime, host: host, port: port, opener: nil, signal: nil)
+    }
+
+    /// Closes the window, if one is open.
+    public func close() { window?.close() }
+
+    /// Opens a window as `open(lifetime:host:port:)` does. `opener` identifies the app that
+    /// asked (the window closes when it leaves, `openerLeft`) and `signal` tells it what happens.
+    func open(lifetime: Duration, host: String, port: UInt16, opener: ObjectIdentifier?,
+              signal: Signal?) throws(Refusal) -> UInt16 {
         guard window == nil else { throw .alreadyOpen }
         guard lifetime >= .seconds(1), lifetime <= Self.maximumLifetime else { throw .badLifetime }
         let authority: GroupAuthority
@@ -116,9 +125,9 @@ public final class AgentPairing {
         return listener.port
     }
 
-    /// Closes the window (if `opener` is given, only the window that app opened).
-    func close(opener: ObjectIdentifier? = nil) {
-        guard let window, opener == nil || opener == self.opener else { return }
+    /// Closes the window if the app `opener` opened it.
+    func close(opener: ObjectIdentifier) {
+        guard let window, opener == self.opener else { return }
         window.close()
     }
 
