@@ -156,6 +156,8 @@ if hasGtk4 {
         // process, and the test runner must not hold a display connection.
         .executableTarget(name: "GtkProbe", dependencies: ["BatonGtk", "Baton", "BatonLoop", "CGtk"], path: "Tests/Probes/GtkProbe"),
     ])
+    // `make bench`'s GTK figure (Benchmarks/BatonBench/GtkBenchmarks.swift).
+    package.targets.first { $0.name == "BatonBench" }?.dependencies.append("BatonGtk")
 }
 package.targets.append(.testTarget(
     name: "BatonGtkTests",
