@@ -15,14 +15,11 @@ public enum GtkRuntime {
     public static func initialize() throws(GtkRuntimeError) {
         if isInitialized { return }
         guard gtk_init_check() != 0 else { throw .noDisplay }
-        isInitialized = true
+        initializedHere = true
     }
 
     /// Whether `initialize()` succeeded (or GTK was initialised by a `GtkApplication`).
-    public static var isInitialized: Bool {
-        get { initializedHere || gtk_is_initialized() != 0 }
-        set { initializedHere = newValue }
-    }
+    public static var isInitialized: Bool { initializedHere || gtk_is_initialized() != 0 }
     private static var initializedHere = false
 }
 

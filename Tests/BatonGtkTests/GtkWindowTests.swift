@@ -98,5 +98,28 @@ final class GtkWindowTests: XCTestCase {
         ])
         XCTAssertTrue(lines.contains("CHECK activity A valid=false"))
     }
+
+    func testShowingHidingAndTheTitleFollowEitherSide() throws {
+        let lines = try run("visibility")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("CHECK") && !$0.hasPrefix("CHECK boxes") && !$0.hasPrefix("CHECK gtk toplevels") }, [
+            "CHECK GTK hid A: batonVisible=false",
+            "CHECK Baton showed A: gtkVisible=true",
+            "CHECK Baton hid A: gtkVisible=false",
+            "CHECK GTK showed A: batonVisible=true",
+            "CHECK title from GTK: A renamed in GTK",
+            "CHECK title from Baton: A renamed in Baton",
+        ])
+        // GTK's is-active of a window hidden without a window manager stays stale (no focus-out
+        // reaches it), so only Baton's side is compared here; the waits above saw GTK activate
+        // the window Baton made key.
+        let batonSide = states(lines).map { $0.replacingOccurrences(of: #" gtkActive=[^ ]*"#, with: "", options: .regularExpression) }
+        XCTAssertEqual(batonSide, [
+            "both shown: key=A main=A first=a current=note.a",
+            // A hidden: the next window takes key and main (Application+WindowFocus), and GTK
+            // is asked to give it the focus, since Baton made it key.
+            "GTK hid A: key=B main=B first=b current=note.b",
+            "Baton showed A: key=A main=A first=a current=note.a",
+        ])
+    }
 }
 #endif

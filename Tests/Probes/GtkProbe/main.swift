@@ -19,6 +19,7 @@ MainActor.assumeIsolated {
     case "dialog": dialogScenario()
     case "shortcut": shortcutScenario()
     case "close": closeScenario()
+    case "visibility": visibilityScenario()
     default:
         print("FAIL unknown scenario '\(scenario)'")
         exit(2)
@@ -157,3 +158,35 @@ MainActor.assumeIsolated {
     windowB.close()
 }
 
+
+/// Showing, hiding and the title, from either side.
+@MainActor func visibilityScenario() {
+    let a = NoteView("a", activity: "note.a"), b = NoteView("b", activity: "note.b")
+    let windowA = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [a])
+    let windowB = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "B", notes: [b])
+    windowA.makeFirstResponder(a)
+    windowB.makeFirstResponder(b)
+    windowB.makeKeyAndOrderFront(nil)
+    windowA.makeKeyAndOrderFront(nil)
+    wait("A active") { gtk_window_is_active(windowA.gtkWindow!) != 0 }
+    let widgetA = baton_gtk_widget(UnsafeMutableRawPointer(windowA.gtkWindow!))!
+    report("both shown")
+    gtk_widget_set_visible(widgetA, 0)  // GTK hides A
+    print("CHECK GTK hid A: batonVisible=\(windowA.isVisible)")
+    wait("B active") { gtk_window_is_active(windowB.gtkWindow!) != 0 }
+    report("GTK hid A")
+    windowA.makeKeyAndOrderFront(nil)  // Baton shows A again
+    print("CHECK Baton showed A: gtkVisible=\(gtk_widget_get_visible(widgetA) != 0)")
+    wait("A active") { gtk_window_is_active(windowA.gtkWindow!) != 0 }
+    report("Baton showed A")
+    windowA.orderOut(nil)  // Baton hides A
+    print("CHECK Baton hid A: gtkVisible=\(gtk_widget_get_visible(widgetA) != 0)")
+    gtk_widget_set_visible(widgetA, 1)  // GTK shows A
+    print("CHECK GTK showed A: batonVisible=\(windowA.isVisible)")
+    gtk_window_set_title(windowA.gtkWindow!, "A renamed in GTK")
+    print("CHECK title from GTK: \(windowA.title)")
+    windowA.title = "A renamed in Baton"
+    print("CHECK title from Baton: \(String(cString: gtk_window_get_title(windowA.gtkWindow!)))")
+    windowA.close()
+    windowB.close()
+}
