@@ -1,0 +1,120 @@
+import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// GtkNotes handed off between two devices as a person would: each device has its own
+/// virtual display, session bus and agent (`batond`, linked on loopback); GtkNotes runs on A
+/// with a note typed and the cursor placed; on B it is installed (`baton app install`) but not
+/// running, and `baton continue` makes B's agent start it from its desktop entry. B's window
+/// must show the note with the cursor where it was on A — in the text view's own state and in
+/// GTK's picture of the window — and A's window must say that the note was continued.
+final class GtkNotesHandoffTests: XCTestCase {
+    private var root: URL!
+    private var processes: [RunningProcess] = []
+
+    override func setUpWithError() throws {
+        if let missing = GtkNotesSession.missingTools { throw XCTSkip(missing) }
+        root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-gtk-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    override func tearDownWithError() throws {
+        // Apps first (they save their notes), then agents, buses and displays.
+        for process in processes.reversed() { process.terminate() }
+        for process in processes.reversed() { process.waitForExit(timeout: 10) }
+        processes = []
+        if let root { try? FileManager.default.removeItem(at: root) }
+    }
+
+    private func start(_ program: String, _ arguments: [String], environment: [String: String]? = nil) throws -> RunningProcess {
+        let process = program.hasPrefix("/") ? try RunningProcess(executable: URL(fileURLWithPath: program), arguments, environment: environment)
+            : try RunningProcess(product: program, arguments, environment: environment)
+        processes.append(process)
+        return process
+    }
+
+    /// The text typed on A (three lines) and where its cursor is left: after "buy ".
+    static let note = "Shopping\nbuy oat milk\nand bread"
+    static let cursor = 13
+
+    func testANoteEditedOnAContinuesOnBAtTheCursorAndAShowsItWasContinued() throws {
+        let a = try GtkNotesSession("A", under: root) { try self.start($0, $1) }
+        let b = try GtkNotesSession("B", under: root) { try self.start($0, $1) }
+        let authority = try GroupAuthority.create(name: "Ada", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
+        let folders = try ["A", "B"].map { name in
+            let folder = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: folder)
+            return folder.path
+        }
+        let socketA = root.appendingPathComponent("a.sock").path, socketB = root.appendingPathComponent("b.sock").path
+
+        // Device A: its agent, and GtkNotes with a note typed in, the cursor after "buy ".
+        let agentA = try start("batond", ["--config", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
+        let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
+        let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
+        let notesA = try start("baton-gtknotes", ["--agent", socketA, "--notes", root.appendingPathComponent("A-notes").path,
+                                                  "--type", Self.note, "--cursor", "\(Self.cursor)"], environment: a.environment)
+        XCTAssertNotNil(notesA.waitForLine(containing: "joined the agent"), notesA.output)
+        XCTAssertNotNil(notesA.waitForLine(containing: "cursor at \(Self.cursor)"), notesA.output)
+
+        // Device B: GtkNotes installed with its desktop entry, not running; B's agent.
+        let picture = root.appendingPathComponent("continued.png")
+        let exec = "\(productURL("baton-gtknotes").path) --agent \(socketB) --notes \(root.appendingPathComponent("B-notes").path)"
+            + " --screenshot \(picture.path) --quit-after-screenshot"
+        let install = try runProduct("baton", ["app", "install", Self.manifest.path, "--name", "GTK Notes", "--exec", exec],
+                                     environment: b.environment, timeout: 30)
+        XCTAssertEqual(install.status, 0, install.stderr)
+        let agentB = try start("batond", ["--config", folders[1], "--socket", socketB, "--peer", address], environment: b.environment)
+        XCTAssertNotNil(agentB.waitForLine(containing: "linked with A"), agentB.output)
+        let noConfig = ["--config", root.appendingPathComponent("no-config").path]
+        let watch = try start("baton", ["nearby", "--watch", "--agent", socketB] + noConfig, environment: b.environment)
+        XCTAssertNotNil(watch.waitForLine(containing: "com.example.gtknotes.editing"), watch.output)
+        watch.terminate()
+
+        let continued = try runProduct("baton", ["continue", "--agent", socketB] + noConfig, environment: b.environment, timeout: 60)
+        XCTAssertEqual(continued.status, 0, continued.stderr)
+        XCTAssertTrue(continued.stdout.contains("from A in com.example.gtknotes"), continued.stdout)
+
+        // B: started by its agent (its output is the agent's), the note in the text view at the cursor.
+        let restored = try XCTUnwrap(agentB.waitForLine(containing: "restored ", timeout: 60), agentB.output)
+        XCTAssertTrue(restored.contains("holds \(Self.note.unicodeScalars.count) characters, cursor at \(Self.cursor): "
+                                        + "\"Shopping\\u{A}buy |oat milk\\u{A}and bread\""), restored)
+        XCTAssertEqual(agentB.output.components(separatedBy: "launched to continue com.example.gtknotes.editing").count - 1, 1,
+                       "one GtkNotes started on B: \(agentB.output)")
+        XCTAssertNotNil(agentB.waitForLine(containing: "screenshot saved to \(picture.path)", timeout: 60), agentB.output)
+        XCTAssertNotNil(agentB.waitForLine(containing: "applicationWillTerminate", timeout: 30), agentB.output)
+        let savedOnB = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("B-notes").path)
+        XCTAssertEqual(savedOnB.count, 1, "\(savedOnB)")
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("B-notes").appendingPathComponent(savedOnB.first ?? "-"),
+                                  encoding: .utf8), Self.note)
+
+        // A: the window says the note was continued.
+        XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
+        XCTAssertTrue(notesA.output.contains("banner shown: true"), notesA.output)
+
+        // The picture: GTK drew the note, not an empty editor. The empty editor is drawn the
+        // same way on B's display (no agent, no bus: an instance of its own).
+        let empty = root.appendingPathComponent("empty.png")
+        var alone = b.environment
+        alone["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(root.appendingPathComponent("no-bus").path)"
+        let reference = try runProduct("baton-gtknotes", ["--notes", root.appendingPathComponent("empty-notes").path, "--type", "",
+                                                          "--screenshot", empty.path, "--quit-after-screenshot"],
+                                       environment: alone, timeout: 60)
+        XCTAssertEqual(reference.status, 0, reference.stdout + reference.stderr)
+        let shot = try WindowPixels(png: picture), blank = try WindowPixels(png: empty)
+        XCTAssertGreaterThan(shot.width, 200)
+        XCTAssertGreaterThan(shot.height, 150)
+        XCTAssertGreaterThan(shot.distinctColours, 8, "the picture is not blank")
+        XCTAssertEqual(shot.width, blank.width)
+        XCTAssertEqual(shot.height, blank.height)
+        let differing = shot.differingPixels(from: blank)
+        XCTAssertGreaterThan(differing, shot.width * shot.height / 200, "the note's text is drawn: \(differing) pixels differ")
+        XCTAssertGreaterThan(shot.darkPixels, blank.darkPixels + 200, "dark text: \(shot.darkPixels) vs \(blank.darkPixels)")
+    }
+
+    static var manifest: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Examples/GtkNotes/Manifest/Info.plist")
+    }
+}
