@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+import Foundation
 import PackageDescription
 
 let package = Package(
@@ -140,3 +141,23 @@ if Context.environment["BATON_FUZZ"] == "1" {
             path: "Fuzz/\(name)"))
     }
 }
+
+// BatonGtk: Baton's windows, first responder and actions on GTK 4 (an optional module; nothing
+// else imports it). It and what needs it are in the package only where GTK 4's development
+// files are installed (scripts/install-deps.sh installs libgtk-4-dev); without them the rest
+// builds unchanged and BatonGtkTests skip with the reason.
+let hasGtk4 = FileManager.default.fileExists(atPath: "/usr/include/gtk-4.0/gtk/gtk.h")
+if hasGtk4 {
+    package.products.append(.library(name: "BatonGtk", targets: ["BatonGtk"]))
+    package.targets.append(contentsOf: [
+        .systemLibrary(name: "CGtk", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
+        .target(name: "BatonGtk", dependencies: ["Baton", "BatonLoop", "CGtk"]),
+        // The GTK scenarios run in a child process under a virtual display: gtk_init is once per
+        // process, and the test runner must not hold a display connection.
+        .executableTarget(name: "GtkProbe", dependencies: ["BatonGtk", "Baton", "BatonLoop", "CGtk"], path: "Tests/Probes/GtkProbe"),
+    ])
+}
+package.targets.append(.testTarget(
+    name: "BatonGtkTests",
+    dependencies: ["BatonTestSupport"] + (hasGtk4 ? ["BatonGtk"] : [])
+))

@@ -1,0 +1,114 @@
+import Baton
+import CGtk
+
+/// A Baton `Window` backed by a `GtkWindow`: a document window a person sees.
+
+/// Its GTK window's active state drives key and main (`Application+WindowFocus` decides, as
+/// for every window: an active document window becomes key and main), GTK's focus widget is
+/// Baton's first responder (through `WidgetView`s), GTK's actions and shortcuts send Baton's
+/// typed actions (`actions`, `shortcuts`), and showing, hiding, closing and the title stay the
+/// same on both sides. The rules, GTK signal by signal, are listed in `GtkWindowBridge`'s
+/// documentation in the source; in short:
+///
+/// | GTK | Baton |
+/// |---|---|
+/// | `is-active` becomes true | the app is active; `makeKey()` |
+/// | focus widget inside a `WidgetView` | `makeFirstResponder(_:)` with that view |
+/// | shown / hidden (`visible`) | `orderFront(_:)` / `orderOut(_:)` |
+/// | `close-request` (the close button) | `performClose(_:)` |
+/// | destroyed | `close()` |
+///
+/// and back: `orderFront(_:)`/`orderOut(_:)` show and hide the GTK window, becoming key
+/// presents it, `makeFirstResponder(_:)` moves GTK's focus, `close()` destroys it, a new
+/// `title` is set on it.
+///
+/// Make windows after GTK is initialised (`GtkRuntime.initialize()`, or in a
+/// `GtkApplication`'s startup), on the main thread.
+@MainActor
+open class GtkBackedWindow: Window {
+    let bridge: GtkWindowBridge
+
+    /// A window backed by `gtkWindow` (referenced until the window closes), or by a new
+    /// `GtkWindow` when nil; titled `title`, or with the GTK window's title when `title` is
+    /// empty. Like every Baton window it is registered in `Application.windows`, not yet
+    /// visible: `makeKeyAndOrderFront(_:)` shows it (GTK shows and presents it).
+    public init(gtkWindow: UnsafeMutablePointer<GtkWindow>? = nil, title: String = "",
+                contentViewController: ViewController? = nil) {
+        bridge = GtkWindowBridge(gtkWindow: gtkWindow)
+        super.init(title: title, contentViewController: contentViewController)
+        bridge.attach(to: self)
+        bridge.contentViewDidChange(contentView)
+    }
+
+    /// The GTK window; nil once the window is closed (GTK destroyed it).
+    public var gtkWindow: UnsafeMutablePointer<GtkWindow>? { bridge.gtkWindow }
+
+    /// The window's GTK actions, found as `"win.<name>"` by its widgets, menus and shortcuts;
+    /// each sends a typed Baton action to the first responder.
+    public var actions: GtkActions { bridge.actions }
+
+    /// The window's keyboard shortcuts (a shortcut controller on the GTK window).
+    public var shortcuts: GtkShortcuts { bridge.shortcuts }
+
+    /// Adds the action `name` (`"win.<name>"`), sending `action` to the first responder, and,
+    /// with `shortcut` (`"<Control>s"`), a keyboard shortcut that activates it.
+    ///
+    /// - Throws: `GtkShortcutError.unparsableTrigger` for a shortcut GTK cannot parse (the
+    ///   action is added all the same).
+    public func addAction<Handler>(_ action: Action<Handler>, named name: String,
+                                   shortcut: String? = nil) throws(GtkShortcutError) {
+        actions.add(action, named: name)
+        if let shortcut { try shortcuts.add(shortcut, activating: "win.\(name)") }
+    }
+
+    /// The title; a new one is set on the GTK window too.
+    override open var title: String {
+        didSet { bridge.titleDidChange(title) }
+    }
+
+    /// The content view; a `WidgetView` becomes the GTK window's child when it has none.
+    override open var contentView: View? {
+        didSet { bridge.contentViewDidChange(contentView) }
+    }
+
+    /// Orders the window in (`Window.orderFront(_:)`) and shows the GTK window.
+    override open func orderFront(_ sender: Any?) {
+        super.orderFront(sender)
+        if isVisible { bridge.visibilityDidChange(true) }
+    }
+
+    /// Orders the window in behind the others (`Window.orderBack(_:)`) and shows the GTK window.
+    override open func orderBack(_ sender: Any?) {
+        super.orderBack(sender)
+        if isVisible { bridge.visibilityDidChange(true) }
+    }
+
+    /// Orders the window out (`Window.orderOut(_:)`) and hides the GTK window.
+    override open func orderOut(_ sender: Any?) {
+        super.orderOut(sender)
+        if !isClosed { bridge.visibilityDidChange(false) }
+    }
+
+    /// Becomes key (`Window.becomeKey()`) and, unless GTK made it key, presents the GTK window.
+    override open func becomeKey() {
+        super.becomeKey()
+        bridge.didBecomeKey()
+    }
+
+    /// Makes `responder` first responder by Baton's rules (`Window.makeFirstResponder(_:)`),
+    /// then puts GTK's focus on the new first responder's widget (or off wrapped widgets when
+    /// the window itself is first responder).
+    @discardableResult
+    override open func makeFirstResponder(_ responder: Responder?) -> Bool {
+        let made = super.makeFirstResponder(responder)
+        bridge.syncGtkFocus()
+        return made
+    }
+
+    /// Closes the window (`Window.close()`), disconnects from the GTK window and destroys it.
+    override open func close() {
+        guard !isClosed else { return super.close() }
+        super.close()
+        bridge.tearDown()
+    }
+}
