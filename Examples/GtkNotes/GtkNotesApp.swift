@@ -1,7 +1,5 @@
-import Baton
 import BatonGtk
 import CGLib
-import CGtk
 import ExampleSupport
 import Foundation
 
@@ -20,7 +18,7 @@ struct NotesOptions {
 
 /// The app: a window listing the notes, a window per open note, notes continued from the
 /// user's other devices, and a device of the group through the agent (`--agent`).
-final class GtkNotesApp: ApplicationDelegate {
+final class GtkNotesApp: ApplicationDelegate, NoteMaking {
     let options: NotesOptions
     let device: ExampleDevice?
     private var store: NoteStore!
@@ -41,13 +39,7 @@ final class GtkNotesApp: ApplicationDelegate {
         if options.screenshot != nil { Self.stopCursorBlinking() }
         list = NoteListController(store: store)
         list.onOpen = { [unowned self] note in openEditor(for: note) }
-        listWindow = NotesWindow(title: "Notes", content: list.content, controller: list, width: 320, height: 420) {}
-        let new = gtk_button_new_with_label("New")!
-        gtk_header_bar_pack_start(listWindow.headerBar.opaque, new)
-        SignalHandlers.connect(new.object, "clicked") { [unowned self] in
-            newNote()
-            return false
-        }
+        listWindow = NotesWindow(title: "Notes", controller: list, width: 320, height: 420)
         listWindow.present()
         // A person's session ends with SIGTERM: terminate as Quit would, saving the notes.
         signalSource = g_unix_signal_add(SIGTERM, { _ in
@@ -126,10 +118,16 @@ final class GtkNotesApp: ApplicationDelegate {
 
     // MARK: Windows
 
+    /// Ctrl+N, or New: a new note in its window.
+    func newNote(_ sender: Any?) { newNote() }
+
     @discardableResult
     private func newNote() -> (controller: NoteEditorController, window: NotesWindow) {
         openEditor(for: store.newNote())
     }
+
+    /// Closing the last window quits, as GTK apps do.
+    func applicationShouldTerminateAfterLastWindowClosed(_ sender: Application) -> Bool { true }
 
     /// The note's window, made if it is not open, in front.
     @discardableResult
@@ -140,13 +138,14 @@ final class GtkNotesApp: ApplicationDelegate {
         }
         let controller = NoteEditorController(note: note, store: store)
         let path = note.file.path
-        let window = NotesWindow(title: note.title, content: controller.content, controller: controller, width: 520, height: 380) { [unowned self] in
+        let window = NotesWindow(title: note.title, controller: controller, width: 520, height: 380)
+        window.onClose = { [unowned self] in
             controller.save()
             controller.userActivity?.invalidate()
             editors[path] = nil
         }
         controller.onSaved = { [unowned self] _ in list.reload() }
-        controller.onRetitled = { [weak window] title in window?.setTitle(title) }
+        controller.onRetitled = { [weak window] title in window?.window.title = title }
         editors[path] = (controller, window)
         window.present()
         controller.focusText()
@@ -157,7 +156,8 @@ final class GtkNotesApp: ApplicationDelegate {
     private func takeScreenshotOnce(of window: NotesWindow) {
         guard let file = options.screenshot, !screenshotTaken else { return }
         screenshotTaken = true
-        let picture = WindowPicture(of: window.gtkWindow)
+        guard let gtkWindow = window.gtkWindow else { return }
+        let picture = WindowPicture(of: gtkWindow)
         // Two frames: in the first GTK lays the text out and the editor scrolls to the cursor.
         let quit = options.quitAfterScreenshot
         window.afterNextPaint { window.afterNextPaint {

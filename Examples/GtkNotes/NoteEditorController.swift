@@ -1,5 +1,4 @@
-import Baton
-import CGtk
+import BatonGtk
 import ExampleSupport
 import Foundation
 
@@ -67,7 +66,14 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
         activity.needsSave = true
     }
 
-    override func loadView() { view = View(identifier: "note \(note.name)") }
+    /// The editor's view wraps its widgets; the text view's own `WidgetView` inside it is the
+    /// first responder while GTK's focus is in the text view, so this controller's activity
+    /// (the first up the chain) is current while the person writes.
+    override func loadView() {
+        let view = WidgetView(widget: content, identifier: "note")
+        view.addSubview(WidgetView(widget: textView, identifier: "note text"))
+        self.view = view
+    }
 
     // MARK: The text
 
@@ -97,11 +103,11 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
     /// Types `text` at the cursor, as the person would.
     func type(_ text: String) { gtk_text_buffer_insert_at_cursor(buffer, text, -1) }
 
-    /// Focuses the text view and scrolls the cursor into sight: once the text view has drawn
-    /// the text (GTK scrolls by estimated line heights until it has laid the lines out).
+    /// Focuses the text view — which makes its `WidgetView` first responder and so this
+    /// controller's activity current — and scrolls the cursor into sight once the text view has
+    /// drawn the text (GTK scrolls by estimated line heights until it has laid the lines out).
     func focusText() {
         gtk_widget_grab_focus(textView)
-        userActivity?.becomeCurrent()
         guard let clock = gtk_widget_get_frame_clock(textView) else { return }
         SignalHandlers.once(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
             guard let self else { return }

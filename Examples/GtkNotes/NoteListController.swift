@@ -1,5 +1,4 @@
-import Baton
-import CGtk
+import BatonGtk
 import Foundation
 
 /// The list of notes, newest first: activating one (double-click, Enter) opens it in its own
@@ -36,7 +35,7 @@ final class NoteListController: ViewController {
         reload()
     }
 
-    override func loadView() { view = View(identifier: "note list") }
+    override func loadView() { view = WidgetView(widget: content, identifier: "note list") }
 
     /// Lists the notes in the store again.
     func reload() {

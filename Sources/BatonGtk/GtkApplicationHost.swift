@@ -3,7 +3,6 @@ import BatonLoop
 import CGLib
 import CGtk
 import Foundation
-import Logging
 
 /// The `GtkApplication` a BatonGtk app runs in, as Baton's `Application`: made and run by
 /// `GtkApplicationMain(delegate:openingFiles:)`, which is the way to start one.
@@ -75,10 +74,14 @@ public final class GtkApplicationHost {
               let application = gtk_application_new(applicationID, G_APPLICATION_HANDLES_OPEN) else { return nil }
         self.applicationID = applicationID
         gtkApplication = application
-        connect("startup", unsafeBitCast(applicationSignalTrampoline, to: GCallback.self)) { host, _ in host.startup() }
-        connect("activate", unsafeBitCast(applicationSignalTrampoline, to: GCallback.self)) { host, _ in host.activated() }
-        connect("shutdown", unsafeBitCast(applicationSignalTrampoline, to: GCallback.self)) { host, _ in host.shutdown() }
-        connect("open", unsafeBitCast(openSignalTrampoline, to: GCallback.self)) { host, urls in host.open(urls) }
+        let object = UnsafeMutableRawPointer(application)
+        handlers = [
+            GtkSignal.connect(object, "startup") { [unowned self] in startup() },
+            GtkSignal.connect(object, "activate") { [unowned self] in activated() },
+            GtkSignal.connect(object, "shutdown") { [unowned self] in shutdown() },
+            baton_gtk_connect(object, "open", unsafeBitCast(openSignalTrampoline, to: GCallback.self),
+                              OpenSignalBox { [unowned self] urls in open(urls) }.retainedOpaque(), CallbackBox.closureNotify),
+        ]
     }
 
     /// Runs the GApplication with `arguments` (program name, GApplication's own options, file
@@ -125,10 +128,11 @@ public final class GtkApplicationHost {
         launchActivationSeen = true
         guard !urls.isEmpty else { return }
         let app = Application.shared
+        // Without a delegate, what the default of `application(_:open:)` does: open documents.
         if let delegate = app.delegate {
             delegate.application(app, open: urls)
         } else {
-            Logger(label: "baton").notice("BatonGtk: no application delegate to open \(urls.count) file(s)")
+            for url in urls { _ = try? DocumentController.shared.openDocument(withContentsOf: url, display: true) }
         }
     }
 
@@ -155,13 +159,6 @@ public final class GtkApplicationHost {
 
     // MARK: Handlers
 
-    private func connect(_ signal: String, _ trampoline: GCallback,
-                         _ body: @escaping @MainActor (GtkApplicationHost, [URL]) -> Void) {
-        let box = ApplicationSignalBox { [unowned self] urls in body(self, urls) }
-        handlers.append(g_signal_connect_data(UnsafeMutableRawPointer(gtkApplication), signal, trampoline,
-                                              box.retainedOpaque(), CallbackBox.closureNotify, GConnectFlags(0)))
-    }
-
     /// Disconnects the handlers (releasing their boxes), the observer, the hold and the object.
     private func release() {
         for handler in handlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(gtkApplication), handler) }
@@ -176,18 +173,10 @@ public final class GtkApplicationHost {
     }
 }
 
-/// What a GApplication signal handler calls, with the files of `open` (none for the others).
-private final class ApplicationSignalBox: CallbackBox, @unchecked Sendable {
+/// What GApplication's `open` handler calls, with the files as file URLs.
+private final class OpenSignalBox: CallbackBox, @unchecked Sendable {
     let body: @MainActor ([URL]) -> Void
     init(_ body: @escaping @MainActor ([URL]) -> Void) { self.body = body }
-}
-
-/// `void handler(GApplication *, gpointer)`: `startup`, `activate`, `shutdown`.
-private let applicationSignalTrampoline: @convention(c) (UnsafeMutableRawPointer?, UnsafeMutableRawPointer?) -> Void = { _, userData in
-    guard let userData else { return }
-    MainThreadRules.requireLoopThread("a GApplication signal")
-    let box = ApplicationSignalBox.borrow(userData)
-    MainActor.assumeIsolated { box.body([]) }
 }
 
 /// `void open(GApplication *, GFile **files, gint n_files, gchar *hint, gpointer)`.
@@ -204,6 +193,6 @@ private let openSignalTrampoline: @convention(c) (
             g_free(path)
         }
     }
-    let box = ApplicationSignalBox.borrow(userData)
+    let box = OpenSignalBox.borrow(userData)
     MainActor.assumeIsolated { box.body(urls) }
 }

@@ -1,9 +1,7 @@
 import Baton
 import BatonLoop
-import CGLib
 import CGtk
 import Foundation
-import Logging
 
 /// Runs a BatonGtk app: Baton's `Application` in a `GtkApplication` (see `GtkApplicationHost`),
 /// on GLib's default main context, until Baton's `terminate(_:)`. AppKit's `NSApplicationMain`
@@ -39,11 +37,11 @@ public func GtkApplicationMain(delegate: (any ApplicationDelegate)? = nil, openi
                  "BatonGtk: GtkApplicationMain runs GLib's default main context; do not embed Baton's loop in another context")
     let app = Application.shared
     guard let applicationID = app.manifest?.appID else {
-        Logger(label: "baton").error("BatonGtk: no app manifest, so no application ID (CFBundleIdentifier); set Application.shared.manifest before GtkApplicationMain")
+        FileHandle.standardError.write(Data("BatonGtk: no app manifest, so no application ID (CFBundleIdentifier); set Application.shared.manifest before GtkApplicationMain\n".utf8))
         return 1
     }
     guard let host = GtkApplicationHost(applicationID: applicationID) else {
-        Logger(label: "baton").error("BatonGtk: \(PrintableText.escaped(applicationID)) is not a valid application ID (see g_application_id_is_valid)")
+        FileHandle.standardError.write(Data("BatonGtk: \(PrintableText.escaped(applicationID)) is not a valid application ID (g_application_id_is_valid)\n".utf8))
         return 1
     }
     // The main queue and the main actor are drained from GLib's default context, which

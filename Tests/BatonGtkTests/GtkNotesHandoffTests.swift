@@ -1,3 +1,4 @@
+#if canImport(BatonGtk)
 import BatonContinuity
 import BatonTestSupport
 import Foundation
@@ -12,9 +13,10 @@ import XCTest
 final class GtkNotesHandoffTests: XCTestCase {
     private var root: URL!
     private var processes: [RunningProcess] = []
+    private var sessions: [GtkNotesSession] = []
 
     override func setUpWithError() throws {
-        if let missing = GtkNotesSession.missingTools { throw XCTSkip(missing) }
+        try GtkNotesSession.requireTools()
         root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-gtk-\(UUID().uuidString.prefix(8))")
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     }
@@ -24,6 +26,8 @@ final class GtkNotesHandoffTests: XCTestCase {
         for process in processes.reversed() { process.terminate() }
         for process in processes.reversed() { process.waitForExit(timeout: 10) }
         processes = []
+        for session in sessions { session.stop() }
+        sessions = []
         if let root { try? FileManager.default.removeItem(at: root) }
     }
 
@@ -34,13 +38,18 @@ final class GtkNotesHandoffTests: XCTestCase {
         return process
     }
 
+    private func session(_ name: String) throws -> GtkNotesSession {
+        let session = try GtkNotesSession(name, under: root)
+        sessions.append(session)
+        return session
+    }
+
     /// The text typed on A (three lines) and where its cursor is left: after "buy ".
     static let note = "Shopping\nbuy oat milk\nand bread"
     static let cursor = 13
 
     func testANoteEditedOnAContinuesOnBAtTheCursorAndAShowsItWasContinued() throws {
-        let a = try GtkNotesSession("A", under: root) { try self.start($0, $1) }
-        let b = try GtkNotesSession("B", under: root) { try self.start($0, $1) }
+        let a = try session("A"), b = try session("B")
         let authority = try GroupAuthority.create(name: "Ada", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
         let folders = try ["A", "B"].map { name in
             let folder = root.appendingPathComponent(name)
@@ -118,3 +127,4 @@ final class GtkNotesHandoffTests: XCTestCase {
             .appendingPathComponent("Examples/GtkNotes/Manifest/Info.plist")
     }
 }
+#endif
