@@ -101,6 +101,14 @@ final class GtkNotesHandoffTests: XCTestCase {
         // A: the window says the note was continued.
         XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
         XCTAssertTrue(notesA.output.contains("banner shown: true"), notesA.output)
+        // A's session ends (SIGTERM): GtkNotes terminates as Quit would, its note saved.
+        notesA.terminate()
+        XCTAssertEqual(notesA.waitForExit(timeout: 30), 0, notesA.output)
+        XCTAssertTrue(notesA.output.contains("applicationWillTerminate: notes saved"), notesA.output)
+        let savedOnA = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("A-notes").path)
+        XCTAssertEqual(savedOnA.count, 1, "\(savedOnA)")
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("A-notes").appendingPathComponent(savedOnA.first ?? "-"),
+                                  encoding: .utf8), Self.note)
 
         // The picture: GTK drew the note, not an empty editor. The empty editor is drawn the
         // same way on B's display (no agent, no bus: an instance of its own).
