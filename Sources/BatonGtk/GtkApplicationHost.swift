@@ -114,6 +114,7 @@ public final class GtkApplicationHost {
     }
 
     private func activated() {
+        guard !hasTerminated else { return }
         guard launchActivationSeen else {
             launchActivationSeen = true
             return
@@ -126,7 +127,7 @@ public final class GtkApplicationHost {
 
     private func open(_ urls: [URL]) {
         launchActivationSeen = true
-        guard !urls.isEmpty else { return }
+        guard !hasTerminated, !urls.isEmpty else { return }
         let app = Application.shared
         // Without a delegate, what the default of `application(_:open:)` does: open documents.
         if let delegate = app.delegate {
