@@ -162,6 +162,8 @@ if hasGtk4 {
                           path: "Examples/GtkNotes", resources: [.copy("Manifest")]),
     ])
     package.products.append(.executable(name: "baton-gtknotes", targets: ["GtkNotes"]))
+    // `make bench`'s GTK figure (Benchmarks/BatonBench/GtkBenchmarks.swift).
+    package.targets.first { $0.name == "BatonBench" }?.dependencies.append("BatonGtk")
 }
 package.targets.append(.testTarget(
     name: "BatonGtkTests",

@@ -5,6 +5,7 @@
 //     BatonBench --agent-only [--idle-seconds N]   (the agent's figures alone, without their embedded baselines)
 //     BatonBench --relay   (warm continuations and streams through agents, beside embedded nodes: issue 10's speed aims,
 //                           with each process's thread wake-ups per warm continuation; BATON_BENCH_THREADS=1 splits them by thread)
+//     BatonBench --gtk-only  (the GTK focus figure alone: a child on the bench's own Xvfb; built only with GTK 4)
 import Baton
 import Foundation
 
@@ -26,6 +27,16 @@ for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", Age
         MainActor.assumeIsolated { run(Array(CommandLine.arguments[(index + 1)...])) }
     }
 }
+
+#if canImport(BatonGtk)
+if CommandLine.arguments.contains("--gtk-mode") {  // the GTK figure's child, on the bench's own Xvfb
+    MainActor.assumeIsolated { GtkBenchmarks.runMode() }
+}
+if CommandLine.arguments.contains("--gtk-only") {  // the GTK figure alone
+    MainActor.assumeIsolated { if let figure = GtkBenchmarks.figure() { say(figure.line()) } }
+    exit(0)
+}
+#endif
 
 if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/callgrind, no figures
     MainActor.assumeIsolated { for _ in 0..<20 { _ = ActivityBenchmarks.payloadCoding() } }
@@ -158,6 +169,9 @@ let figures: [Figure] = MainActor.assumeIsolated {
     ]
 }
 for figure in figures.prefix(9) { say(figure.line()) }
+#if canImport(BatonGtk)
+MainActor.assumeIsolated { if let figure = GtkBenchmarks.figure() { say(figure.line()) } }
+#endif
 for figure in continuityFigures { say(figure.line()) }
 for figure in agentFigures { say(figure.line()) }
 for note in agentNotes { say(note) }

@@ -89,9 +89,12 @@ open class GtkBackedPanel: Panel {
     }
 
     /// Closes the window (`Window.close()`), disconnects from the GTK window and destroys it.
+    /// A closed window is gone for good, so its view controller, views and itself let go of
+    /// their user activities: one that nothing else holds is invalidated.
     override open func close() {
         guard !isClosed else { return super.close() }
         super.close()
         bridge.tearDown()
+        bridge.releaseActivities()
     }
 }

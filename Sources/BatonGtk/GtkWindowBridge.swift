@@ -215,6 +215,21 @@ final class GtkWindowBridge {
         }
     }
 
+    /// After the window closed for good: its content view controller, its views and the window
+    /// let go of their user activities, so an activity nobody else holds (a document, another
+    /// window's responder) is invalidated by Baton's rule for managed activities, as AppKit's
+    /// are when a closed window's responders are released.
+    func releaseActivities() {
+        guard let window else { return }
+        var views: [View] = window.contentView.map { [$0] } ?? []
+        while let view = views.popLast() {
+            view.userActivity = nil
+            views += view.subviews
+        }
+        window.contentViewController?.userActivity = nil
+        window.userActivity = nil
+    }
+
     /// Disconnects every handler and lets go of the GTK window; destroys it unless it was
     /// destroyed already. Called when the Baton window closes.
     func tearDown() {

@@ -1,16 +1,159 @@
 import BatonGtk
 import Foundation
 
-// Placeholder scenario runner; scenarios are added in GtkScenarios.swift.
+// GtkProbe <scenario>: BatonGtk on a real GTK 4 under the display in DISPLAY (the tests start a
+// virtual one). Prints `STATE …`, `ACTION …` and `CHECK …` lines the tests assert on, then
+// `DONE`. gtk_init is once per process, so each scenario runs in a process of its own.
 MainActor.assumeIsolated {
-    do { try GtkRuntime.initialize() } catch { print("FAIL no display"); exit(2) }
+    let scenario = CommandLine.arguments.dropFirst().first ?? ""
+    do { try GtkRuntime.initialize() } catch {
+        print("FAIL no display: \(error)")
+        exit(2)
+    }
     Application.shared.finishLaunching()
-    let first = GtkBackedWindow(title: "A")
-    let second = GtkBackedWindow(title: "B")
-    first.makeKeyAndOrderFront(nil)
-    _ = MainLoop.run(until: { gtk_window_is_active(first.gtkWindow!) != 0 }, timeout: .seconds(5))
-    print("A active \(gtk_window_is_active(first.gtkWindow!)) key=\(Application.shared.keyWindow?.title ?? "-")")
-    second.makeKeyAndOrderFront(nil)
-    _ = MainLoop.run(until: { gtk_window_is_active(second.gtkWindow!) != 0 }, timeout: .seconds(5))
-    print("B active \(gtk_window_is_active(second.gtkWindow!)) A \(gtk_window_is_active(first.gtkWindow!)) key=\(Application.shared.keyWindow?.title ?? "-")")
+    _ = MainLoop.run(until: { true }, timeout: .zero)  // the main-queue bridge, which lives as long as the process
+    let boxesBefore = LoopDiagnostics.liveCallbackBoxes
+    switch scenario {
+    case "focus": focusScenario()
+    case "switch": switchScenario()
+    case "dialog": dialogScenario()
+    case "shortcut": shortcutScenario()
+    case "close": closeScenario()
+    default:
+        print("FAIL unknown scenario '\(scenario)'")
+        exit(2)
+    }
+    // Every window is closed and released by now: each signal handler, source and box with it.
+    drainIdle()
+    print("CHECK boxes before=\(boxesBefore) after=\(LoopDiagnostics.liveCallbackBoxes)")
+    print("CHECK gtk toplevels=\(g_list_model_get_n_items(gtk_window_get_toplevels())) baton windows=\(Application.shared.windows.count)")
+    print("DONE")
 }
+
+/// Clicking into a text view makes its view first responder and its activity current; a view
+/// that refuses keeps Baton's first responder where Baton put it, and GTK's focus follows.
+@MainActor func focusScenario() {
+    let one = NoteView("one", activity: "note.one"), two = NoteView("two", activity: "note.two")
+    let refusing = NoteView("refusing", activity: "note.refusing")
+    refusing.accepts = false
+    let window = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [one, two, refusing])
+    window.makeKeyAndOrderFront(nil)
+    wait("A active") { window.gtkWindow.map { gtk_window_is_active($0) != 0 } ?? false }
+    report("shown")
+    RealInput.click(one.widget, in: window.gtkWindow!)
+    wait("one first") { window.firstResponder === one }
+    report("clicked one")
+    RealInput.click(two.widget, in: window.gtkWindow!)
+    wait("two first") { window.firstResponder === two }
+    report("clicked two")
+    print("CHECK gtkFocus=\(gtkFocus(window, [one, two, refusing]))")
+    RealInput.click(refusing.widget, in: window.gtkWindow!)
+    wait("refusal handled") { window.firstResponder !== two }
+    report("clicked refusing")
+    print("CHECK gtkFocus=\(gtkFocus(window, [one, two, refusing]))")
+    // Baton to GTK: making a view first responder in code moves GTK's focus.
+    window.makeFirstResponder(one)
+    report("made one first in code")
+    print("CHECK gtkFocus=\(gtkFocus(window, [one, two, refusing]))")
+    window.close()
+}
+
+/// GTK activating another window (what a window manager does when the person clicks it; with
+/// no window manager on the virtual display, the probe asks GTK to present it) makes it key and
+/// main, and its first responder's activity current.
+@MainActor func switchScenario() {
+    let a = NoteView("a", activity: "note.a"), b = NoteView("b", activity: "note.b")
+    let windowA = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [a])
+    let windowB = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "B", notes: [b])
+    windowA.makeFirstResponder(a)
+    windowB.makeFirstResponder(b)
+    windowB.orderFront(nil)
+    windowA.makeKeyAndOrderFront(nil)
+    wait("A active") { gtk_window_is_active(windowA.gtkWindow!) != 0 }
+    report("A shown")
+    gtk_window_present(windowB.gtkWindow!)
+    wait("B key") { windowB.isKeyWindow }
+    report("GTK activated B")
+    gtk_window_present(windowA.gtkWindow!)
+    wait("A key") { windowA.isKeyWindow }
+    report("GTK activated A")
+    windowA.close()
+    windowB.close()
+}
+
+/// A panel (a GTK dialog, transient for the document window) takes key but not main: the
+/// document's activity stays current. Closing it through GTK gives key back.
+@MainActor func dialogScenario() {
+    let a = NoteView("a", activity: "note.a"), find = NoteView("find", activity: nil)
+    let document = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [a])
+    document.makeFirstResponder(a)
+    let panel = makeWindow({ GtkBackedPanel(gtkWindow: $0) }, title: "Find", notes: [find])
+    gtk_window_set_transient_for(panel.gtkWindow!, document.gtkWindow!)
+    gtk_window_set_modal(panel.gtkWindow!, 1)
+    document.makeKeyAndOrderFront(nil)
+    wait("A active") { gtk_window_is_active(document.gtkWindow!) != 0 }
+    report("document shown")
+    panel.makeKeyAndOrderFront(nil)
+    wait("Find active") { gtk_window_is_active(panel.gtkWindow!) != 0 }
+    report("dialog shown")
+    RealInput.click(find.widget, in: panel.gtkWindow!)
+    wait("find first") { panel.firstResponder === find }
+    report("clicked into dialog")
+    gtk_window_close(panel.gtkWindow!)  // as the dialog's close button: close-request
+    wait("dialog closed") { panel.isClosed && gtk_window_is_active(document.gtkWindow!) != 0 }
+    report("dialog closed")
+    document.close()
+}
+
+/// A real Control+S, typed on the X server, reaches the first responder's `save(_:)` through
+/// the window's shortcut, its `win.save` GAction and `sendAction(_:to:from:)`.
+@MainActor func shortcutScenario() {
+    let one = NoteView("one", activity: "note.one"), two = NoteView("two", activity: "note.two")
+    let window = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [one, two])
+    do { try window.addAction(.save, named: "save", shortcut: "<Control>s") } catch { print("FAIL \(error)") }
+    window.makeKeyAndOrderFront(nil)
+    wait("A active") { gtk_window_is_active(window.gtkWindow!) != 0 }
+    RealInput.click(two.widget, in: window.gtkWindow!)
+    wait("two first") { window.firstResponder === two }
+    RealInput.pressWithControl(0x73)
+    wait("saved") { two.saves == 1 }
+    RealInput.click(one.widget, in: window.gtkWindow!)
+    wait("one first") { window.firstResponder === one }
+    RealInput.pressWithControl(0x73)
+    wait("saved") { one.saves == 1 }
+    print("CHECK saves one=\(one.saves) two=\(two.saves)")
+    print("CHECK actions=\(window.actions.names)")
+    window.close()
+}
+
+/// Closing a GTK window (its close button: close-request) closes the Baton window, moves key and
+/// main to the next window and invalidates the activity only it held; a delegate that says no
+/// keeps the window open on both sides.
+@MainActor func closeScenario() {
+    final class Refuser: WindowDelegate { func windowShouldClose(_ sender: Window) -> Bool { false } }
+    let refuser = Refuser()
+    var a: NoteView? = NoteView("a", activity: "note.a")
+    let b = NoteView("b", activity: "note.b")
+    let activityA = a!.userActivity!
+    var windowA: GtkBackedWindow? = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [a!])
+    let windowB = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "B", notes: [b])
+    windowA!.makeFirstResponder(a)
+    windowB.makeFirstResponder(b)
+    windowB.makeKeyAndOrderFront(nil)
+    windowA!.makeKeyAndOrderFront(nil)
+    wait("A active") { gtk_window_is_active(windowA!.gtkWindow!) != 0 }
+    report("A front")
+    windowA!.delegate = refuser
+    gtk_window_close(windowA!.gtkWindow!)
+    print("CHECK refused: closed=\(windowA!.isClosed) gtkVisible=\(gtk_widget_get_visible(baton_gtk_widget(UnsafeMutableRawPointer(windowA!.gtkWindow!))) != 0)")
+    windowA!.delegate = nil
+    gtk_window_close(windowA!.gtkWindow!)
+    print("CHECK closed: closed=\(windowA!.isClosed) gtkWindow=\(windowA!.gtkWindow == nil ? "nil" : "kept") windows=\(Application.shared.windows.map(\.title))")
+    wait("B active") { gtk_window_is_active(windowB.gtkWindow!) != 0 }
+    report("A closed")
+    windowA = nil
+    a = nil
+    print("CHECK activity A valid=\(activityA.isValid)")
+    windowB.close()
+}
+

@@ -1,0 +1,102 @@
+#if canImport(BatonGtk)
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// BatonGtk on a real GTK 4, under a virtual display (Xvfb) of each test's own: each scenario
+/// runs in a `GtkProbe` process (GTK initialises once per process; the test runner opens no
+/// display), which prints what Baton and GTK say after each step.
+///
+/// The rules checked are AppKit's: a click into a view makes it first responder
+/// (`NSWindow.makeFirstResponder(_:)`, "About Key and Main Windows", NSResponder "Responder
+/// Chain"); the window the person activates becomes key and, for a document window, main; a
+/// panel (`NSPanel`) becomes key but never main; the current activity is the main window's
+/// first responder's (about-handoff, "Managing a User Activity with Responders"); a key
+/// equivalent reaches the first responder through `sendAction(_:to:from:)` with a nil target;
+/// the close button asks `windowShouldClose(_:)`; an activity no responder holds any more is
+/// invalidated.
+///
+/// There is no window manager on the virtual display: GTK gives a window the focus itself
+/// (`XSetInputFocus`) when it is presented once on screen, and the probe stands in for the
+/// person's click on another window with `gtk_window_present`, which is what a window manager
+/// does then. Clicks into text views and key presses are real X events (XTest).
+final class GtkWindowTests: XCTestCase {
+
+    /// Runs `scenario` under a new virtual display; returns its output lines after checking it
+    /// finished, timed nothing out, and released every signal handler and source it made.
+    private func run(_ scenario: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+        let display = try VirtualDisplay()
+        defer { display.stop() }
+        let result = try runProduct("GtkProbe", [scenario], environment: display.environment, timeout: 120)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let context = "\(scenario) output:\n\(result.stdout)\nerrors:\n\(result.stderr)"
+        XCTAssertEqual(result.status, 0, context, file: file, line: line)
+        XCTAssertEqual(lines.last, "DONE", context, file: file, line: line)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("TIMEOUT") || $0.hasPrefix("FAIL") }, [], context, file: file, line: line)
+        let boxes = lines.first { $0.hasPrefix("CHECK boxes") } ?? "no count"
+        let counts = boxes.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Int($0) } }
+        XCTAssertTrue(counts.count == 2 && counts[0] == counts[1], "callback boxes not released: \(boxes)", file: file, line: line)
+        XCTAssertTrue(lines.contains("CHECK gtk toplevels=0 baton windows=0"), "a GTK or Baton window outlived its close\n\(context)",
+                      file: file, line: line)
+        XCTAssertFalse(result.stderr.contains("CRITICAL"), context, file: file, line: line)
+        return lines
+    }
+
+    private func states(_ lines: [String]) -> [String] {
+        lines.filter { $0.hasPrefix("STATE ") }.map { String($0.dropFirst("STATE ".count)) }
+    }
+
+    func testClickingIntoATextViewMakesItFirstResponderAndItsActivityCurrent() throws {
+        let lines = try run("focus")
+        XCTAssertEqual(states(lines), [
+            // GTK focuses the first text view when the window becomes active: Baton follows.
+            "shown: key=A main=A first=one gtkActive=A current=note.one",
+            "clicked one: key=A main=A first=one gtkActive=A current=note.one",
+            "clicked two: key=A main=A first=two gtkActive=A current=note.two",
+            // A view that refuses (becomeFirstResponder false): the window is first responder,
+            // no activity is current, and GTK's focus leaves the text view so both agree.
+            "clicked refusing: key=A main=A first=window gtkActive=A current=-",
+            "made one first in code: key=A main=A first=one gtkActive=A current=note.one",
+        ])
+        XCTAssertEqual(lines.filter { $0.hasPrefix("CHECK gtkFocus") },
+                       ["CHECK gtkFocus=two", "CHECK gtkFocus=none", "CHECK gtkFocus=one"])
+    }
+
+    func testActivatingAnotherGtkWindowSwitchesTheMainWindowAndTheCurrentActivity() throws {
+        let lines = try run("switch")
+        XCTAssertEqual(states(lines), [
+            "A shown: key=A main=A first=a gtkActive=A current=note.a",
+            "GTK activated B: key=B main=B first=b gtkActive=B current=note.b",
+            "GTK activated A: key=A main=A first=a gtkActive=A current=note.a",
+        ])
+    }
+
+    func testADialogTakesKeyButNotMain() throws {
+        let lines = try run("dialog")
+        XCTAssertEqual(states(lines), [
+            "document shown: key=A main=A first=a gtkActive=A current=note.a",
+            "dialog shown: key=Find main=A first=find gtkActive=Find current=note.a",
+            "clicked into dialog: key=Find main=A first=find gtkActive=Find current=note.a",
+            "dialog closed: key=A main=A first=a gtkActive=A current=note.a",
+        ])
+    }
+
+    func testARealShortcutReachesTheFirstRespondersAction() throws {
+        let lines = try run("shortcut")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("ACTION") },
+                       ["ACTION save reached two from GtkActions", "ACTION save reached one from GtkActions"])
+        XCTAssertTrue(lines.contains("CHECK saves one=1 two=1"))
+    }
+
+    func testClosingAGtkWindowClosesTheBatonWindowAndInvalidatesTheActivityOnlyItHeld() throws {
+        let lines = try run("close")
+        XCTAssertTrue(lines.contains("CHECK refused: closed=false gtkVisible=true"), "windowShouldClose(_:) said no")
+        XCTAssertTrue(lines.contains("CHECK closed: closed=true gtkWindow=nil windows=[\"B\"]"))
+        XCTAssertEqual(states(lines), [
+            "A front: key=A main=A first=a gtkActive=A current=note.a",
+            "A closed: key=B main=B first=b gtkActive=B current=note.b",
+        ])
+        XCTAssertTrue(lines.contains("CHECK activity A valid=false"))
+    }
+}
+#endif
