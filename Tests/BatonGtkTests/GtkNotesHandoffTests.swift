@@ -48,7 +48,10 @@ final class GtkNotesHandoffTests: XCTestCase {
     static let note = "Shopping\nbuy oat milk\nand bread"
     static let cursor = 13
 
-    func testANoteEditedOnAContinuesOnBAtTheCursorAndAShowsItWasContinued() throws {
+    /// Devices A and B with their displays and buses, the group, A's agent, and GtkNotes on A
+    /// with the note typed and the cursor placed; returns what the B side needs.
+    private func deviceAEditing() throws -> (a: GtkNotesSession, b: GtkNotesSession, folderB: String, address: String,
+                                              notesA: RunningProcess) {
         let a = try session("A"), b = try session("B")
         let authority = try GroupAuthority.create(name: "Ada", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
         let folders = try ["A", "B"].map { name in
@@ -56,9 +59,7 @@ final class GtkNotesHandoffTests: XCTestCase {
             try authority.issueDevice(named: name).write(to: folder)
             return folder.path
         }
-        let socketA = root.appendingPathComponent("a.sock").path, socketB = root.appendingPathComponent("b.sock").path
-
-        // Device A: its agent, and GtkNotes with a note typed in, the cursor after "buy ".
+        let socketA = root.appendingPathComponent("a.sock").path
         let agentA = try start("batond", ["--config", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
         let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
         let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
@@ -66,6 +67,26 @@ final class GtkNotesHandoffTests: XCTestCase {
                                                   "--type", Self.note, "--cursor", "\(Self.cursor)"], environment: a.environment)
         XCTAssertNotNil(notesA.waitForLine(containing: "joined the agent"), notesA.output)
         XCTAssertNotNil(notesA.waitForLine(containing: "cursor at \(Self.cursor)"), notesA.output)
+        return (a, b, folders[1], address, notesA)
+    }
+
+    /// B's agent, once linked with A.
+    private func agentB(_ folder: String, peer: String, _ b: GtkNotesSession) throws -> RunningProcess {
+        let agent = try start("batond", ["--config", folder, "--socket", socketB, "--peer", peer], environment: b.environment)
+        XCTAssertNotNil(agent.waitForLine(containing: "linked with A"), agent.output)
+        return agent
+    }
+
+    private var socketB: String { root.appendingPathComponent("b.sock").path }
+    private var noConfig: [String] { ["--config", root.appendingPathComponent("no-config").path] }
+    /// What B prints once the note is in its text view, the cursor after "buy ".
+    private static let restoredLine = "holds 31 characters, cursor at 13: \"Shopping\\u{A}buy |oat milk\\u{A}and bread\""
+
+    /// GtkNotes installed on B, not running: `baton continue` makes B's agent start it from its
+    /// desktop entry; B's window shows the note at the cursor (widget state and picture).
+    func testANoteEditedOnAContinuesOnBAtTheCursorAndAShowsItWasContinued() throws {
+        let (_, b, folderB, address, notesA) = try deviceAEditing()
+        let socketB = self.socketB, noConfig = self.noConfig
 
         // Device B: GtkNotes installed with its desktop entry, not running; B's agent.
         let picture = root.appendingPathComponent("continued.png")
@@ -74,9 +95,7 @@ final class GtkNotesHandoffTests: XCTestCase {
         let install = try runProduct("baton", ["app", "install", Self.manifest.path, "--name", "GTK Notes", "--exec", exec],
                                      environment: b.environment, timeout: 30)
         XCTAssertEqual(install.status, 0, install.stderr)
-        let agentB = try start("batond", ["--config", folders[1], "--socket", socketB, "--peer", address], environment: b.environment)
-        XCTAssertNotNil(agentB.waitForLine(containing: "linked with A"), agentB.output)
-        let noConfig = ["--config", root.appendingPathComponent("no-config").path]
+        let agentB = try agentB(folderB, peer: address, b)
         let watch = try start("baton", ["nearby", "--watch", "--agent", socketB] + noConfig, environment: b.environment)
         XCTAssertNotNil(watch.waitForLine(containing: "com.example.gtknotes.editing"), watch.output)
         watch.terminate()
@@ -87,8 +106,7 @@ final class GtkNotesHandoffTests: XCTestCase {
 
         // B: started by its agent (its output is the agent's), the note in the text view at the cursor.
         let restored = try XCTUnwrap(agentB.waitForLine(containing: "restored ", timeout: 60), agentB.output)
-        XCTAssertTrue(restored.contains("holds \(Self.note.unicodeScalars.count) characters, cursor at \(Self.cursor): "
-                                        + "\"Shopping\\u{A}buy |oat milk\\u{A}and bread\""), restored)
+        XCTAssertTrue(restored.contains(Self.restoredLine), restored)
         XCTAssertEqual(agentB.output.components(separatedBy: "launched to continue com.example.gtknotes.editing").count - 1, 1,
                        "one GtkNotes started on B: \(agentB.output)")
         XCTAssertNotNil(agentB.waitForLine(containing: "screenshot saved to \(picture.path)", timeout: 60), agentB.output)
@@ -128,6 +146,29 @@ final class GtkNotesHandoffTests: XCTestCase {
         let differing = shot.differingPixels(from: blank)
         XCTAssertGreaterThan(differing, shot.width * shot.height / 200, "the note's text is drawn: \(differing) pixels differ")
         XCTAssertGreaterThan(shot.darkPixels, blank.darkPixels + 200, "dark text: \(shot.darkPixels) vs \(blank.darkPixels)")
+    }
+
+    /// GtkNotes already running on B, joined to B's agent, and launched a second time by the
+    /// person (handed to the first by GApplication, no second join): `baton continue` hands the
+    /// note to the running instance, and no GtkNotes is started from the desktop entry.
+    func testTheRunningGtkNotesOnBReceivesTheNoteAndASecondLaunchJoinsNothing() throws {
+        let (_, b, folderB, address, notesA) = try deviceAEditing()
+        let agentB = try agentB(folderB, peer: address, b)
+        let notesFolder = root.appendingPathComponent("B-notes").path
+        let notesB = try start("baton-gtknotes", ["--agent", socketB, "--notes", notesFolder], environment: b.environment)
+        XCTAssertNotNil(notesB.waitForLine(containing: "nearby now: com.example.gtknotes.editing on A"), notesB.output)
+        let again = try runProduct("baton-gtknotes", ["--agent", socketB, "--notes", notesFolder], environment: b.environment, timeout: 30)
+        XCTAssertEqual(again.status, 0, again.stdout + again.stderr)
+        XCTAssertFalse(again.stdout.contains("joined the agent"), again.stdout)
+
+        let continued = try runProduct("baton", ["continue", "--agent", socketB] + noConfig, environment: b.environment, timeout: 60)
+        XCTAssertEqual(continued.status, 0, continued.stderr)
+        let restored = try XCTUnwrap(notesB.waitForLine(containing: "restored ", timeout: 60), notesB.output)
+        XCTAssertTrue(restored.contains(Self.restoredLine), restored)
+        XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
+        XCTAssertFalse(agentB.output.contains("launched to continue"), agentB.output)
+        let joins = agentB.output.split(separator: "\n").filter { $0.contains("com.example.gtknotes (pid") && $0.hasSuffix(" joined") }
+        XCTAssertEqual(joins.count, 1, "one GtkNotes joined B's agent: \(agentB.output)")
     }
 
     static var manifest: URL {
