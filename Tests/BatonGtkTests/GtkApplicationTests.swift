@@ -72,6 +72,20 @@ final class GtkApplicationTests: XCTestCase {
         XCTAssertEqual(primary.output.components(separatedBy: "willTerminate").count - 1, 1, primary.output)
     }
 
+    /// Other code quits the GApplication itself (`g_application_quit`, which cannot be refused):
+    /// the delegate is not asked, but gets `applicationWillTerminate` once, and
+    /// `GtkApplicationMain` returns 0.
+    func testQuittingTheGApplicationSendsWillTerminateWithoutAsking() throws {
+        let primary = try start("GtkApplicationProbe", [])
+        XCTAssertNotNil(primary.waitForLine(containing: "didFinishLaunching primary=true"), primary.output)
+        let quit = try runProduct("GtkApplicationProbe", [root.appendingPathComponent("gquit").path], environment: environment, timeout: 30)
+        XCTAssertEqual(quit.status, 0, quit.stdout + quit.stderr)
+        XCTAssertEqual(primary.waitForExit(timeout: 30), 0, primary.output)
+        XCTAssertFalse(primary.output.contains("applicationShouldTerminate"), primary.output)
+        XCTAssertEqual(primary.output.components(separatedBy: "willTerminate").count - 1, 1, primary.output)
+        XCTAssertTrue(primary.output.contains("GtkApplicationMain returned 0"), primary.output)
+    }
+
     /// GtkNotes: a second launch with a file hands it to the running GtkNotes, which opens it
     /// in a window; the window's Quit action (what Ctrl+Q activates), called over the session
     /// bus as a desktop shell would, travels the responder chain to Baton's `terminate(_:)`:

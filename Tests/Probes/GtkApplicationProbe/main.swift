@@ -6,8 +6,9 @@
 // Launch messages and opened files are printed; once launched, the main queue, a main-actor
 // Task, MainLoop.idle and MainLoop.after each print that they ran. Opening a file named `quit`
 // terminates: the delegate refuses the first terminate(_:), answers the second with
-// .terminateLater and agrees a moment later. After GtkApplicationMain returns it prints the
-// status and exits with it.
+// .terminateLater and agrees a moment later. Opening `gquit` quits the GApplication directly
+// (g_application_quit, as other GTK code might), without Baton's terminate(_:). After
+// GtkApplicationMain returns it prints the status and exits with it.
 import BatonGtk
 
 final class ProbeDelegate: ApplicationDelegate {
@@ -27,6 +28,9 @@ final class ProbeDelegate: ApplicationDelegate {
     func application(_ application: Application, open urls: [URL]) {
         let later = GtkApplicationHost.current?.laterActivations ?? -1
         say("open \(urls.map(\.lastPathComponent).joined(separator: " ")) after \(later) later activation(s)")
+        if urls.contains(where: { $0.lastPathComponent == "gquit" }), let host = GtkApplicationHost.current {
+            g_application_quit(host.gApplication)
+        }
         if urls.contains(where: { $0.lastPathComponent == "quit" }) {
             Application.shared.terminate(nil)
             say("still running after the refused terminate")
