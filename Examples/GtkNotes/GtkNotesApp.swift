@@ -14,12 +14,15 @@ struct NotesOptions {
     var screenshot: URL?
     /// Terminate once that picture is saved.
     var quitAfterScreenshot = false
+    /// Where to save a picture of the first note window whose note continued on another
+    /// device, once it shows its banner.
+    var bannerScreenshot: URL?
 }
 
 /// The app: a window listing the notes, a window per open note, notes continued from the
 /// user's other devices, and a device of the group through the agent (`--agent`).
 final class GtkNotesApp: ApplicationDelegate, NoteMaking {
-    let options: NotesOptions
+    private(set) var options: NotesOptions
     let device: ExampleDevice?
     private var store: NoteStore!
     private var list: NoteListController!
@@ -36,7 +39,7 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking {
 
     func applicationDidFinishLaunching(_ notification: Notification) {
         do { store = try NoteStore(folder: options.folder) } catch { return fail("cannot use \(options.folder.path): \(error)") }
-        if options.screenshot != nil { Self.stopCursorBlinking() }
+        if options.screenshot != nil || options.bannerScreenshot != nil { Self.stopCursorBlinking() }
         list = NoteListController(store: store)
         list.onOpen = { [unowned self] note in openEditor(for: note) }
         listWindow = NotesWindow(title: "Notes", controller: list, width: 320, height: 420)
@@ -145,6 +148,11 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking {
             editors[path] = nil
         }
         controller.onSaved = { [unowned self] _ in list.reload() }
+        controller.onContinuedElsewhere = { [unowned self, weak window] in
+            guard let window, let file = options.bannerScreenshot else { return }
+            options.bannerScreenshot = nil
+            picture(of: window, to: file, then: {})
+        }
         controller.onRetitled = { [weak window] title in window?.window.title = title }
         editors[path] = (controller, window)
         window.present()
@@ -156,10 +164,15 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking {
     private func takeScreenshotOnce(of window: NotesWindow) {
         guard let file = options.screenshot, !screenshotTaken else { return }
         screenshotTaken = true
-        guard let gtkWindow = window.gtkWindow else { return }
+        let quit = options.quitAfterScreenshot
+        picture(of: window, to: file) { if quit { Application.shared.terminate(nil) } }
+    }
+
+    /// Saves a picture of `window` at `file` once GTK has drawn its current state, then runs `done`.
+    private func picture(of window: NotesWindow, to file: URL, then done: @escaping @MainActor () -> Void) {
+        guard let gtkWindow = window.gtkWindow else { return done() }
         let picture = WindowPicture(of: gtkWindow)
         // Two frames: in the first GTK lays the text out and the editor scrolls to the cursor.
-        let quit = options.quitAfterScreenshot
         window.afterNextPaint { window.afterNextPaint {
             do {
                 let size = try picture.save(to: file)
@@ -167,7 +180,7 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking {
             } catch {
                 say("error: no screenshot: \(error)")
             }
-            if quit { Application.shared.terminate(nil) }
+            done()
         } }
     }
 

@@ -14,6 +14,8 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
     let store: NoteStore
     /// Called after the note was saved to its file.
     var onSaved: (@MainActor (Note) -> Void)?
+    /// Called once the note continued on another device and the banner says so.
+    var onContinuedElsewhere: (@MainActor () -> Void)?
     /// Called when the note's title (its first line) may have changed.
     var onRetitled: (@MainActor (String) -> Void)?
 
@@ -183,5 +185,6 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
     func userActivityWasContinued(_ userActivity: UserActivity) {
         gtk_widget_set_visible(banner, 1)
         say("userActivityWasContinued: \(shown(note.name)) continues on another device; banner shown: \(gtk_widget_get_visible(banner) != 0)")
+        onContinuedElsewhere?()
     }
 }

@@ -10,18 +10,20 @@
 //     --screenshot PNG [--quit-after-screenshot]
 //                                   save a picture of the first note window continued here (or
 //                                   opened by --type) once GTK has drawn it; then quit
+//     --screenshot-banner PNG       save a picture of the first note window whose note continued
+//                                   on another device, with its banner
 import Baton
 import BatonGtk
 import ExampleSupport
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: baton-gtknotes [--agent SOCKET] [--notes DIR] [--type TEXT [--cursor N]] [--screenshot PNG [--quit-after-screenshot]] [FILE…]"
+let usage = "usage: baton-gtknotes [--agent SOCKET] [--notes DIR] [--type TEXT [--cursor N]] [--screenshot PNG [--quit-after-screenshot]] [--screenshot-banner PNG] [FILE…]"
 if arguments.contains("--help") {
     say(usage)
     exit(0)
 }
-let valued: Set = ["--agent", "--notes", "--type", "--cursor", "--screenshot"]
+let valued: Set = ["--agent", "--notes", "--type", "--cursor", "--screenshot", "--screenshot-banner"]
 var files: [URL] = []
 var index = 0
 while index < arguments.count {
@@ -42,7 +44,8 @@ let options = NotesOptions(
     folder: value(after: "--notes").map { URL(fileURLWithPath: $0) } ?? NoteStore.defaultFolder,
     typing: value(after: "--type"), cursor: number(after: "--cursor"),
     screenshot: value(after: "--screenshot").map { URL(fileURLWithPath: $0) },
-    quitAfterScreenshot: arguments.contains("--quit-after-screenshot"))
+    quitAfterScreenshot: arguments.contains("--quit-after-screenshot"),
+    bannerScreenshot: value(after: "--screenshot-banner").map { URL(fileURLWithPath: $0) })
 let device = DeviceOptions.fromCommandLine().map { ExampleDevice($0) }
 
 installManifest(from: Bundle.module)

@@ -64,7 +64,9 @@ final class GtkNotesHandoffTests: XCTestCase {
         let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
         let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
         let notesA = try start("baton-gtknotes", ["--agent", socketA, "--notes", root.appendingPathComponent("A-notes").path,
-                                                  "--type", Self.note, "--cursor", "\(Self.cursor)"], environment: a.environment)
+                                                  "--type", Self.note, "--cursor", "\(Self.cursor)",
+                                                  "--screenshot", typedPicture.path, "--screenshot-banner", bannerPicture.path],
+                               environment: a.environment)
         XCTAssertNotNil(notesA.waitForLine(containing: "joined the agent"), notesA.output)
         XCTAssertNotNil(notesA.waitForLine(containing: "cursor at \(Self.cursor)"), notesA.output)
         return (a, b, folders[1], address, notesA)
@@ -78,6 +80,9 @@ final class GtkNotesHandoffTests: XCTestCase {
     }
 
     private var socketB: String { root.appendingPathComponent("b.sock").path }
+    /// A's pictures of its note window: as typed, and once it shows that the note was continued.
+    private var typedPicture: URL { root.appendingPathComponent("a-typed.png") }
+    private var bannerPicture: URL { root.appendingPathComponent("a-banner.png") }
     private var noConfig: [String] { ["--config", root.appendingPathComponent("no-config").path] }
     /// What B prints once the note is in its text view, the cursor after "buy ".
     private static let restoredLine = "holds 31 characters, cursor at 13: \"Shopping\\u{A}buy |oat milk\\u{A}and bread\""
@@ -119,6 +124,11 @@ final class GtkNotesHandoffTests: XCTestCase {
         // A: the window says the note was continued.
         XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
         XCTAssertTrue(notesA.output.contains("banner shown: true"), notesA.output)
+        // …and GTK drew it: A's window now differs from its picture as typed, above the text.
+        XCTAssertNotNil(notesA.waitForLine(containing: "screenshot saved to \(bannerPicture.path)"), notesA.output)
+        let typed = try WindowPixels(png: typedPicture), banner = try WindowPixels(png: bannerPicture)
+        XCTAssertEqual(typed.width, banner.width)
+        XCTAssertGreaterThan(banner.differingPixels(from: typed), typed.width * typed.height / 200, "the banner is drawn")
         // A's session ends (SIGTERM): GtkNotes terminates as Quit would, its note saved.
         notesA.terminate()
         XCTAssertEqual(notesA.waitForExit(timeout: 30), 0, notesA.output)
