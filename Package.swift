@@ -155,11 +155,17 @@ if hasGtk4 {
         // The GTK scenarios run in a child process under a virtual display: gtk_init is once per
         // process, and the test runner must not hold a display connection.
         .executableTarget(name: "GtkProbe", dependencies: ["BatonGtk", "Baton", "BatonLoop", "CGtk"], path: "Tests/Probes/GtkProbe"),
+        // A BatonGtk app under GtkApplicationMain, for GtkApplicationTests (a process per launch).
+        .executableTarget(name: "GtkApplicationProbe", dependencies: ["BatonGtk"], path: "Tests/Probes/GtkApplicationProbe"),
+        // GtkNotes, the desktop example: a note editor whose notes hand off between devices.
+        .executableTarget(name: "GtkNotes", dependencies: ["BatonGtk", "Baton", "BatonLoop", "ExampleSupport", "CGtk", "CGLib"],
+                          path: "Examples/GtkNotes", resources: [.copy("Manifest")]),
     ])
+    package.products.append(.executable(name: "baton-gtknotes", targets: ["GtkNotes"]))
     // `make bench`'s GTK figure (Benchmarks/BatonBench/GtkBenchmarks.swift).
     package.targets.first { $0.name == "BatonBench" }?.dependencies.append("BatonGtk")
 }
 package.targets.append(.testTarget(
     name: "BatonGtkTests",
-    dependencies: ["BatonTestSupport"] + (hasGtk4 ? ["BatonGtk"] : [])
+    dependencies: ["BatonTestSupport"] + (hasGtk4 ? ["BatonGtk", "BatonContinuity", "CGtk"] : [])
 ))

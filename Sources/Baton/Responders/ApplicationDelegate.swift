@@ -1,4 +1,5 @@
 import Foundation
+import Logging
 
 /// The application's delegate: AppKit's `NSApplicationDelegate`, with UIKit's
 /// `UIApplicationDelegate` forms where the two differ. Every method is optional: the protocol
@@ -71,6 +72,12 @@ public protocol ApplicationDelegate: AnyObject {
     /// UIKit's `applicationWillTerminate(_:)`, taking the application; called by the default
     /// of the AppKit form.
     func applicationWillTerminate(_ application: Application)
+    /// Open `urls` (AppKit's `application(_:open:)`): files the person opened with the app,
+    /// or another launch of it passed on. Baton's core never sends it; a host that receives
+    /// files to open does (BatonGtk, from GApplication's `open`). The default opens each as a
+    /// document (`DocumentController.openDocument(withContentsOf:display:)`), as AppKit does
+    /// when the delegate does not implement it, and logs those that cannot be opened.
+    func application(_ application: Application, open urls: [URL])
 
     /// UIKit's `application(_:willFinishLaunchingWithOptions:)`: the launch process began.
     /// `launchOptions` says why the app was launched (`Application.LaunchOptionsKey`); it is
@@ -168,6 +175,14 @@ extension ApplicationDelegate {
     }
     /// Does nothing.
     public func applicationWillTerminate(_ application: Application) {}
+    /// Opens each URL as a document, showing its windows; logs those that cannot be opened.
+    public func application(_ application: Application, open urls: [URL]) {
+        for url in urls {
+            do { try DocumentController.shared.openDocument(withContentsOf: url, display: true) } catch {
+                Logger(label: "baton").error("cannot open \(PrintableText.escaped(url.path)): \(error)", error: error)
+            }
+        }
+    }
 
     /// The application a notification is about (its `object`), else the shared one.
     private static func application(of notification: Notification) -> Application {

@@ -1,0 +1,190 @@
+import BatonGtk
+import ExampleSupport
+import Foundation
+
+/// One note in its window: a banner (shown once the note continues on another device) above a
+/// text view. Its user activity carries the note — name, text, cursor — and is current while
+/// the person works in the text view. Editing or moving the cursor only marks the activity
+/// `needsSave`; `updateUserActivityState(_:)` fills it when Handoff needs it (Apple's lazy
+/// save). The text is saved to the note's file a moment after each change, and on close.
+final class NoteEditorController: ViewController, UserActivityDelegate {
+    static let activityType = "com.example.gtknotes.editing"
+
+    private(set) var note: Note
+    let store: NoteStore
+    /// Called after the note was saved to its file.
+    var onSaved: (@MainActor (Note) -> Void)?
+    /// Called once the note continued on another device and the banner says so.
+    var onContinuedElsewhere: (@MainActor () -> Void)?
+    /// Called when the note's title (its first line) may have changed.
+    var onRetitled: (@MainActor (String) -> Void)?
+
+    /// The editor's widgets: a vertical box holding the banner and the scrolled text view.
+    let content: Widget
+    let textView: Widget
+    let banner: Widget
+    private let buffer: UnsafeMutablePointer<GtkTextBuffer>
+    private var pendingSave: LoopSource?
+    /// True while the buffer is being filled by the program, not the person.
+    private var filling = false
+
+    init(note: Note, store: NoteStore) {
+        self.note = note
+        self.store = store
+        let content = gtk_box_new(GTK_ORIENTATION_VERTICAL, 0)!
+        let banner = gtk_label_new(nil)!
+        gtk_label_set_markup(banner.opaque, "<b>Continued on another device.</b> This note is open there now.")
+        gtk_widget_set_visible(banner, 0)
+        gtk_widget_set_margin_top(banner, 6)
+        gtk_widget_set_margin_bottom(banner, 6)
+        let textView = gtk_text_view_new()!
+        let view = textView.cast(GtkTextView.self)
+        gtk_text_view_set_wrap_mode(view, GTK_WRAP_WORD_CHAR)
+        for margin in [gtk_text_view_set_left_margin, gtk_text_view_set_right_margin, gtk_text_view_set_top_margin,
+                       gtk_text_view_set_bottom_margin] { margin(view, 12) }
+        let scrolled = gtk_scrolled_window_new()!
+        gtk_scrolled_window_set_child(scrolled.opaque, textView)
+        gtk_widget_set_vexpand(scrolled, 1)
+        gtk_box_append(content.cast(GtkBox.self), banner)
+        gtk_box_append(content.cast(GtkBox.self), scrolled)
+        (self.content, self.banner, self.textView) = (content, banner, textView)
+        buffer = gtk_text_view_get_buffer(view)
+        super.init(nibName: nil, bundle: nil)
+        title = note.title
+        fill(with: note.text, cursor: note.text.unicodeScalars.count)
+        SignalHandlers.connect(UnsafeMutableRawPointer(buffer), "changed") { [weak self] in
+            self?.edited()
+            return false
+        }
+        SignalHandlers.connect(UnsafeMutableRawPointer(buffer), "mark-set", withSecondArgument: { [weak self] mark in
+            guard let self, let mark, mark == UnsafeMutableRawPointer(gtk_text_buffer_get_insert(self.buffer)) else { return false }
+            if !self.filling { self.userActivity?.needsSave = true }
+            return false
+        })
+        let activity = UserActivity(activityType: Self.activityType)
+        activity.title = note.title
+        activity.delegate = self
+        userActivity = activity
+        activity.needsSave = true
+    }
+
+    /// The editor's view wraps its widgets; the text view's own `WidgetView` inside it is the
+    /// first responder while GTK's focus is in the text view, so this controller's activity
+    /// (the first up the chain) is current while the person writes.
+    override func loadView() {
+        let view = WidgetView(widget: content, identifier: "note")
+        view.addSubview(WidgetView(widget: textView, identifier: "note text"))
+        self.view = view
+    }
+
+    // MARK: The text
+
+    /// The text the text view holds now.
+    var text: String {
+        var start = GtkTextIter(), end = GtkTextIter()
+        gtk_text_buffer_get_bounds(buffer, &start, &end)
+        let characters = gtk_text_buffer_get_text(buffer, &start, &end, 0)!
+        defer { g_free(characters) }
+        return String(cString: characters)
+    }
+
+    /// Where the cursor is, in characters (Unicode scalars) from the start.
+    var cursor: Int {
+        var iter = GtkTextIter()
+        gtk_text_buffer_get_iter_at_mark(buffer, &iter, gtk_text_buffer_get_insert(buffer))
+        return Int(gtk_text_iter_get_offset(&iter))
+    }
+
+    /// Puts the cursor at `offset` characters from the start (clamped to the text).
+    func placeCursor(at offset: Int) {
+        var iter = GtkTextIter()
+        gtk_text_buffer_get_iter_at_offset(buffer, &iter, Int32(clamping: max(0, offset)))
+        gtk_text_buffer_place_cursor(buffer, &iter)
+    }
+
+    /// Types `text` at the cursor, as the person would.
+    func type(_ text: String) { gtk_text_buffer_insert_at_cursor(buffer, text, -1) }
+
+    /// Focuses the text view — which makes its `WidgetView` first responder and so this
+    /// controller's activity current — and scrolls the cursor into sight once the text view has
+    /// drawn the text (GTK scrolls by estimated line heights until it has laid the lines out).
+    func focusText() {
+        gtk_widget_grab_focus(textView)
+        guard let clock = gtk_widget_get_frame_clock(textView) else { return }
+        SignalHandlers.once(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
+            guard let self else { return }
+            gtk_text_view_scroll_mark_onscreen(textView.cast(GtkTextView.self), gtk_text_buffer_get_insert(buffer))
+        }
+        gtk_widget_queue_draw(textView)
+    }
+
+    private func fill(with text: String, cursor offset: Int) {
+        filling = true
+        gtk_text_buffer_set_text(buffer, text, -1)
+        placeCursor(at: offset)
+        filling = false
+    }
+
+    private func edited() {
+        guard !filling else { return }
+        note.text = text
+        retitle()
+        // Too large to travel in an activity (its payload is capped): kept here only.
+        userActivity?.isEligibleForHandoff = note.text.utf8.count <= NoteStore.sizeLimit
+        userActivity?.needsSave = true
+        pendingSave?.cancel()
+        pendingSave = MainLoop.after(.milliseconds(800)) { [weak self] in self?.save() }
+    }
+
+    private func retitle() {
+        guard title != note.title else { return }
+        title = note.title
+        userActivity?.title = note.title
+        onRetitled?(note.title)
+    }
+
+    /// Writes the note to its file now, if it changed since.
+    func save() {
+        pendingSave?.cancel()
+        pendingSave = nil
+        if let saved = try? NoteStore.load(note.file), saved.text == note.text { return }
+        do {
+            try store.save(note)
+            onSaved?(note)
+        } catch {
+            say("error: cannot save \(note.name): \(error)")
+        }
+    }
+
+    // MARK: Handoff
+
+    /// Apple's lazy save: the activity is filled only when Handoff needs it.
+    override func updateUserActivityState(_ activity: UserActivity) {
+        activity.addUserInfoEntries(from: ["name": note.name, "text": note.text, "cursor": cursor])
+        activity.title = note.title
+    }
+
+    /// The note from another device: its text, with the cursor where it was there. Everything
+    /// in `userInfo` came from another device: the text is bounded, the cursor clamped.
+    override func restoreUserActivityState(_ activity: UserActivity) {
+        super.restoreUserActivityState(activity)
+        guard activity.activityType == Self.activityType, let info = activity.userInfo,
+              let text = info["text"] as? String, text.utf8.count <= NoteStore.sizeLimit else { return }
+        let offset = min(max(info["cursor"] as? Int ?? 0, 0), text.unicodeScalars.count)
+        fill(with: text, cursor: offset)
+        note.text = text
+        retitle()
+        save()
+        focusText()
+        let shownText = self.text, shownCursor = cursor
+        let before = String(shownText.unicodeScalars.prefix(shownCursor)), after = String(shownText.unicodeScalars.dropFirst(shownCursor))
+        say("restored \(shown(note.name)): the text view holds \(shownText.unicodeScalars.count) characters, cursor at \(shownCursor): \"\(shown(before))|\(shown(after))\"")
+    }
+
+    /// The note continues on another device: say so in the window.
+    func userActivityWasContinued(_ userActivity: UserActivity) {
+        gtk_widget_set_visible(banner, 1)
+        say("userActivityWasContinued: \(shown(note.name)) continues on another device; banner shown: \(gtk_widget_get_visible(banner) != 0)")
+        onContinuedElsewhere?()
+    }
+}

@@ -1,0 +1,189 @@
+#if canImport(BatonGtk)
+import BatonContinuity
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// GtkNotes handed off between two devices as a person would: each device has its own
+/// virtual display, session bus and agent (`batond`, linked on loopback); GtkNotes runs on A
+/// with a note typed and the cursor placed; on B it is installed (`baton app install`) but not
+/// running, and `baton continue` makes B's agent start it from its desktop entry. B's window
+/// must show the note with the cursor where it was on A — in the text view's own state and in
+/// GTK's picture of the window — and A's window must say that the note was continued.
+final class GtkNotesHandoffTests: XCTestCase {
+    private var root: URL!
+    private var processes: [RunningProcess] = []
+    private var sessions: [GtkNotesSession] = []
+
+    override func setUpWithError() throws {
+        try GtkNotesSession.requireTools()
+        root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-gtk-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    }
+
+    override func tearDownWithError() throws {
+        // Apps first (they save their notes), then agents, buses and displays.
+        for process in processes.reversed() { process.terminate() }
+        for process in processes.reversed() { process.waitForExit(timeout: 10) }
+        processes = []
+        for session in sessions { session.stop() }
+        sessions = []
+        if let root { try? FileManager.default.removeItem(at: root) }
+    }
+
+    private func start(_ program: String, _ arguments: [String], environment: [String: String]? = nil) throws -> RunningProcess {
+        let process = program.hasPrefix("/") ? try RunningProcess(executable: URL(fileURLWithPath: program), arguments, environment: environment)
+            : try RunningProcess(product: program, arguments, environment: environment)
+        processes.append(process)
+        return process
+    }
+
+    private func session(_ name: String) throws -> GtkNotesSession {
+        let session = try GtkNotesSession(name, under: root)
+        sessions.append(session)
+        return session
+    }
+
+    /// The text typed on A (three lines) and where its cursor is left: after "buy ".
+    static let note = "Shopping\nbuy oat milk\nand bread"
+    static let cursor = 13
+
+    /// Devices A and B with their displays and buses, the group, A's agent, and GtkNotes on A
+    /// with the note typed and the cursor placed; returns what the B side needs.
+    private func deviceAEditing() throws -> (a: GtkNotesSession, b: GtkNotesSession, folderB: String, address: String,
+                                              notesA: RunningProcess) {
+        let a = try session("A"), b = try session("B")
+        let authority = try GroupAuthority.create(name: "Ada", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
+        let folders = try ["A", "B"].map { name in
+            let folder = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: folder)
+            return folder.path
+        }
+        let socketA = root.appendingPathComponent("a.sock").path
+        let agentA = try start("batond", ["--config", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
+        let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
+        let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
+        let notesA = try start("baton-gtknotes", ["--agent", socketA, "--notes", root.appendingPathComponent("A-notes").path,
+                                                  "--type", Self.note, "--cursor", "\(Self.cursor)",
+                                                  "--screenshot", typedPicture.path, "--screenshot-banner", bannerPicture.path],
+                               environment: a.environment)
+        XCTAssertNotNil(notesA.waitForLine(containing: "joined the agent"), notesA.output)
+        XCTAssertNotNil(notesA.waitForLine(containing: "cursor at \(Self.cursor)"), notesA.output)
+        return (a, b, folders[1], address, notesA)
+    }
+
+    /// B's agent, once linked with A.
+    private func agentB(_ folder: String, peer: String, _ b: GtkNotesSession) throws -> RunningProcess {
+        let agent = try start("batond", ["--config", folder, "--socket", socketB, "--peer", peer], environment: b.environment)
+        XCTAssertNotNil(agent.waitForLine(containing: "linked with A"), agent.output)
+        return agent
+    }
+
+    private var socketB: String { root.appendingPathComponent("b.sock").path }
+    /// A's pictures of its note window: as typed, and once it shows that the note was continued.
+    private var typedPicture: URL { root.appendingPathComponent("a-typed.png") }
+    private var bannerPicture: URL { root.appendingPathComponent("a-banner.png") }
+    private var noConfig: [String] { ["--config", root.appendingPathComponent("no-config").path] }
+    /// What B prints once the note is in its text view, the cursor after "buy ".
+    private static let restoredLine = "holds 31 characters, cursor at 13: \"Shopping\\u{A}buy |oat milk\\u{A}and bread\""
+
+    /// GtkNotes installed on B, not running: `baton continue` makes B's agent start it from its
+    /// desktop entry; B's window shows the note at the cursor (widget state and picture).
+    func testANoteEditedOnAContinuesOnBAtTheCursorAndAShowsItWasContinued() throws {
+        let (_, b, folderB, address, notesA) = try deviceAEditing()
+        let socketB = self.socketB, noConfig = self.noConfig
+
+        // Device B: GtkNotes installed with its desktop entry, not running; B's agent.
+        let picture = root.appendingPathComponent("continued.png")
+        let exec = "\(productURL("baton-gtknotes").path) --agent \(socketB) --notes \(root.appendingPathComponent("B-notes").path)"
+            + " --screenshot \(picture.path) --quit-after-screenshot"
+        let install = try runProduct("baton", ["app", "install", Self.manifest.path, "--name", "GTK Notes", "--exec", exec],
+                                     environment: b.environment, timeout: 30)
+        XCTAssertEqual(install.status, 0, install.stderr)
+        let agentB = try agentB(folderB, peer: address, b)
+        let watch = try start("baton", ["nearby", "--watch", "--agent", socketB] + noConfig, environment: b.environment)
+        XCTAssertNotNil(watch.waitForLine(containing: "com.example.gtknotes.editing"), watch.output)
+        watch.terminate()
+
+        let continued = try runProduct("baton", ["continue", "--agent", socketB] + noConfig, environment: b.environment, timeout: 60)
+        XCTAssertEqual(continued.status, 0, continued.stderr)
+        XCTAssertTrue(continued.stdout.contains("from A in com.example.gtknotes"), continued.stdout)
+
+        // B: started by its agent (its output is the agent's), the note in the text view at the cursor.
+        let restored = try XCTUnwrap(agentB.waitForLine(containing: "restored ", timeout: 60), agentB.output)
+        XCTAssertTrue(restored.contains(Self.restoredLine), restored)
+        XCTAssertEqual(agentB.output.components(separatedBy: "launched to continue com.example.gtknotes.editing").count - 1, 1,
+                       "one GtkNotes started on B: \(agentB.output)")
+        XCTAssertNotNil(agentB.waitForLine(containing: "screenshot saved to \(picture.path)", timeout: 60), agentB.output)
+        XCTAssertNotNil(agentB.waitForLine(containing: "applicationWillTerminate", timeout: 30), agentB.output)
+        let savedOnB = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("B-notes").path)
+        XCTAssertEqual(savedOnB.count, 1, "\(savedOnB)")
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("B-notes").appendingPathComponent(savedOnB.first ?? "-"),
+                                  encoding: .utf8), Self.note)
+
+        // A: the window says the note was continued.
+        XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
+        XCTAssertTrue(notesA.output.contains("banner shown: true"), notesA.output)
+        // …and GTK drew it: A's window now differs from its picture as typed, above the text.
+        XCTAssertNotNil(notesA.waitForLine(containing: "screenshot saved to \(bannerPicture.path)"), notesA.output)
+        let typed = try WindowPixels(png: typedPicture), banner = try WindowPixels(png: bannerPicture)
+        XCTAssertEqual(typed.width, banner.width)
+        XCTAssertGreaterThan(banner.differingPixels(from: typed), typed.width * typed.height / 200, "the banner is drawn")
+        // A's session ends (SIGTERM): GtkNotes terminates as Quit would, its note saved.
+        notesA.terminate()
+        XCTAssertEqual(notesA.waitForExit(timeout: 30), 0, notesA.output)
+        XCTAssertTrue(notesA.output.contains("applicationWillTerminate: notes saved"), notesA.output)
+        let savedOnA = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("A-notes").path)
+        XCTAssertEqual(savedOnA.count, 1, "\(savedOnA)")
+        XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("A-notes").appendingPathComponent(savedOnA.first ?? "-"),
+                                  encoding: .utf8), Self.note)
+
+        // The picture: GTK drew the note, not an empty editor. The empty editor is drawn the
+        // same way on B's display (no agent, no bus: an instance of its own).
+        let empty = root.appendingPathComponent("empty.png")
+        var alone = b.environment
+        alone["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(root.appendingPathComponent("no-bus").path)"
+        let reference = try runProduct("baton-gtknotes", ["--notes", root.appendingPathComponent("empty-notes").path, "--type", "",
+                                                          "--screenshot", empty.path, "--quit-after-screenshot"],
+                                       environment: alone, timeout: 60)
+        XCTAssertEqual(reference.status, 0, reference.stdout + reference.stderr)
+        let shot = try WindowPixels(png: picture), blank = try WindowPixels(png: empty)
+        XCTAssertGreaterThan(shot.width, 200)
+        XCTAssertGreaterThan(shot.height, 150)
+        XCTAssertGreaterThan(shot.distinctColours, 8, "the picture is not blank")
+        XCTAssertEqual(shot.width, blank.width)
+        XCTAssertEqual(shot.height, blank.height)
+        let differing = shot.differingPixels(from: blank)
+        XCTAssertGreaterThan(differing, shot.width * shot.height / 200, "the note's text is drawn: \(differing) pixels differ")
+        XCTAssertGreaterThan(shot.darkPixels, blank.darkPixels + 200, "dark text: \(shot.darkPixels) vs \(blank.darkPixels)")
+    }
+
+    /// GtkNotes already running on B, joined to B's agent, and launched a second time by the
+    /// person (handed to the first by GApplication, no second join): `baton continue` hands the
+    /// note to the running instance, and no GtkNotes is started from the desktop entry.
+    func testTheRunningGtkNotesOnBReceivesTheNoteAndASecondLaunchJoinsNothing() throws {
+        let (_, b, folderB, address, notesA) = try deviceAEditing()
+        let agentB = try agentB(folderB, peer: address, b)
+        let notesFolder = root.appendingPathComponent("B-notes").path
+        let notesB = try start("baton-gtknotes", ["--agent", socketB, "--notes", notesFolder], environment: b.environment)
+        XCTAssertNotNil(notesB.waitForLine(containing: "nearby now: com.example.gtknotes.editing on A"), notesB.output)
+        let again = try runProduct("baton-gtknotes", ["--agent", socketB, "--notes", notesFolder], environment: b.environment, timeout: 30)
+        XCTAssertEqual(again.status, 0, again.stdout + again.stderr)
+        XCTAssertFalse(again.stdout.contains("joined the agent"), again.stdout)
+
+        let continued = try runProduct("baton", ["continue", "--agent", socketB] + noConfig, environment: b.environment, timeout: 60)
+        XCTAssertEqual(continued.status, 0, continued.stderr)
+        let restored = try XCTUnwrap(notesB.waitForLine(containing: "restored ", timeout: 60), notesB.output)
+        XCTAssertTrue(restored.contains(Self.restoredLine), restored)
+        XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
+        XCTAssertFalse(agentB.output.contains("launched to continue"), agentB.output)
+        let joins = agentB.output.split(separator: "\n").filter { $0.contains("com.example.gtknotes (pid") && $0.hasSuffix(" joined") }
+        XCTAssertEqual(joins.count, 1, "one GtkNotes joined B's agent: \(agentB.output)")
+    }
+
+    static var manifest: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("Examples/GtkNotes/Manifest/Info.plist")
+    }
+}
+#endif
