@@ -151,7 +151,7 @@ if hasGtk4 {
     package.products.append(.library(name: "BatonGtk", targets: ["BatonGtk"]))
     package.targets.append(contentsOf: [
         .systemLibrary(name: "CGtk", pkgConfig: "gtk4", providers: [.apt(["libgtk-4-dev"])]),
-        .target(name: "BatonGtk", dependencies: ["Baton", "BatonLoop", "CGtk"]),
+        .target(name: "BatonGtk", dependencies: ["Baton", "BatonLoop", "CGLib", "CGtk"]),
         // The GTK scenarios run in a child process under a virtual display: gtk_init is once per
         // process, and the test runner must not hold a display connection.
         .executableTarget(name: "GtkProbe", dependencies: ["BatonGtk", "Baton", "BatonLoop", "CGtk"], path: "Tests/Probes/GtkProbe"),
