@@ -145,8 +145,10 @@ if Context.environment["BATON_FUZZ"] == "1" {
 // BatonGtk: Baton's windows, first responder and actions on GTK 4 (an optional module; nothing
 // else imports it). It and what needs it are in the package only where GTK 4's development
 // files are installed (scripts/install-deps.sh installs libgtk-4-dev); without them the rest
-// builds unchanged and BatonGtkTests skip with the reason.
+// builds unchanged and BatonGtkTests skip with the reason. `BATON_WITHOUT_GTK=1` leaves it out
+// even where GTK is installed (a GTK-free build, and the check that one still works).
 let hasGtk4 = FileManager.default.fileExists(atPath: "/usr/include/gtk-4.0/gtk/gtk.h")
+    && ProcessInfo.processInfo.environment["BATON_WITHOUT_GTK"] != "1"
 if hasGtk4 {
     package.products.append(.library(name: "BatonGtk", targets: ["BatonGtk"]))
     package.targets.append(contentsOf: [

@@ -1,3 +1,4 @@
+#if canImport(CGtk)
 import CGtk
 import Foundation
 import XCTest
@@ -61,3 +62,4 @@ struct WindowPixels {
         }.count
     }
 }
+#endif

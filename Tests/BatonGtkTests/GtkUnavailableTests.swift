@@ -5,7 +5,7 @@ import XCTest
 /// files, Debian's libgtk-4-dev, were not installed): they are skipped, saying why.
 final class GtkUnavailableTests: XCTestCase {
     func testGtkTestsNeedGtk4() throws {
-        throw XCTSkip("BatonGtk is not built: GTK 4's development files (/usr/include/gtk-4.0, Debian package libgtk-4-dev) are not installed; scripts/install-deps.sh installs them")
+        throw XCTSkip("BatonGtk is not built: GTK 4's development files (/usr/include/gtk-4.0, Debian package libgtk-4-dev) are not installed (scripts/install-deps.sh installs them), or BATON_WITHOUT_GTK=1 left it out")
     }
 }
 #endif
