@@ -20,6 +20,7 @@ open class GtkBackedPanel: Panel {
         bridge = GtkWindowBridge(gtkWindow: gtkWindow)
         super.init(title: title, contentViewController: contentViewController)
         bridge.attach(to: self)
+        backing = bridge
         bridge.contentViewDidChange(contentView)
     }
 
@@ -40,61 +41,6 @@ open class GtkBackedPanel: Panel {
     ///   action is added all the same).
     public func addAction<Handler>(_ action: Action<Handler>, named name: String,
                                    shortcut: String? = nil) throws(GtkShortcutError) {
-        actions.add(action, named: name)
-        if let shortcut { try shortcuts.add(shortcut, activating: "win.\(name)") }
-    }
-
-    /// The title; a new one is set on the GTK window too.
-    override open var title: String {
-        didSet { bridge.titleDidChange(title) }
-    }
-
-    /// The content view; a `WidgetView` becomes the GTK window's child when it has none.
-    override open var contentView: View? {
-        didSet { bridge.contentViewDidChange(contentView) }
-    }
-
-    /// Orders the window in (`Window.orderFront(_:)`) and shows the GTK window.
-    override open func orderFront(_ sender: Any?) {
-        super.orderFront(sender)
-        if isVisible { bridge.visibilityDidChange(true) }
-    }
-
-    /// Orders the window in behind the others (`Window.orderBack(_:)`) and shows the GTK window.
-    override open func orderBack(_ sender: Any?) {
-        super.orderBack(sender)
-        if isVisible { bridge.visibilityDidChange(true) }
-    }
-
-    /// Orders the window out (`Window.orderOut(_:)`) and hides the GTK window.
-    override open func orderOut(_ sender: Any?) {
-        super.orderOut(sender)
-        if !isClosed { bridge.visibilityDidChange(false) }
-    }
-
-    /// Becomes key (`Window.becomeKey()`) and, unless GTK made it key, presents the GTK window.
-    override open func becomeKey() {
-        super.becomeKey()
-        bridge.didBecomeKey()
-    }
-
-    /// Makes `responder` first responder by Baton's rules (`Window.makeFirstResponder(_:)`),
-    /// then puts GTK's focus on the new first responder's widget (or off wrapped widgets when
-    /// the window itself is first responder).
-    @discardableResult
-    override open func makeFirstResponder(_ responder: Responder?) -> Bool {
-        let made = super.makeFirstResponder(responder)
-        bridge.syncGtkFocus()
-        return made
-    }
-
-    /// Closes the window (`Window.close()`), disconnects from the GTK window and destroys it.
-    /// A closed window is gone for good, so its view controller, views and itself let go of
-    /// their user activities: one that nothing else holds is invalidated.
-    override open func close() {
-        guard !isClosed else { return super.close() }
-        super.close()
-        bridge.tearDown()
-        bridge.releaseActivities()
+        try bridge.addAction(action, named: name, shortcut: shortcut)
     }
 }

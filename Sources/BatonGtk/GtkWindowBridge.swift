@@ -19,7 +19,7 @@ import CGtk
 ///   GTK never closes the window by itself.
 /// - `destroy` (someone destroyed the GTK window): the Baton window closes.
 ///
-/// From Baton to GTK (the window's overrides call these): ordering in and out shows and hides
+/// From Baton to GTK (the bridge is the window's `WindowBacking`, told after Baton's rules ran): ordering in and out shows and hides
 /// the GTK window, becoming key presents it, a new first responder takes GTK's focus, the
 /// title is set, and `close()` destroys the GTK window. Changes that came from GTK are not
 /// sent back to it.
@@ -136,6 +136,12 @@ final class GtkWindowBridge {
         gtkDestroyed = true
         guard let window, !window.isClosed else { return }
         fromGtk { window.close() }
+    }
+
+    /// Adds the action `name` (`"win.<name>"`) sending `action`, and its `shortcut` if any.
+    func addAction<Handler>(_ action: Action<Handler>, named name: String, shortcut: String?) throws(GtkShortcutError) {
+        actions.add(action, named: name)
+        if let shortcut { try shortcuts.add(shortcut, activating: "win.\(name)") }
     }
 
     // MARK: Baton → GTK
@@ -271,5 +277,22 @@ final class GtkWindowBridge {
     private struct Weak {
         weak var bridge: GtkWindowBridge?
         init(_ bridge: GtkWindowBridge) { self.bridge = bridge }
+    }
+}
+
+/// Baton's changes, as the window's backing, carried to the GTK window.
+extension GtkWindowBridge: WindowBacking {
+    func windowDidOrderIn(_ window: Window) { visibilityDidChange(true) }
+    func windowDidOrderOut(_ window: Window) { visibilityDidChange(false) }
+    func windowDidBecomeKey(_ window: Window) { didBecomeKey() }
+    func windowDidAskForFirstResponder(_ window: Window) { syncGtkFocus() }
+    func windowTitleDidChange(_ window: Window) { titleDidChange(window.title) }
+    func windowContentViewDidChange(_ window: Window) { contentViewDidChange(window.contentView) }
+
+    /// A closed window is gone for good: the GTK window is disconnected and destroyed, and the
+    /// window's responders let go of their activities.
+    func windowDidClose(_ window: Window) {
+        tearDown()
+        releaseActivities()
     }
 }

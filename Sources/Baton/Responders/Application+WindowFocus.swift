@@ -144,6 +144,7 @@ extension Application {
         }
         if oldKey !== newKey, let newKey {
             newKey.becomeKey()
+            newKey.backing?.windowDidBecomeKey(newKey)
             newKey.post(Window.didBecomeKeyNotification) { $0.windowDidBecomeKey($1) }
         }
         if oldKey !== newKey || oldMain !== newMain { responderStateDidChange() }

@@ -8,7 +8,13 @@ import Foundation
 @MainActor
 open class Window: Responder {
     /// The window's title, also used in messages.
-    open var title: String
+    open var title: String {
+        didSet { backing?.windowTitleDidChange(self) }
+    }
+
+    /// What puts the window on screen (a toolkit's window), told of each change it must
+    /// follow; nil for a model-only window. The window keeps it.
+    public var backing: (any WindowBacking)?
 
     /// The window's first responder; initially the window itself (AppKit's rule).
     open private(set) weak var firstResponder: Responder?
@@ -71,6 +77,7 @@ open class Window: Responder {
                 new.move(toWindow: self)
             }
             Application.shared.responderStateDidChange()
+            backing?.windowContentViewDidChange(self)
         }
     }
 
@@ -98,6 +105,7 @@ open class Window: Responder {
     /// first responder; Baton has no events, so it asks here, for every change.
     @discardableResult
     open func makeFirstResponder(_ responder: Responder?) -> Bool {
+        defer { backing?.windowDidAskForFirstResponder(self) }
         if let current = firstResponder, current === responder { return true }
         if let view = responder as? View, view.window !== self {
             Refusal.firstResponderNotInWindow(responder: view.responderDescription,
@@ -179,6 +187,7 @@ open class Window: Responder {
             Application.shared.windowDidOrderFront(self)
         }
         showInitialFirstResponderOnce()
+        if isVisible { backing?.windowDidOrderIn(self) }
     }
 
     /// Moves the window to the front even if the application is not active, without changing
@@ -198,6 +207,7 @@ open class Window: Responder {
             Application.shared.windowDidOrderBack(self)
         }
         showInitialFirstResponderOnce()
+        if isVisible { backing?.windowDidOrderIn(self) }
     }
 
     /// Shows the window in front and makes it key, and main when it can be
@@ -211,6 +221,7 @@ open class Window: Responder {
     /// eligible window takes over (rules in `Application+WindowFocus.swift`). A visible
     /// window's view controllers get `viewWillDisappear()` before and `viewDidDisappear()` after.
     open func orderOut(_ sender: Any?) {
+        defer { if !isClosed { backing?.windowDidOrderOut(self) } }
         guard isOrderedIn else { return }
         ViewControllerAppearance.transition(of: isVisible ? contentView : nil, appearing: false) {
             isOrderedIn = false
@@ -255,6 +266,7 @@ open class Window: Responder {
         isClosed = true
         Application.shared.windowDidClose(self)
         contentViewController?.presentationWindowDidClose(self)
+        backing?.windowDidClose(self)
     }
 
     /// Posts `name` for this window, telling the delegate first (AppKit registers the delegate
