@@ -4,7 +4,8 @@ import BatonAgent
 import Foundation
 
 /// `baton app`: installs, lists and removes the user's own Baton apps (desktop entry and
-/// manifest in $XDG_DATA_HOME), so the agent can start the one that continues an activity.
+/// manifest in $XDG_DATA_HOME, and the D-Bus service file of a D-Bus activatable one), so the
+/// agent can start the one that continues an activity.
 struct AppCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "app", abstract: "Install, list and remove Baton apps.",
@@ -20,21 +21,28 @@ struct AppCommand: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Install an app into $XDG_DATA_HOME.",
             discussion: """
-                Writes the desktop entry and the manifest together or not at all. Files already there are \
-                replaced only if baton installed them for the same app.
+                Writes the desktop entry and the manifest (and, with --dbus-activatable, the D-Bus service file \
+                dbus-1/services/APPID.service) together or not at all. Files already there are replaced only if \
+                baton installed them for the same app; reinstalling without --dbus-activatable removes the \
+                service file baton wrote before.
                 """)
         @Argument(help: "The app's Info.plist (CFBundleIdentifier, BatonTeamIdentifier, NSUserActivityTypes…).")
         var manifest: String
         @Option(name: .long, help: "The desktop entry's Exec line: the program (an absolute path, or a name on PATH) and its arguments, quoted as in a desktop entry (%% for a literal %).")
         var exec: String
         @Option(name: .long, help: "The name the desktop shows (default: the app's id).") var name: String?
-        @Flag(name: .long, help: "Start it by D-Bus activation where there is a session bus (DBusActivatable=true).")
+        @Flag(name: .long, help: """
+            Start it by D-Bus activation where there is a session bus: DBusActivatable=true, and a D-Bus service \
+            file that runs the --exec command line (field codes expanded as for a launch without files) with \
+            --gapplication-service appended, for an app that is a GApplication (a BatonGtk app).
+            """)
         var dbusActivatable = false
 
         func run() throws {
             let installed = try AppInstaller.install(manifestFile: URL(fileURLWithPath: manifest), exec: exec, name: name,
                                                      dbusActivatable: dbusActivatable, into: AppInstaller.dataHome())
-            print("\(installed.replaced ? "updated" : "installed") \(shown(installed.appID)): \(shown(installed.desktopEntry.path)), \(shown(installed.manifest.path))")
+            let files = [installed.desktopEntry, installed.manifest] + (installed.dbusService.map { [$0] } ?? [])
+            print("\(installed.replaced ? "updated" : "installed") \(shown(installed.appID)): \(files.map { shown($0.path) }.joined(separator: ", "))")
         }
     }
 
@@ -56,7 +64,7 @@ struct AppCommand: ParsableCommand {
     struct Remove: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Remove an app installed with `baton app install` from $XDG_DATA_HOME.",
-            discussion: "Removes its desktop entry and manifest together; a desktop entry baton did not write is left alone.")
+            discussion: "Removes its desktop entry, manifest and D-Bus service file together; files baton did not write are left alone.")
         @Argument(help: "The app's id.") var appID: String
 
         func run() throws {

@@ -13,6 +13,7 @@ final class AppCommandTests: XCTestCase {
     }
     private var entry: URL { xdg.dataHome.appendingPathComponent("applications/com.example.mail.desktop") }
     private var manifest: URL { xdg.dataHome.appendingPathComponent("baton/apps/com.example.mail.plist") }
+    private var service: URL { xdg.dataHome.appendingPathComponent("dbus-1/services/com.example.mail.service") }
 
     override func setUpWithError() throws { xdg = try XDGFixture() }
     override func tearDown() { xdg.remove() }
@@ -82,6 +83,111 @@ final class AppCommandTests: XCTestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: entry.path), "both or neither")
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: entry.deletingLastPathComponent().path), [],
                        "no temporary file left")
+    }
+
+    /// `--dbus-activatable`: the desktop entry says `DBusActivatable=true`, and the session
+    /// bus's service file (Desktop Entry Specification, "D-Bus Activation": a service at the
+    /// name the desktop file is named after) runs the Exec line — field codes expanded as for a
+    /// launch without files, the program found on PATH — with `--gapplication-service`.
+    /// Removing takes all three files away.
+    func testDBusActivatableInstallWritesTheServiceFileAndRemoveTakesAllThree() throws {
+        let installed = try baton(["install", mailManifest.path, "--exec", "true --title %c --device 'B dir' --ratio 100%% %U",
+                                   "--name", "Mail", "--dbus-activatable"])
+        XCTAssertEqual(installed.status, 0, installed.stderr)
+        XCTAssertTrue(installed.stdout.contains("installed com.example.mail: \(entry.path), \(manifest.path), \(service.path)"),
+                      installed.stdout)
+        XCTAssertTrue(try DesktopEntry(contentsOf: entry).isDBusActivatable)
+        let path = try XCTUnwrap(ProcessInfo.processInfo.environment["PATH"]).split(separator: ":")
+            .map { "\($0)/true" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+        XCTAssertEqual(try String(contentsOf: service, encoding: .utf8), """
+            # X-Baton-Installed=true (written by baton app install)
+            [D-BUS Service]
+            Name=com.example.mail
+            Exec='\(try XCTUnwrap(path))' '--title' 'Mail' '--device' 'B dir' '--ratio' '100%' '--gapplication-service'
+
+            """)
+
+        let removed = try baton(["remove", "com.example.mail"])
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        for file in [entry, manifest, service] { XCTAssertFalse(FileManager.default.fileExists(atPath: file.path), file.path) }
+    }
+
+    /// The service file is one a real session bus reads: a private `dbus-daemon` whose
+    /// `XDG_DATA_HOME` is the test's finds it and starts its command line, each argument as
+    /// given (quotes, a backslash, a literal `%`), with `--gapplication-service` last.
+    func testTheServiceFileIsOneTheSessionBusStarts() throws {
+        for tool in ["/usr/bin/dbus-daemon", "/usr/bin/dbus-send"] where !FileManager.default.isExecutableFile(atPath: tool) {
+            throw XCTSkip("no \(tool) (Debian packages dbus, dbus-bin)")
+        }
+        let started = xdg.root.appendingPathComponent("started")
+        // It ends with a status of its own, which the bus answers at once (ChildExited).
+        let exec = "/bin/sh -c 'printf \"%%s|\" \"$@\" > \(started.path); exit 3' sh \"it's\" 'a\\b' %F"
+        let installed = try baton(["install", mailManifest.path, "--exec", exec, "--dbus-activatable"])
+        XCTAssertEqual(installed.status, 0, installed.stderr)
+
+        let socket = xdg.root.appendingPathComponent("bus").path
+        let bus = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/dbus-daemon"),
+                                     ["--session", "--nofork", "--print-address", "--address=unix:path=\(socket)"],
+                                     environment: xdg.environment)
+        defer {
+            bus.terminate()
+            bus.waitForExit(timeout: 10)
+        }
+        let address = try XCTUnwrap(bus.waitForLine(containing: "unix:", timeout: 30), bus.output).trimmingCharacters(in: .whitespaces)
+        // Answered once the service has exited (it never takes the name): its file is written by then.
+        let start = try runProcess(URL(fileURLWithPath: "/usr/bin/dbus-send"),
+                           ["--session", "--print-reply", "--dest=org.freedesktop.DBus", "/org/freedesktop/DBus",
+                            "org.freedesktop.DBus.StartServiceByName", "string:com.example.mail", "uint32:0"],
+                           environment: ["DBUS_SESSION_BUS_ADDRESS": address], timeout: 30)
+        XCTAssertTrue(start.stderr.contains("Process com.example.mail exited with status 3"), start.stdout + start.stderr)
+        XCTAssertTrue(bus.output.contains("Activating service name='com.example.mail'"), bus.output)
+        XCTAssertEqual(try String(contentsOf: started, encoding: .utf8), "it's|a\\b|--gapplication-service|")
+    }
+
+    /// A service file that is not Baton's is never replaced (nothing is written, the error
+    /// names it) nor removed; reinstalling without the flag removes the one Baton wrote.
+    func testAServiceFileNotBatonsIsLeftAloneAndAStaleOneOfBatonsIsRemoved() throws {
+        try FileManager.default.createDirectory(at: service.deletingLastPathComponent(), withIntermediateDirectories: true)
+        let foreign = "[D-BUS Service]\nName=com.example.mail\nExec=/usr/bin/mail-daemon\n"
+        try Data(foreign.utf8).write(to: service)
+        var result = try baton(["install", mailManifest.path, "--exec", "/bin/true", "--dbus-activatable"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("\(service.path) is there and was not installed by baton"), result.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: entry.path), "nothing written")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: manifest.path), "nothing written")
+        XCTAssertEqual(try String(contentsOf: service, encoding: .utf8), foreign)
+        // Installed without the flag, and removed: the user's service file stays as it was.
+        result = try baton(["install", mailManifest.path, "--exec", "/bin/true"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        result = try baton(["remove", "com.example.mail"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertEqual(try String(contentsOf: service, encoding: .utf8), foreign)
+        try FileManager.default.removeItem(at: service)
+
+        // Baton's own, from an install with the flag, goes with a reinstall without it.
+        result = try baton(["install", mailManifest.path, "--exec", "/bin/true", "--dbus-activatable"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(FileManager.default.fileExists(atPath: service.path))
+        result = try baton(["install", mailManifest.path, "--exec", "/bin/true"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        XCTAssertTrue(result.stdout.contains("updated com.example.mail: \(entry.path), \(manifest.path)\n"), result.stdout)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: service.path), "the stale service file is removed")
+        XCTAssertFalse(try DesktopEntry(contentsOf: entry).isDBusActivatable)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: service.deletingLastPathComponent().path), [],
+                       "nothing left aside")
+
+        // A failed install leaves Baton's service file where it was: both or neither.
+        result = try baton(["install", mailManifest.path, "--exec", "/bin/true", "--dbus-activatable"])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        let written = try Data(contentsOf: service)
+        try FileManager.default.removeItem(at: manifest)
+        try FileManager.default.removeItem(at: manifest.deletingLastPathComponent())
+        try Data().write(to: manifest.deletingLastPathComponent())
+        result = try baton(["install", mailManifest.path, "--exec", "/bin/true"])
+        XCTAssertNotEqual(result.status, 0)
+        XCTAssertTrue(result.stderr.contains("cannot write \(manifest.deletingLastPathComponent().path)"), result.stderr)
+        XCTAssertEqual(try Data(contentsOf: service), written, "the service file is put back")
+        XCTAssertTrue(try DesktopEntry(contentsOf: entry).isDBusActivatable, "the entry is unchanged")
     }
 
     func testBadInputIsRefusedNamingTheFileOrValue() throws {
