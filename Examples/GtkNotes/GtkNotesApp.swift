@@ -49,7 +49,9 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking {
             MainActor.assumeIsolated { Application.shared.terminate(nil) }
             return 1
         }, nil)
-        say("GtkNotes launched: primary instance, process \(getpid()), notes in \(options.folder.path)")
+        // Started by the session bus (D-Bus activation, its service file's Exec line) or directly.
+        let how = CommandLine.arguments.contains("--gapplication-service") ? "D-Bus activated" : "primary instance"
+        say("GtkNotes launched: \(how), process \(getpid()), notes in \(options.folder.path)")
         do { try device?.start() } catch { return fail("\(error)") }
         if let typing = options.typing {
             // Typed once the window is on screen, as a person would.

@@ -12,6 +12,9 @@
 //                                   opened by --type) once GTK has drawn it; then quit
 //     --screenshot-banner PNG       save a picture of the first note window whose note continued
 //                                   on another device, with its banner
+//     --gapplication-service        started by the session bus (D-Bus activation of an app
+//                                   installed with `baton app install --dbus-activatable`): handed
+//                                   to GApplication, which waits for the bus's Activate or Open
 import Baton
 import BatonGtk
 import ExampleSupport

@@ -7,9 +7,11 @@ import XCTest
 /// GtkNotes handed off between two devices as a person would: each device has its own
 /// virtual display, session bus and agent (`batond`, linked on loopback); GtkNotes runs on A
 /// with a note typed and the cursor placed; on B it is installed (`baton app install`) but not
-/// running, and `baton continue` makes B's agent start it from its desktop entry. B's window
-/// must show the note with the cursor where it was on A — in the text view's own state and in
-/// GTK's picture of the window — and A's window must say that the note was continued.
+/// running, and `baton continue` makes B's agent start it from its desktop entry — by its
+/// `Exec=` line, or, installed `--dbus-activatable`, by D-Bus activation through B's session
+/// bus. B's window must show the note with the cursor where it was on A — in the text view's
+/// own state and in GTK's picture of the window — and A's window must say that the note was
+/// continued.
 final class GtkNotesHandoffTests: XCTestCase {
     private var root: URL!
     private var processes: [RunningProcess] = []
@@ -87,9 +89,12 @@ final class GtkNotesHandoffTests: XCTestCase {
     /// What B prints once the note is in its text view, the cursor after "buy ".
     private static let restoredLine = "holds 31 characters, cursor at 13: \"Shopping\\u{A}buy |oat milk\\u{A}and bread\""
 
-    /// GtkNotes installed on B, not running: `baton continue` makes B's agent start it from its
-    /// desktop entry; B's window shows the note at the cursor (widget state and picture).
-    func testANoteEditedOnAContinuesOnBAtTheCursorAndAShowsItWasContinued() throws {
+    /// Devices A (editing, see `deviceAEditing`) and B, where GtkNotes is installed — with
+    /// `--dbus-activatable` when `dbusActivatable` — but not running, B's agent linked with A
+    /// and seeing A's note nearby, and `baton continue` run on B. GtkNotes on B saves its
+    /// picture to `picture` and quits.
+    private func continueOnInstalledB(dbusActivatable: Bool)
+        throws -> (b: GtkNotesSession, agentB: RunningProcess, notesA: RunningProcess, install: String, picture: URL) {
         let (_, b, folderB, address, notesA) = try deviceAEditing()
         let socketB = self.socketB, noConfig = self.noConfig
 
@@ -97,7 +102,8 @@ final class GtkNotesHandoffTests: XCTestCase {
         let picture = root.appendingPathComponent("continued.png")
         let exec = "\(productURL("baton-gtknotes").path) --agent \(socketB) --notes \(root.appendingPathComponent("B-notes").path)"
             + " --screenshot \(picture.path) --quit-after-screenshot"
-        let install = try runProduct("baton", ["app", "install", Self.manifest.path, "--name", "GTK Notes", "--exec", exec],
+        let install = try runProduct("baton", ["app", "install", Self.manifest.path, "--name", "GTK Notes", "--exec", exec]
+                                        + (dbusActivatable ? ["--dbus-activatable"] : []),
                                      environment: b.environment, timeout: 30)
         XCTAssertEqual(install.status, 0, install.stderr)
         let agentB = try agentB(folderB, peer: address, b)
@@ -108,18 +114,59 @@ final class GtkNotesHandoffTests: XCTestCase {
         let continued = try runProduct("baton", ["continue", "--agent", socketB] + noConfig, environment: b.environment, timeout: 60)
         XCTAssertEqual(continued.status, 0, continued.stderr)
         XCTAssertTrue(continued.stdout.contains("from A in com.example.gtknotes"), continued.stdout)
+        return (b, agentB, notesA, install.stdout, picture)
+    }
 
-        // B: started by its agent (its output is the agent's), the note in the text view at the cursor.
-        let restored = try XCTUnwrap(agentB.waitForLine(containing: "restored ", timeout: 60), agentB.output)
+    /// GtkNotes on B, once it restored the note: its output `started` (the agent's, or the
+    /// bus's for an app the bus started) shows the note at the cursor, its picture saved, its
+    /// termination, and the note saved on B.
+    private func assertRestoredOnB(output started: RunningProcess, picture: URL) throws {
+        let restored = try XCTUnwrap(started.waitForLine(containing: "restored ", timeout: 60), started.output)
         XCTAssertTrue(restored.contains(Self.restoredLine), restored)
-        XCTAssertEqual(agentB.output.components(separatedBy: "launched to continue com.example.gtknotes.editing").count - 1, 1,
-                       "one GtkNotes started on B: \(agentB.output)")
-        XCTAssertNotNil(agentB.waitForLine(containing: "screenshot saved to \(picture.path)", timeout: 60), agentB.output)
-        XCTAssertNotNil(agentB.waitForLine(containing: "applicationWillTerminate", timeout: 30), agentB.output)
+        XCTAssertNotNil(started.waitForLine(containing: "screenshot saved to \(picture.path)", timeout: 60), started.output)
+        XCTAssertNotNil(started.waitForLine(containing: "applicationWillTerminate", timeout: 30), started.output)
         let savedOnB = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("B-notes").path)
         XCTAssertEqual(savedOnB.count, 1, "\(savedOnB)")
         XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("B-notes").appendingPathComponent(savedOnB.first ?? "-"),
                                   encoding: .utf8), Self.note)
+    }
+
+    /// The picture B's GtkNotes saved shows the note, not an empty editor: the empty editor is
+    /// drawn the same way on B's display (no agent, no bus: an instance of its own) and
+    /// compared.
+    private func assertPictureShowsTheNote(_ picture: URL, on b: GtkNotesSession) throws {
+        let empty = root.appendingPathComponent("empty.png")
+        var alone = b.environment
+        alone["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(root.appendingPathComponent("no-bus").path)"
+        let reference = try runProduct("baton-gtknotes", ["--notes", root.appendingPathComponent("empty-notes").path, "--type", "",
+                                                          "--screenshot", empty.path, "--quit-after-screenshot"],
+                                       environment: alone, timeout: 60)
+        XCTAssertEqual(reference.status, 0, reference.stdout + reference.stderr)
+        let shot = try WindowPixels(png: picture), blank = try WindowPixels(png: empty)
+        XCTAssertGreaterThan(shot.width, 200)
+        XCTAssertGreaterThan(shot.height, 150)
+        XCTAssertGreaterThan(shot.distinctColours, 8, "the picture is not blank")
+        XCTAssertEqual(shot.width, blank.width)
+        XCTAssertEqual(shot.height, blank.height)
+        let differing = shot.differingPixels(from: blank)
+        XCTAssertGreaterThan(differing, shot.width * shot.height / 200, "the note's text is drawn: \(differing) pixels differ")
+        XCTAssertGreaterThan(shot.darkPixels, blank.darkPixels + 200, "dark text: \(shot.darkPixels) vs \(blank.darkPixels)")
+    }
+
+    /// The GtkNotes processes that joined B's agent, from its log.
+    private func joins(_ agentB: RunningProcess) -> Int {
+        agentB.output.split(separator: "\n").filter { $0.contains("com.example.gtknotes (pid") && $0.hasSuffix(" joined") }.count
+    }
+
+    /// GtkNotes installed on B, not running: `baton continue` makes B's agent start it from its
+    /// desktop entry; B's window shows the note at the cursor (widget state and picture).
+    func testANoteEditedOnAContinuesOnBAtTheCursorAndAShowsItWasContinued() throws {
+        let (b, agentB, notesA, _, picture) = try continueOnInstalledB(dbusActivatable: false)
+
+        // B: started by its agent (its output is the agent's), the note in the text view at the cursor.
+        try assertRestoredOnB(output: agentB, picture: picture)
+        XCTAssertEqual(agentB.output.components(separatedBy: "launched to continue com.example.gtknotes.editing").count - 1, 1,
+                       "one GtkNotes started on B: \(agentB.output)")
 
         // A: the window says the note was continued.
         XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
@@ -138,24 +185,7 @@ final class GtkNotesHandoffTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: root.appendingPathComponent("A-notes").appendingPathComponent(savedOnA.first ?? "-"),
                                   encoding: .utf8), Self.note)
 
-        // The picture: GTK drew the note, not an empty editor. The empty editor is drawn the
-        // same way on B's display (no agent, no bus: an instance of its own).
-        let empty = root.appendingPathComponent("empty.png")
-        var alone = b.environment
-        alone["DBUS_SESSION_BUS_ADDRESS"] = "unix:path=\(root.appendingPathComponent("no-bus").path)"
-        let reference = try runProduct("baton-gtknotes", ["--notes", root.appendingPathComponent("empty-notes").path, "--type", "",
-                                                          "--screenshot", empty.path, "--quit-after-screenshot"],
-                                       environment: alone, timeout: 60)
-        XCTAssertEqual(reference.status, 0, reference.stdout + reference.stderr)
-        let shot = try WindowPixels(png: picture), blank = try WindowPixels(png: empty)
-        XCTAssertGreaterThan(shot.width, 200)
-        XCTAssertGreaterThan(shot.height, 150)
-        XCTAssertGreaterThan(shot.distinctColours, 8, "the picture is not blank")
-        XCTAssertEqual(shot.width, blank.width)
-        XCTAssertEqual(shot.height, blank.height)
-        let differing = shot.differingPixels(from: blank)
-        XCTAssertGreaterThan(differing, shot.width * shot.height / 200, "the note's text is drawn: \(differing) pixels differ")
-        XCTAssertGreaterThan(shot.darkPixels, blank.darkPixels + 200, "dark text: \(shot.darkPixels) vs \(blank.darkPixels)")
+        try assertPictureShowsTheNote(picture, on: b)
     }
 
     /// GtkNotes already running on B, joined to B's agent, and launched a second time by the
@@ -177,8 +207,33 @@ final class GtkNotesHandoffTests: XCTestCase {
         XCTAssertTrue(restored.contains(Self.restoredLine), restored)
         XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
         XCTAssertFalse(agentB.output.contains("launched to continue"), agentB.output)
-        let joins = agentB.output.split(separator: "\n").filter { $0.contains("com.example.gtknotes (pid") && $0.hasSuffix(" joined") }
-        XCTAssertEqual(joins.count, 1, "one GtkNotes joined B's agent: \(agentB.output)")
+        XCTAssertEqual(joins(agentB), 1, "one GtkNotes joined B's agent: \(agentB.output)")
+    }
+
+    /// GtkNotes installed on B with `--dbus-activatable`, not running: `baton continue` makes
+    /// B's agent activate it on B's session bus (`org.freedesktop.Application.Activate` on
+    /// `com.example.gtknotes`), and the bus starts it from the service file `baton app install`
+    /// wrote in B's `XDG_DATA_HOME` — with `--gapplication-service`, so GApplication registers
+    /// and takes the bus's call. One GtkNotes starts, joins B's agent and shows the note at
+    /// the cursor; A's window says it was continued.
+    func testGtkNotesInstalledDBusActivatableOnBIsStartedByBsBusAndShowsTheNoteAtTheCursor() throws {
+        let (b, agentB, notesA, install, picture) = try continueOnInstalledB(dbusActivatable: true)
+        let service = URL(fileURLWithPath: try XCTUnwrap(b.environment["XDG_DATA_HOME"]))
+            .appendingPathComponent("dbus-1/services/com.example.gtknotes.service")
+        XCTAssertTrue(install.contains(service.path), install)
+
+        // Started by B's bus (its output is the bus's, not the agent's), as a D-Bus service.
+        let launched = try XCTUnwrap(b.bus.waitForLine(containing: "GtkNotes launched: ", timeout: 60), b.bus.output)
+        XCTAssertTrue(launched.contains("GtkNotes launched: D-Bus activated"), launched)
+        XCTAssertTrue(b.bus.output.contains("Activating service name='com.example.gtknotes'"), b.bus.output)
+        try assertRestoredOnB(output: b.bus, picture: picture)
+        XCTAssertEqual(b.bus.output.components(separatedBy: "GtkNotes launched: ").count - 1, 1, "one GtkNotes on B: \(b.bus.output)")
+        XCTAssertFalse(agentB.output.contains("GtkNotes launched"), "not started by an Exec launch: \(agentB.output)")
+        XCTAssertEqual(joins(agentB), 1, "one GtkNotes joined B's agent: \(agentB.output)")
+        try assertPictureShowsTheNote(picture, on: b)
+
+        XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
+        XCTAssertTrue(notesA.output.contains("banner shown: true"), notesA.output)
     }
 
     static var manifest: URL {
