@@ -79,15 +79,18 @@ final class RevocationTests: ProcessTestCase {
         let written = Date()
         try Self.install(list, at: folders["B"]!.appendingPathComponent("revocations"))
 
-        // Lists 1–3 named A, B and C as each was added; list 4 revokes C.
-        XCTAssertNotNil(a.waitForLine(containing: "revocation list 4 received from B"), a.output)
+        // Lists 1–3 named A, B and C as each was added; list 4 revokes C. A failure shows both
+        // sides: whether B read list 4, and what A got.
+        let both = { "A:\n\(a.output)\nB:\n\(b.output)" }
+        XCTAssertNotNil(a.waitForLine(containing: "revocation list 4 received from B"), both())
         print("revocation copied into B → relayed to A in \(Int(Date().timeIntervalSince(written) * 1000)) ms")
-        XCTAssertNotNil(a.waitForLine(containing: "dropped C: it has been revoked"), a.output)
+        XCTAssertNotNil(b.waitForLine(containing: "revocation list 4 read from"), both())
+        XCTAssertNotNil(a.waitForLine(containing: "dropped C: it has been revoked"), both())
         c.send("continue 5")
         XCTAssertNotNil(c.waitForLine(containing: "failed"), c.output)
         XCTAssertNil(a.output.range(of: "saving for a fetch"), a.output)
 
-        XCTAssertNotNil(a.waitForLine(containing: "discovery key of revocation list 4 received from B"), a.output)
+        XCTAssertNotNil(a.waitForLine(containing: "discovery key of revocation list 4 received from B"), both())
         let onA = try DeviceIdentity.load(from: folders["A"]!)
         XCTAssertEqual(onA.discoveryKey, newKey, "saved beside A's identity")
         XCTAssertTrue(onA.discoveryKeyIsCurrent)
@@ -107,6 +110,26 @@ final class RevocationTests: ProcessTestCase {
             XCTAssertNil(node.refusal(of: peer))
             try Self.install(try authority.revokeDevice(named: "C"), at: folders["A"]!.appendingPathComponent("revocations"))
             XCTAssertEqual(node.refusal(of: peer), "C has been revoked")
+        }
+    }
+
+    /// A list relayed by a peer never replaces a newer one copied in beside the identity that
+    /// the file watch has not reported yet: B holds list 2; list 4 (revoking C) is copied into
+    /// B's folder; then list 3, which A passed on when C linked, reaches B. B takes list 4 from
+    /// its folder, keeps it there, and ignores list 3. (Saving list 3 over it lost list 4 for
+    /// good: no device relayed it, and the file watch then read list 3 back.)
+    func testARelayedListNeverReplacesANewerListCopiedIn() throws {
+        let (authority, folders) = try group(["A", "B", "C"])
+        let listNamingC = try Data(contentsOf: folders["C"]!.appendingPathComponent("revocations"))
+        let onDisk = folders["B"]!.appendingPathComponent("revocations")
+        try MainActor.assumeIsolated {
+            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders["B"]!), identityDirectory: folders["B"]!)
+            XCTAssertEqual(node.identity.revocations.sequence, 2)
+            let revokingC = try authority.revokeDevice(named: "C")
+            try Self.install(revokingC, at: onDisk)
+            node.consider(revocationData: listNamingC, from: "A")
+            XCTAssertEqual(node.identity.revocations.sequence, 4)
+            XCTAssertEqual(try Data(contentsOf: onDisk), revokingC, "list 4, copied in, stays beside the identity")
         }
     }
 

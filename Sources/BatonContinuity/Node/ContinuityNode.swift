@@ -468,7 +468,13 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// Takes a peer's signed list if the group signed it and it is newer than the one held
     /// (see `tookRevocations()`). So a revocation, or a new device's name, spreads through the
     /// group as devices meet, and at once between devices already linked.
+    ///
+    /// The list beside the identity is read first: one copied in whose file-watch event has
+    /// not been handled yet (the peer's list can be queued ahead of it) is held before the
+    /// peer's is compared, so the peer's is saved over it only if newer — never an older
+    /// list over a newer one, which no device would then pass on.
     func consider(revocationData data: Data, from peer: String) {
+        _ = currentIdentity()
         guard data != identity.revocationData else { return }
         var updated = identity
         do { try updated.adopt(revocationData: data) } catch TrustError.revocationListOlder {
