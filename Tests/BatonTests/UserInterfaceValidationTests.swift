@@ -119,6 +119,35 @@ final class UserInterfaceValidationTests: BatonTestCase {
             XCTAssertEqual(log.names, cycle)
         }
     }
+
+    /// The delegates hear the update (NSApplicationDelegate `applicationWillUpdate(_:)`,
+    /// `applicationDidUpdate(_:)`; NSWindowDelegate `windowDidUpdate(_:)`); a window not on
+    /// screen gets no `update()` (`updateWindows()`: "each onscreen window").
+    func testTheDelegatesHearTheUpdateOfTheWindowsOnScreen() {
+        MainActor.assumeIsolated {
+            final class Delegate: ApplicationDelegate, WindowDelegate {
+                var calls: [String] = []
+                func applicationWillUpdate(_ notification: Notification) { calls.append("app will") }
+                func applicationDidUpdate(_ notification: Notification) { calls.append("app did") }
+                func windowDidUpdate(_ notification: Notification) {
+                    calls.append("window \((notification.object as? Window)?.title ?? "?")")
+                }
+            }
+            let delegate = Delegate()
+            Application.shared.delegate = delegate
+            let shown = Window(title: "shown"), offscreen = Window(title: "offscreen")
+            shown.delegate = delegate
+            offscreen.delegate = delegate
+            shown.makeKeyAndOrderFront(nil)
+            Application.shared.updateWindows()
+            XCTAssertEqual(delegate.calls, ["app will", "window shown", "app did"])
+            delegate.calls = []
+            Application.shared.hide(nil)
+            Application.shared.updateWindows()
+            XCTAssertEqual(delegate.calls, ["app will", "app did"], "a hidden app has no window on screen")
+            Application.shared.delegate = nil
+        }
+    }
 }
 
 /// Runs what is already queued on the loop: a low-priority idle runs after it.

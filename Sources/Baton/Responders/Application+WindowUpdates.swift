@@ -32,14 +32,16 @@ extension Application {
         }
     }
 
-    /// Updates the windows now (`updateWindows()`): posts `willUpdateNotification`, sends
-    /// `update()` to each window on screen, front to back, and posts `didUpdateNotification`.
+    /// Updates the windows now (`updateWindows()`): posts `willUpdateNotification` (the
+    /// delegate's `applicationWillUpdate(_:)` first), sends `update()` to each window on
+    /// screen, front to back, and posts `didUpdateNotification` (after the delegate's
+    /// `applicationDidUpdate(_:)`).
     /// A scheduled update that has not run yet is dropped, since this one did its work.
     public func updateWindows() {
         pendingWindowUpdate?.cancel()
         pendingWindowUpdate = nil
-        NotificationCenter.default.post(name: Application.willUpdateNotification, object: self)
+        post(Application.willUpdateNotification) { $0.applicationWillUpdate($1) }
         for window in isHidden ? [] : windowStack.windows { window.update() }
-        NotificationCenter.default.post(name: Application.didUpdateNotification, object: self)
+        post(Application.didUpdateNotification) { $0.applicationDidUpdate($1) }
     }
 }

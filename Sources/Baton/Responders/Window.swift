@@ -320,10 +320,10 @@ open class Window: Responder {
 
     /// Updates the window (`update()`): `Application.updateWindows()` sends it to each window
     /// on screen once the responder chain changed. The default posts `didUpdateNotification`
-    /// (the delegate gets nothing: Baton's `WindowDelegate` has no `windowDidUpdate(_:)`);
-    /// an override does its own work and calls super last, as AppKit asks.
+    /// (the delegate's `windowDidUpdate(_:)` first); an override does its own work and calls
+    /// super last, as AppKit asks.
     open func update() {
-        NotificationCenter.default.post(name: Window.didUpdateNotification, object: self)
+        post(Window.didUpdateNotification) { $0.windowDidUpdate($1) }
     }
 
     /// Called when the window has become key (after the application recorded it).
