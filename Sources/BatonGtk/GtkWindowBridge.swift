@@ -19,7 +19,7 @@ import CGtk
 ///   GTK never closes the window by itself.
 /// - `destroy` (someone destroyed the GTK window): the Baton window closes.
 ///
-/// From Baton to GTK (the bridge is the window's `WindowBacking`, told after Baton's rules ran): ordering in and out shows and hides
+/// From Baton to GTK (the bridge is the window's `WindowBacking`, told after Baton's rules ran): ordering in and out (and the app hiding and unhiding) shows and hides
 /// the GTK window, becoming key presents it, a new first responder takes GTK's focus, the
 /// title is set, and `close()` destroys the GTK window. Changes that came from GTK are not
 /// sent back to it.
