@@ -52,14 +52,10 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
         super.init(nibName: nil, bundle: nil)
         title = note.title
         fill(with: note.text, cursor: note.text.unicodeScalars.count)
-        SignalHandlers.connect(UnsafeMutableRawPointer(buffer), "changed") { [weak self] in
-            self?.edited()
-            return false
-        }
-        SignalHandlers.connect(UnsafeMutableRawPointer(buffer), "mark-set", withSecondArgument: { [weak self] mark in
-            guard let self, let mark, mark == UnsafeMutableRawPointer(gtk_text_buffer_get_insert(self.buffer)) else { return false }
+        GtkSignal.connect(UnsafeMutableRawPointer(buffer), "changed") { [weak self] in self?.edited() }
+        GtkSignal.connect(UnsafeMutableRawPointer(buffer), "mark-set", withArguments: { [weak self] _, mark in
+            guard let self, let mark, mark == UnsafeMutableRawPointer(gtk_text_buffer_get_insert(self.buffer)) else { return }
             if !self.filling { self.userActivity?.needsSave = true }
-            return false
         })
         let activity = UserActivity(activityType: Self.activityType)
         activity.title = note.title
@@ -111,7 +107,7 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
     func focusText() {
         gtk_widget_grab_focus(textView)
         guard let clock = gtk_widget_get_frame_clock(textView) else { return }
-        SignalHandlers.once(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
+        GtkSignal.once(UnsafeMutableRawPointer(clock), "after-paint") { [weak self] in
             guard let self else { return }
             gtk_text_view_scroll_mark_onscreen(textView.cast(GtkTextView.self), gtk_text_buffer_get_insert(buffer))
         }

@@ -26,11 +26,10 @@ final class NoteListController: ViewController {
         (self.list, content) = (list, scrolled)
         super.init(nibName: nil, bundle: nil)
         title = "Notes"
-        SignalHandlers.connect(list.object, "row-activated", withArgument: { [weak self] row in
-            guard let self, let row else { return false }
+        GtkSignal.connect(list.object, "row-activated", withArgument: { [weak self] row in
+            guard let self, let row else { return }
             let index = Int(gtk_list_box_row_get_index(row.assumingMemoryBound(to: GtkListBoxRow.self)))
             if self.shownNotes.indices.contains(index) { self.onOpen?(self.shownNotes[index]) }
-            return false
         })
         reload()
     }

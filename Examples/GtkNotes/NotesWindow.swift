@@ -60,10 +60,10 @@ final class NotesWindow: WindowDelegate {
     func afterNextPaint(_ body: @escaping @MainActor () -> Void) {
         guard let gtkWindow else { return }
         guard let clock = gtk_widget_get_frame_clock(gtkWindow) else {
-            SignalHandlers.once(gtkWindow.object, "realize") { self.afterNextPaint(body) }
+            GtkSignal.once(gtkWindow.object, "realize") { self.afterNextPaint(body) }
             return
         }
-        SignalHandlers.once(UnsafeMutableRawPointer(clock), "after-paint") { MainLoop.idle(body) }
+        GtkSignal.once(UnsafeMutableRawPointer(clock), "after-paint") { MainLoop.idle(body) }
         gtk_widget_queue_draw(gtkWindow)
     }
 }

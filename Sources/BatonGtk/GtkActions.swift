@@ -1,5 +1,6 @@
 import Baton
 import CGtk
+import Foundation
 
 /// GTK actions (`GAction`) that send Baton's typed actions along the responder chain.
 ///
@@ -9,6 +10,17 @@ import CGtk
 /// the key window's first responder and up its chain, as AppKit sends a menu item's action
 /// (NSApplication `sendAction(_:to:from:)`, "The Responder Chain"). The sender is this
 /// `GtkActions`.
+///
+/// Each action is enabled only while Baton would send it somewhere, by AppKit's automatic
+/// enabling (`Application.isEnabled(_:to:)`): its target is found along the responder chain, and
+/// that target's `validateUserInterfaceItem(_:)` decides when it adopts
+/// `UserInterfaceValidations` (the item is a `GtkActions.Item`: its `action` is the typed
+/// action, its `name` the GAction's). The `enabled` state of every action is set again each
+/// time the app updates its windows (`Application.didUpdateNotification`, which Baton posts in
+/// the loop's next turn after the key or main window, a first responder or activation changed) and
+/// when `update()` is called; a disabled GAction is not activated by GTK (a menu item shows it
+/// insensitive, a shortcut lets its key through). Activation validates once more, and sends
+/// nothing if the action is no longer enabled.
 ///
 /// The actions' signal handlers are released by `removeAll()` (a `GtkBackedWindow` calls it
 /// when it closes) or when the object is released.
@@ -21,8 +33,22 @@ public final class GtkActions {
     /// The action map the actions are added to (a `GSimpleActionGroup`, a
     /// `GtkApplicationWindow` or a `GtkApplication`), referenced until `removeAll()`.
     private var map: OpaquePointer?
-    /// The added actions by name: the `GSimpleAction` and its `activate` handler.
-    private var entries: [String: (action: OpaquePointer, handler: gulong)] = [:]
+    /// The added actions by name: the `GSimpleAction`, its `activate` handler and the item
+    /// validators are given.
+    private var entries: [String: (action: OpaquePointer, handler: gulong, item: Item)] = [:]
+    /// Observes `Application.didUpdateNotification`, until `removeAll()`.
+    private var updateObserver: (any NSObjectProtocol)?
+
+    /// What a validator is given for one of these actions (`ValidatedUserInterfaceItem`), as
+    /// AppKit gives the menu item.
+    public struct Item: ValidatedUserInterfaceItem {
+        /// The typed action the GAction sends.
+        public let action: AnyAction?
+        /// 0: GTK actions have no tag.
+        public let tag = 0
+        /// The GAction's name (without the prefix).
+        public let name: String
+    }
 
     /// Adds the actions to `actionMap` (a `GActionMap *`: a `GtkApplication` for `"app"`, a
     /// `GtkApplicationWindow` for `"win"`), under `prefix`.
@@ -30,6 +56,7 @@ public final class GtkActions {
         self.prefix = prefix
         map = actionMap
         g_object_ref(UnsafeMutableRawPointer(actionMap))
+        observeUpdates()
     }
 
     /// Adds the actions to a new action group inserted into `widget` under `prefix`
@@ -40,6 +67,15 @@ public final class GtkActions {
         let group = g_simple_action_group_new()!
         gtk_widget_insert_action_group(widget, prefix, OpaquePointer(group))
         map = OpaquePointer(group)  // the widget holds its own reference; this one is ours
+        observeUpdates()
+    }
+
+    private func observeUpdates() {
+        updateObserver = NotificationCenter.default.addObserver(
+            forName: Application.didUpdateNotification, object: nil, queue: nil
+        ) { [weak self] _ in
+            MainActor.assumeIsolated { self?.update() }
+        }
     }
 
     isolated deinit { removeAll() }
@@ -48,17 +84,51 @@ public final class GtkActions {
     public var names: [String] { entries.keys.sorted() }
 
     /// Adds an action called `name` (found as `"<prefix>.<name>"`) that sends `action` to the
-    /// first responder (`sendAction(action, to: nil, from: self)`) each time GTK activates it.
-    /// An action of the same name is replaced.
+    /// first responder (`sendAction(action, to: nil, from: self)`) each time GTK activates it,
+    /// enabled from now on as the responder chain says (see above). An action of the same name
+    /// is replaced.
     public func add<Handler>(_ action: Action<Handler>, named name: String) {
         guard let map else { return }
         remove(named: name)
         let simple = g_simple_action_new(name, nil)!
-        let handler = GtkSignal.connectWithArgument(UnsafeMutableRawPointer(simple), "activate") { [weak self] in
+        let item = Item(action: AnyAction(action), name: name)
+        let handler = GtkSignal.connect(UnsafeMutableRawPointer(simple), "activate") { [weak self] _ in
+            guard let self else { return }
+            // Validated again: what the chain can handle may have changed since the last update.
+            guard self.validate(named: name) else { return }
             Application.shared.sendAction(action, to: nil, from: self)
         }
         g_action_map_add_action(map, simple)
-        entries[name] = (simple, handler)
+        entries[name] = (simple, handler, item)
+        validate(named: name)
+    }
+
+    /// The `GSimpleAction` called `name` (a `GAction *`), while it is added; GTK's own
+    /// `g_action_get_enabled` on it says what menus and shortcuts see.
+    public func gAction(named name: String) -> OpaquePointer? { entries[name]?.action }
+
+    /// Whether the action called `name` is enabled now (`Application.isEnabled(_:to:)` with its
+    /// item): false for an action not added.
+    public func isEnabled(named name: String) -> Bool {
+        entries[name].map { Application.shared.isEnabled($0.item) } ?? false
+    }
+
+    /// Sets each action's GTK `enabled` state from the responder chain now, as AppKit's
+    /// `NSMenu.update()` does for its items. Called on each `Application.didUpdateNotification`;
+    /// call it yourself after a change the responder chain does not see.
+    public func update() {
+        for name in names { validate(named: name) }
+    }
+
+    /// Sets the `enabled` state of the action called `name` from the chain; returns it.
+    @discardableResult
+    private func validate(named name: String) -> Bool {
+        guard let entry = entries[name] else { return false }
+        let enabled = Application.shared.isEnabled(entry.item)
+        if (g_action_get_enabled(entry.action) != 0) != enabled {
+            g_simple_action_set_enabled(entry.action, enabled ? 1 : 0)
+        }
+        return enabled
     }
 
     /// Removes the action called `name`, and its handler.
@@ -71,6 +141,8 @@ public final class GtkActions {
 
     /// Removes every action and lets go of the action map.
     public func removeAll() {
+        if let updateObserver { NotificationCenter.default.removeObserver(updateObserver) }
+        updateObserver = nil
         for name in names { remove(named: name) }
         if let map { g_object_unref(UnsafeMutableRawPointer(map)) }
         map = nil

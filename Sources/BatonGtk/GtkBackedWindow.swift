@@ -18,9 +18,10 @@ import CGtk
 /// | `close-request` (the close button) | `performClose(_:)` |
 /// | destroyed | `close()` |
 ///
-/// and back: `orderFront(_:)`/`orderOut(_:)` show and hide the GTK window, becoming key
-/// presents it, `makeFirstResponder(_:)` moves GTK's focus, `close()` destroys it, a new
-/// `title` is set on it.
+/// and back: `orderFront(_:)`/`orderOut(_:)` show and hide the GTK window (so do
+/// `Application.hide(_:)` and `unhide(_:)`), becoming key presents it,
+/// `makeFirstResponder(_:)` moves GTK's focus, `close()` destroys it, a new `title` is set on
+/// it. Its actions are enabled only while the responder chain can handle them (`GtkActions`).
 ///
 /// Make windows after GTK is initialised (`GtkRuntime.initialize()`, or in a
 /// `GtkApplication`'s startup), on the main thread.

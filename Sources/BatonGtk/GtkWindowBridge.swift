@@ -19,7 +19,7 @@ import CGtk
 ///   GTK never closes the window by itself.
 /// - `destroy` (someone destroyed the GTK window): the Baton window closes.
 ///
-/// From Baton to GTK (the bridge is the window's `WindowBacking`, told after Baton's rules ran): ordering in and out shows and hides
+/// From Baton to GTK (the bridge is the window's `WindowBacking`, told after Baton's rules ran): ordering in and out (and the app hiding and unhiding) shows and hides
 /// the GTK window, becoming key presents it, a new first responder takes GTK's focus, the
 /// title is set, and `close()` destroys the GTK window. Changes that came from GTK are not
 /// sent back to it.
@@ -67,10 +67,10 @@ final class GtkWindowBridge {
         }
         let object = UnsafeMutableRawPointer(gtkWindow)
         handlers = [
-            GtkSignal.connectWithArgument(object, "notify::is-active") { [weak self] in self?.activeChanged() },
-            GtkSignal.connectWithArgument(object, "notify::visible") { [weak self] in self?.visibleChanged() },
-            GtkSignal.connectWithArgument(object, "notify::title") { [weak self] in self?.titleChanged() },
-            GtkSignal.connectWithArgument(object, "notify::focus-widget") { [weak self] in self?.focusChanged() },
+            GtkSignal.connect(object, "notify::is-active") { [weak self] _ in self?.activeChanged() },
+            GtkSignal.connect(object, "notify::visible") { [weak self] _ in self?.visibleChanged() },
+            GtkSignal.connect(object, "notify::title") { [weak self] _ in self?.titleChanged() },
+            GtkSignal.connect(object, "notify::focus-widget") { [weak self] _ in self?.focusChanged() },
             GtkSignal.connectReturningBool(object, "close-request") { [weak self] in self?.closeRequested(); return true },
             GtkSignal.connect(object, "destroy") { [weak self] in self?.destroyed() },
         ]
@@ -182,7 +182,7 @@ final class GtkWindowBridge {
         if let watch = mappedWatch, watch.surface == surface { return }
         stopWatchingMapped()
         g_object_ref(UnsafeMutableRawPointer(surface))
-        let handler = GtkSignal.connectWithArgument(UnsafeMutableRawPointer(surface), "notify::mapped") { [weak self] in
+        let handler = GtkSignal.connect(UnsafeMutableRawPointer(surface), "notify::mapped") { [weak self] _ in
             guard let self, let gtkWindow = self.gtkWindow, self.presentOnMap, gdk_surface_get_mapped(surface) != 0 else { return }
             self.presentOnMap = false
             if let window = self.window, window.isKeyWindow, !self.isGtkActive { gtk_window_present(gtkWindow) }
@@ -219,21 +219,6 @@ final class GtkWindowBridge {
         } else if focusedView != nil {
             gtk_window_set_focus(gtkWindow, nil)
         }
-    }
-
-    /// After the window closed for good: its content view controller, its views and the window
-    /// let go of their user activities, so an activity nobody else holds (a document, another
-    /// window's responder) is invalidated by Baton's rule for managed activities, as AppKit's
-    /// are when a closed window's responders are released.
-    func releaseActivities() {
-        guard let window else { return }
-        var views: [View] = window.contentView.map { [$0] } ?? []
-        while let view = views.popLast() {
-            view.userActivity = nil
-            views += view.subviews
-        }
-        window.contentViewController?.userActivity = nil
-        window.userActivity = nil
     }
 
     /// Disconnects every handler and lets go of the GTK window; destroys it unless it was
@@ -289,10 +274,7 @@ extension GtkWindowBridge: WindowBacking {
     func windowTitleDidChange(_ window: Window) { titleDidChange(window.title) }
     func windowContentViewDidChange(_ window: Window) { contentViewDidChange(window.contentView) }
 
-    /// A closed window is gone for good: the GTK window is disconnected and destroyed, and the
-    /// window's responders let go of their activities.
-    func windowDidClose(_ window: Window) {
-        tearDown()
-        releaseActivities()
-    }
+    /// A closed window is gone for good: the GTK window is disconnected and destroyed (the
+    /// window's responders let go of their activities in `Window.close()`).
+    func windowDidClose(_ window: Window) { tearDown() }
 }

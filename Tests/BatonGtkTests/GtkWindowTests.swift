@@ -88,6 +88,39 @@ final class GtkWindowTests: XCTestCase {
         XCTAssertTrue(lines.contains("CHECK saves one=1 two=1"))
     }
 
+    /// AppKit's automatic enabling ("Enabling Menu Items"): an item is enabled when
+    /// `target(forAction:to:from:)` finds a responder for its action and that responder's
+    /// `validateUserInterfaceItem(_:)` (`NSUserInterfaceValidations`) does not say no; a
+    /// disabled item sends nothing.
+    func testAGtkActionIsEnabledOnlyWhileTheFocusedChainHandlesItAndItsValidatorAgrees() throws {
+        let lines = try run("validation")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("CHECK") && !$0.hasPrefix("CHECK boxes") && !$0.hasPrefix("CHECK gtk toplevels") }, [
+            "CHECK plain first: save enabled=false",
+            "CHECK disabled activation: saves=0",
+            "CHECK one first: save enabled=true",
+            "CHECK stale activation: saves=1 enabled=false",
+            "CHECK validator said no: save enabled=false",
+            "CHECK disabled shortcut: saves=1 marks=1",
+        ])
+        XCTAssertEqual(lines.filter { $0.hasPrefix("ACTION") }, ["ACTION save reached one from GtkActions"])
+    }
+
+    /// `NSApplication.hide(_:)` hides all the app's windows (none is visible, `orderedWindows`
+    /// is empty); `unhide(_:)` shows them again and makes the app active, key and main where
+    /// they were.
+    func testHidingTheAppHidesItsGtkWindowsAndUnhidingBringsThemBackWithKeyAndMain() throws {
+        let lines = try run("hide")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("CHECK") && !$0.hasPrefix("CHECK boxes") && !$0.hasPrefix("CHECK gtk toplevels") }, [
+            "CHECK hidden: gtkVisible A=false B=false batonVisible A=false B=false ordered=[]",
+            "CHECK hidden, GTK settled: gtkVisible A=false B=false batonVisible A=false B=false ordered=[] hidden=true",
+            "CHECK unhidden: gtkVisible A=true B=true batonVisible A=true B=true ordered=[\"A\", \"B\"]",
+        ])
+        XCTAssertEqual(states(lines), [
+            "both shown: key=A main=A first=a gtkActive=A current=note.a",
+            "unhidden: key=A main=A first=a gtkActive=A current=note.a",
+        ])
+    }
+
     func testClosingAGtkWindowClosesTheBatonWindowAndInvalidatesTheActivityOnlyItHeld() throws {
         let lines = try run("close")
         XCTAssertTrue(lines.contains("CHECK refused: closed=false gtkVisible=true"), "windowShouldClose(_:) said no")

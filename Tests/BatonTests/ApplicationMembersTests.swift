@@ -5,7 +5,8 @@ import XCTest
 
 /// Records the application notifications named in `names`, in order.
 @MainActor
-private final class NotificationLog {
+/// The names of the watched notifications posted while it lives, in order.
+final class NotificationLog {
     private(set) var names: [String] = []
     nonisolated(unsafe) private var tokens: [NSObjectProtocol] = []
 
@@ -66,6 +67,38 @@ final class ApplicationMembersTests: BatonTestCase {
             XCTAssertEqual(log.names, ["BatonApplicationWillHide", "BatonApplicationDidResignActive", "BatonApplicationDidHide",
                                        "BatonApplicationWillUnhide", "BatonApplicationDidBecomeActive",
                                        "BatonApplicationDidUnhide"])
+        }
+    }
+
+    /// A hidden app's windows leave the screen, so each window's backing (a toolkit's window)
+    /// is told to hide it, and to show it again on unhide, the backmost first so the toolkit
+    /// stacks them as they were; the windows stay ordered in (NSApplication hide(_:): the
+    /// windows come back on unhide(_:)).
+    func testHidingTellsEachWindowsBackingToHideItAndUnhidingToShowIt() {
+        MainActor.assumeIsolated {
+            final class RecordingBacking: WindowBacking {
+                var calls: [String] = []
+                func windowDidOrderIn(_ window: Window) { calls.append("in \(window.title)") }
+                func windowDidOrderOut(_ window: Window) { calls.append("out \(window.title)") }
+                func windowDidBecomeKey(_ window: Window) { calls.append("key \(window.title)") }
+                func windowDidAskForFirstResponder(_ window: Window) {}
+                func windowTitleDidChange(_ window: Window) {}
+                func windowContentViewDidChange(_ window: Window) {}
+                func windowDidClose(_ window: Window) {}
+            }
+            let backing = RecordingBacking()
+            app.activate()
+            let back = Window(title: "back"), front = Window(title: "front"), never = Window(title: "never shown")
+            for window in [back, front, never] { window.backing = backing }
+            back.makeKeyAndOrderFront(nil)
+            front.makeKeyAndOrderFront(nil)
+            backing.calls = []
+            app.hide(nil)
+            XCTAssertEqual(backing.calls, ["out front", "out back"])
+            backing.calls = []
+            app.unhide(nil)
+            XCTAssertEqual(backing.calls, ["in back", "in front", "key front"])
+            for window in [back, front, never] { window.backing = nil }
         }
     }
 

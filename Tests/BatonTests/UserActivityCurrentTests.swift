@@ -126,6 +126,44 @@ final class UserActivityCurrentTests: BatonTestCase {
         }
     }
 
+    /// about-handoff, "Managing a User Activity with Responders": a managed activity with no
+    /// more associated responders or documents is invalidated. Closing a window (model-only, no
+    /// toolkit behind it) lets its views, their controllers and the window go of their
+    /// activities, as AppKit's closed window releases them, even while the app still references
+    /// the window: an activity only that window held is invalidated, one a view in another
+    /// window shares stays valid.
+    func testClosingAWindowInvalidatesTheActivitiesOnlyItsRespondersHeld() {
+        MainActor.assumeIsolated {
+            Application.shared.activate()
+            let onlyHere = UserActivity(activityType: "com.example.only-here")
+            let ofController = UserActivity(activityType: "com.example.controller")
+            let ofWindow = UserActivity(activityType: "com.example.window")
+            let shared = UserActivity(activityType: "com.example.shared")
+            let controller = ActivityController(title: "closing")
+            let inner = View(identifier: "inner"), sharing = View(identifier: "sharing")
+            controller.view.addSubview(inner)
+            inner.addSubview(sharing)
+            let window = Window(title: "closing", contentViewController: controller)
+            controller.userActivity = ofController
+            inner.userActivity = onlyHere
+            sharing.userActivity = shared
+            window.userActivity = ofWindow
+            let other = View(identifier: "elsewhere")
+            let otherWindow = Window(title: "other")
+            otherWindow.contentView = other
+            other.userActivity = shared
+            window.makeKeyAndOrderFront(nil)
+            window.close()
+            XCTAssertFalse(onlyHere.isValid)
+            XCTAssertFalse(ofController.isValid)
+            XCTAssertFalse(ofWindow.isValid)
+            XCTAssertTrue(shared.isValid, "a view of another window still holds it")
+            XCTAssertNil(inner.userActivity)
+            XCTAssertNil(controller.userActivity)
+            withExtendedLifetime((window, otherWindow)) {}
+        }
+    }
+
     func testAnUnmanagedActivityIsNotInvalidatedByTheRuntime() {
         MainActor.assumeIsolated {
             let manual = UserActivity(activityType: "com.example.manual")

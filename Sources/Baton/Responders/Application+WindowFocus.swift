@@ -53,7 +53,9 @@ extension Application {
 
     /// Hides the app (`hide(_:)`): tells the delegate and posts `willHideNotification`, deactivates it (key and main
     /// resign), takes its windows off the screen (`isVisible` false, `orderedWindows` empty;
-    /// they keep their order; their view controllers disappear), and tells the delegate and posts `didHideNotification`. Does nothing when hidden.
+    /// they keep their order and stay ordered in, as AppKit's hidden windows come back on
+    /// unhide; their view controllers disappear; each window's backing hides its toolkit
+    /// window), and tells the delegate and posts `didHideNotification`. Does nothing when hidden.
     public func hide(_ sender: Any?) {
         guard !isHidden else { return }
         post(Application.willHideNotification) { $0.applicationWillHide($1) }
@@ -61,12 +63,13 @@ extension Application {
         ViewControllerAppearance.transition(of: windowStack.windows.compactMap(\.contentView), appearing: false) {
             isHidden = true
         }
+        for window in windowStack.windows { window.backing?.windowDidOrderOut(window) }
         post(Application.didHideNotification) { $0.applicationDidHide($1) }
     }
 
     /// Shows a hidden app again and activates it (`unhide(_:)`): posts
     /// `willUnhideNotification`, puts its windows back on screen in the order they had (their
-    /// view controllers appear),
+    /// view controllers appear; each backing shows its toolkit window, the backmost first),
     /// activates the app (key and main come back), and posts `didUnhideNotification`. Does
     /// nothing when the app is not hidden.
     public func unhide(_ sender: Any?) {
@@ -75,6 +78,8 @@ extension Application {
         ViewControllerAppearance.transition(of: windowStack.windows.compactMap(\.contentView), appearing: true) {
             isHidden = false
         }
+        // Back to front, so that the toolkit stacks them as they were.
+        for window in windowStack.windows.reversed() { window.backing?.windowDidOrderIn(window) }
         activate()
         post(Application.didUnhideNotification) { $0.applicationDidUnhide($1) }
     }
@@ -151,6 +156,11 @@ extension Application {
     }
 
     /// Called after anything that can change which responders are in front: the key or main
-    /// window, a first responder, activation. The user-activity layer hooks in here.
-    func responderStateDidChange() { ActivityRegistry.shared.refreshFromMainWindow() }
+    /// window, a first responder, activation. The user-activity layer hooks in here, and the
+    /// windows are updated in the loop's next turn (`setWindowsNeedUpdate(_:)`), so the items
+    /// the responder chain enables follow it.
+    func responderStateDidChange() {
+        ActivityRegistry.shared.refreshFromMainWindow()
+        setWindowsNeedUpdate(true)
+    }
 }

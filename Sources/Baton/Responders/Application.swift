@@ -59,6 +59,8 @@ open class Application: Responder {
     public private(set) var isRunning = false
     /// Set by `terminate(_:)` until `run()` has returned.
     private var isTerminating = false
+    /// The scheduled `updateWindows()` (`setWindowsNeedUpdate(_:)`), until it runs.
+    var pendingWindowUpdate: LoopSource?
     /// False when the delegate refused to finish launching: no continuation is delivered.
     var acceptsContinuation = true
     /// Set by the bottom default of `application(_:continue:restorationHandler:)` (no form was
@@ -288,6 +290,7 @@ open class Application: Responder {
         isTerminating = false
         awaitsTerminationReply = false
         isHidden = false
+        setWindowsNeedUpdate(false)
         storedManifest = nil
         manifestLoaded = false
         ActivityRegistry.shared.reset()

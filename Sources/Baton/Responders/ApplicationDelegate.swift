@@ -45,6 +45,12 @@ public protocol ApplicationDelegate: AnyObject {
     func applicationDidResignActive(_ notification: Notification)
     /// The app is about to hide (AppKit's `applicationWillHide(_:)`), sent by `hide(_:)`.
     func applicationWillHide(_ notification: Notification)
+    /// The app is about to update its windows (AppKit's `applicationWillUpdate(_:)`), sent by
+    /// `updateWindows()`.
+    func applicationWillUpdate(_ notification: Notification)
+    /// The app's windows did update (AppKit's `applicationDidUpdate(_:)`), sent by
+    /// `updateWindows()`.
+    func applicationDidUpdate(_ notification: Notification)
     /// The app is hidden (AppKit's `applicationDidHide(_:)`). The default calls UIKit's
     /// `applicationDidEnterBackground(_:)`: a hidden Baton app is what a backgrounded UIKit app is.
     func applicationDidHide(_ notification: Notification)
@@ -151,6 +157,10 @@ extension ApplicationDelegate {
     public func applicationDidResignActive(_ notification: Notification) {}
     /// Does nothing.
     public func applicationWillHide(_ notification: Notification) {}
+    /// Does nothing.
+    public func applicationWillUpdate(_ notification: Notification) {}
+    /// Does nothing.
+    public func applicationDidUpdate(_ notification: Notification) {}
     /// Calls UIKit's `applicationDidEnterBackground(_:)`.
     public func applicationDidHide(_ notification: Notification) {
         applicationDidEnterBackground(Self.application(of: notification))

@@ -13,6 +13,8 @@ extension Window {
     nonisolated public static let didResignMainNotification = Notification.Name("BatonWindowDidResignMain")
     /// Posted by `close()` before the window closes (`NSWindow.willCloseNotification`).
     nonisolated public static let willCloseNotification = Notification.Name("BatonWindowWillClose")
+    /// Posted by `update()` (`NSWindow.didUpdateNotification`).
+    nonisolated public static let didUpdateNotification = Notification.Name("BatonWindowDidUpdate")
 }
 
 extension Application {
@@ -36,6 +38,10 @@ extension Application {
     nonisolated public static let didHideNotification = Notification.Name("BatonApplicationDidHide")
     /// Posted by `unhide(_:)` before the app shows again (`NSApplication.willUnhideNotification`).
     nonisolated public static let willUnhideNotification = Notification.Name("BatonApplicationWillUnhide")
+    /// Posted by `updateWindows()` before the windows update (`NSApplication.willUpdateNotification`).
+    nonisolated public static let willUpdateNotification = Notification.Name("BatonApplicationWillUpdate")
+    /// Posted by `updateWindows()` once the windows updated (`NSApplication.didUpdateNotification`).
+    nonisolated public static let didUpdateNotification = Notification.Name("BatonApplicationDidUpdate")
     /// Posted by `unhide(_:)` once the app shows again (`NSApplication.didUnhideNotification`).
     nonisolated public static let didUnhideNotification = Notification.Name("BatonApplicationDidUnhide")
 }

@@ -252,7 +252,8 @@ open class Window: Responder {
 
     /// Closes the window: the delegate gets `windowWillClose(_:)` and
     /// `willCloseNotification` is posted, then it is ordered out and leaves
-    /// `Application.windows` (`close()`). It does not ask `windowShouldClose(_:)`
+    /// `Application.windows` (`close()`); its views, their controllers and the window let go
+    /// of their user activities, so an activity nobody else holds is invalidated. It does not ask `windowShouldClose(_:)`
     /// (AppKit's rule; `performClose(_:)` does). Closing the window of a presented view
     /// controller dismisses that presentation. Closing a closed window is refused
     /// (`Refusal.windowAlreadyClosed`, logged) and changes nothing.
@@ -266,7 +267,26 @@ open class Window: Responder {
         isClosed = true
         Application.shared.windowDidClose(self)
         contentViewController?.presentationWindowDidClose(self)
+        releaseActivities()
         backing?.windowDidClose(self)
+    }
+
+    /// After the window closed for good: its views, their view controllers and the window let
+    /// go of their user activities (their `userActivity` becomes nil), so an activity that no
+    /// other responder or document holds is invalidated (about-handoff, "Managing a User
+    /// Activity with Responders": a managed activity with no more associated responders or
+    /// documents is invalidated). AppKit gets there by releasing the closed window and its
+    /// views; a closed Baton window is never shown again, so its responders are done with
+    /// their activities even while something still references them.
+    private func releaseActivities() {
+        var views: [View] = contentView.map { [$0] } ?? []
+        while let view = views.popLast() {
+            view.owningViewController?.userActivity = nil
+            view.userActivity = nil
+            views += view.subviews
+        }
+        contentViewController?.userActivity = nil
+        userActivity = nil
     }
 
     /// Posts `name` for this window, telling the delegate first (AppKit registers the delegate
@@ -297,6 +317,14 @@ open class Window: Responder {
         return made
     }
     private var ownUndoManager: UndoManager?
+
+    /// Updates the window (`update()`): `Application.updateWindows()` sends it to each window
+    /// on screen once the responder chain changed. The default posts `didUpdateNotification`
+    /// (the delegate's `windowDidUpdate(_:)` first); an override does its own work and calls
+    /// super last, as AppKit asks.
+    open func update() {
+        post(Window.didUpdateNotification) { $0.windowDidUpdate($1) }
+    }
 
     /// Called when the window has become key (after the application recorded it).
     open func becomeKey() {}

@@ -6,9 +6,14 @@
 /// screen); it is how a Baton window gets a real one.
 @MainActor
 public protocol WindowBacking: AnyObject {
-    /// The window was ordered in (`orderFront(_:)` / `orderBack(_:)`) and is visible now.
+    /// The window is visible now: it was ordered in (`orderFront(_:)` / `orderBack(_:)`), or
+    /// the app was unhidden (`Application.unhide(_:)`, told for each window ordered in, the
+    /// backmost first). Show the toolkit's window.
     func windowDidOrderIn(_ window: Window)
-    /// `orderOut(_:)` was called on a window that is not closed (also as `close()` begins).
+    /// The window is not visible now: `orderOut(_:)` was called on a window that is not closed
+    /// (also as `close()` begins), or the app was hidden (`Application.hide(_:)`, told for each
+    /// window ordered in; they stay ordered in and come back on unhide). Hide the toolkit's
+    /// window.
     func windowDidOrderOut(_ window: Window)
     /// The window became key (after `becomeKey()`).
     func windowDidBecomeKey(_ window: Window)

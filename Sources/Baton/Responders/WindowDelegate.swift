@@ -22,6 +22,9 @@ public protocol WindowDelegate: AnyObject {
     func windowDidBecomeMain(_ notification: Notification)
     /// The window is no longer the main window (`Window.didResignMainNotification`).
     func windowDidResignMain(_ notification: Notification)
+    /// The window received `update()` (`Window.didUpdateNotification`; AppKit's
+    /// `windowDidUpdate(_:)`).
+    func windowDidUpdate(_ notification: Notification)
     /// The undo manager `window` should use (`Window.undoManager` asks once). AppKit creates
     /// one for the window when the delegate does not implement this; in Baton the default
     /// returns nil, which means the same: the window makes and keeps its own.
@@ -41,6 +44,8 @@ extension WindowDelegate {
     public func windowDidBecomeMain(_ notification: Notification) {}
     /// Does nothing.
     public func windowDidResignMain(_ notification: Notification) {}
+    /// Does nothing.
+    public func windowDidUpdate(_ notification: Notification) {}
     /// Nil: the window makes its own undo manager.
     public func windowWillReturnUndoManager(_ window: Window) -> UndoManager? { nil }
 }

@@ -3,10 +3,13 @@ import Foundation
 
 /// A text view in a window, wrapped by a `WidgetView` that owns an activity.
 @MainActor
-final class NoteView: WidgetView, Saving {
+final class NoteView: WidgetView, Saving, Marking, UserInterfaceValidations {
     private(set) var saves = 0
+    private(set) var marks = 0
     /// False: this view refuses to become first responder (Baton's refusal rule).
     var accepts = true
+    /// False: its validator disables `save` (AppKit's `validateUserInterfaceItem(_:)`).
+    var canSave = true
 
     init(_ name: String, activity: String?) {
         let text = gtk_text_view_new()!
@@ -21,6 +24,30 @@ final class NoteView: WidgetView, Saving {
         saves += 1
         print("ACTION save reached \(identifier ?? "?") from \(sender.map { "\(type(of: $0))" } ?? "nil")")
     }
+
+    func mark(_ sender: Any?) { marks += 1 }
+
+    func validateUserInterfaceItem(_ item: any ValidatedUserInterfaceItem) -> Bool {
+        item.action == .save ? canSave : true
+    }
+}
+
+/// A text view in a window whose view handles no action.
+@MainActor
+final class PlainView: WidgetView {
+    init(_ name: String) {
+        let text = gtk_text_view_new()!
+        gtk_widget_set_size_request(text, 300, 120)
+        super.init(widget: text, identifier: name)
+    }
+}
+
+/// The handler protocol of the probe's second action.
+@MainActor protocol Marking { func mark(_ sender: Any?) }
+
+extension Action where Handler == any Marking {
+    /// "Mark", sent to the first responder.
+    static let mark = Action("mark") { $0.mark($1) }
 }
 
 /// The handler protocol of the probe's typed action.
@@ -34,7 +61,7 @@ extension Action where Handler == any Saving {
 /// A window with a vertical box of note views as its GTK content, and a plain content view
 /// holding them in Baton's hierarchy.
 @MainActor
-func makeWindow<W: Window>(_ make: (UnsafeMutablePointer<GtkWindow>) -> W, title: String, notes: [NoteView]) -> W {
+func makeWindow<W: Window>(_ make: (UnsafeMutablePointer<GtkWindow>) -> W, title: String, notes: [WidgetView]) -> W {
     let gtk = baton_gtk_window(UnsafeMutableRawPointer(gtk_window_new()))!
     gtk_window_set_default_size(gtk, 400, 300)
     let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4)!

@@ -12,6 +12,7 @@ MainActor.assumeIsolated {
     }
     Application.shared.finishLaunching()
     _ = MainLoop.run(until: { true }, timeout: .zero)  // the main-queue bridge, which lives as long as the process
+    drainIdle()  // the windows' update launching scheduled
     let boxesBefore = LoopDiagnostics.liveCallbackBoxes
     switch scenario {
     case "focus": focusScenario()
@@ -20,6 +21,8 @@ MainActor.assumeIsolated {
     case "shortcut": shortcutScenario()
     case "close": closeScenario()
     case "visibility": visibilityScenario()
+    case "validation": validationScenario()
+    case "hide": hideScenario()
     default:
         print("FAIL unknown scenario '\(scenario)'")
         exit(2)
@@ -187,6 +190,84 @@ MainActor.assumeIsolated {
     print("CHECK title from GTK: \(windowA.title)")
     windowA.title = "A renamed in Baton"
     print("CHECK title from Baton: \(String(cString: gtk_window_get_title(windowA.gtkWindow!)))")
+    windowA.close()
+    windowB.close()
+}
+
+/// A window action is enabled only while the focused responder chain can handle it and the
+/// handler's validator agrees (AppKit's automatic enabling); a disabled action sends nothing,
+/// by shortcut or by activation.
+@MainActor func validationScenario() {
+    let one = NoteView("one", activity: "note.one"), plain = PlainView("plain")
+    let window = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [one, plain])
+    do {
+        try window.addAction(.save, named: "save", shortcut: "<Control>s")
+        try window.addAction(.mark, named: "mark", shortcut: "<Control>m")
+    } catch { print("FAIL \(error)") }
+    let save = window.actions.gAction(named: "save")!
+    func saveEnabled() -> Bool { g_action_get_enabled(save) != 0 }
+    window.makeKeyAndOrderFront(nil)
+    wait("A active") { gtk_window_is_active(window.gtkWindow!) != 0 }
+    RealInput.click(plain.widget, in: window.gtkWindow!)
+    wait("plain first") { window.firstResponder === plain }
+    wait("save disabled") { !saveEnabled() }
+    print("CHECK plain first: save enabled=\(saveEnabled())")
+    g_action_activate(save, nil)
+    print("CHECK disabled activation: saves=\(one.saves)")
+    RealInput.click(one.widget, in: window.gtkWindow!)
+    wait("one first") { window.firstResponder === one }
+    wait("save enabled") { saveEnabled() }
+    print("CHECK one first: save enabled=\(saveEnabled())")
+    RealInput.pressWithControl(0x73)
+    wait("saved") { one.saves == 1 }
+    // The validator changes its mind and nothing updated GTK yet: activation asks again.
+    one.canSave = false
+    g_action_activate(save, nil)
+    print("CHECK stale activation: saves=\(one.saves) enabled=\(saveEnabled())")
+    one.canSave = true
+    Application.shared.setWindowsNeedUpdate(true)
+    wait("save enabled again") { saveEnabled() }
+    one.canSave = false
+    Application.shared.setWindowsNeedUpdate(true)
+    wait("save disabled by the validator") { !saveEnabled() }
+    print("CHECK validator said no: save enabled=\(saveEnabled())")
+    // A real Control+S while save is disabled, then Control+M: X events arrive in order, so
+    // once mark arrived the Control+S was handled, and it sent nothing.
+    RealInput.pressWithControl(0x73)
+    RealInput.pressWithControl(0x6d)
+    wait("marked") { one.marks == 1 }
+    print("CHECK disabled shortcut: saves=\(one.saves) marks=\(one.marks)")
+    window.close()
+}
+
+/// `Application.hide(_:)` takes every GTK window off the screen and `unhide(_:)` brings them
+/// back, with key and main where they were (AppKit: a hidden app's windows are not visible,
+/// and unhiding activates the app again).
+@MainActor func hideScenario() {
+    let a = NoteView("a", activity: "note.a"), b = NoteView("b", activity: "note.b")
+    let windowA = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [a])
+    let windowB = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "B", notes: [b])
+    windowA.makeFirstResponder(a)
+    windowB.makeFirstResponder(b)
+    windowB.makeKeyAndOrderFront(nil)
+    windowA.makeKeyAndOrderFront(nil)
+    wait("A active") { gtk_window_is_active(windowA.gtkWindow!) != 0 }
+    report("both shown")
+    func gtkVisible(_ window: GtkBackedWindow) -> Bool {
+        gtk_widget_get_visible(baton_gtk_widget(UnsafeMutableRawPointer(window.gtkWindow!))) != 0
+    }
+    func line(_ label: String) -> String {
+        "\(label): gtkVisible A=\(gtkVisible(windowA)) B=\(gtkVisible(windowB)) batonVisible A=\(windowA.isVisible) B=\(windowB.isVisible) ordered=\(Application.shared.orderedWindows.map(\.title))"
+    }
+    Application.shared.hide(nil)
+    print("CHECK \(line("hidden"))")
+    drainIdle()
+    // GTK's own notify::visible must not order the windows out in Baton while the app is hidden.
+    print("CHECK \(line("hidden, GTK settled")) hidden=\(Application.shared.isHidden)")
+    Application.shared.unhide(nil)
+    print("CHECK \(line("unhidden"))")
+    wait("A active again") { gtk_window_is_active(windowA.gtkWindow!) != 0 }
+    report("unhidden")
     windowA.close()
     windowB.close()
 }
