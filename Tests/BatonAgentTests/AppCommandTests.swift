@@ -75,8 +75,7 @@ final class AppCommandTests: XCTestCase {
         try FileManager.default.removeItem(at: manifest)
 
         // The manifest cannot be written (its folder is a file): the entry is not left behind.
-        try FileManager.default.removeItem(at: manifest.deletingLastPathComponent())
-        try Data().write(to: manifest.deletingLastPathComponent())
+        try makeUnwritable(folderOf: manifest)
         result = try baton(["install", mailManifest.path, "--exec", "/bin/true"])
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.stderr.contains("cannot write \(manifest.deletingLastPathComponent().path)"), result.stderr)
@@ -181,8 +180,7 @@ final class AppCommandTests: XCTestCase {
         XCTAssertEqual(result.status, 0, result.stderr)
         let written = try Data(contentsOf: service)
         try FileManager.default.removeItem(at: manifest)
-        try FileManager.default.removeItem(at: manifest.deletingLastPathComponent())
-        try Data().write(to: manifest.deletingLastPathComponent())
+        try makeUnwritable(folderOf: manifest)
         result = try baton(["install", mailManifest.path, "--exec", "/bin/true"])
         XCTAssertNotEqual(result.status, 0)
         XCTAssertTrue(result.stderr.contains("cannot write \(manifest.deletingLastPathComponent().path)"), result.stderr)
@@ -213,5 +211,12 @@ final class AppCommandTests: XCTestCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: xdg.dataHome.appendingPathComponent("applications").path))
         XCTAssertFalse(FileManager.default.fileExists(atPath: xdg.dataHome.appendingPathComponent("baton").path))
+    }
+
+    /// Replaces the folder that holds `file` with an empty file of its name, so that nothing
+    /// can be written there.
+    private func makeUnwritable(folderOf file: URL) throws {
+        try FileManager.default.removeItem(at: file.deletingLastPathComponent())
+        try Data().write(to: file.deletingLastPathComponent())
     }
 }

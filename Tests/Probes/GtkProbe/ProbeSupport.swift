@@ -75,6 +75,22 @@ func makeWindow<W: Window>(_ make: (UnsafeMutablePointer<GtkWindow>) -> W, title
     return window
 }
 
+/// Two GTK-backed windows, "A" and "B", each with one note view (activities `note.a`,
+/// `note.b`) as its first responder, shown with A in front, key and active in GTK. With
+/// `keyingB`, B was key before A; without it, B was only ordered front.
+@MainActor
+func twoNoteWindows(keyingB: Bool) -> (GtkBackedWindow, GtkBackedWindow) {
+    let a = NoteView("a", activity: "note.a"), b = NoteView("b", activity: "note.b")
+    let windowA = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [a])
+    let windowB = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "B", notes: [b])
+    windowA.makeFirstResponder(a)
+    windowB.makeFirstResponder(b)
+    if keyingB { windowB.makeKeyAndOrderFront(nil) } else { windowB.orderFront(nil) }
+    windowA.makeKeyAndOrderFront(nil)
+    wait("A active") { gtk_window_is_active(windowA.gtkWindow!) != 0 }
+    return (windowA, windowB)
+}
+
 /// Runs the loop until `condition` holds (at most 10 s); prints `TIMEOUT label` if it does not.
 @MainActor
 func wait(_ label: String, until condition: () -> Bool) {

@@ -66,14 +66,7 @@ MainActor.assumeIsolated {
 /// no window manager on the virtual display, the probe asks GTK to present it) makes it key and
 /// main, and its first responder's activity current.
 @MainActor func switchScenario() {
-    let a = NoteView("a", activity: "note.a"), b = NoteView("b", activity: "note.b")
-    let windowA = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [a])
-    let windowB = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "B", notes: [b])
-    windowA.makeFirstResponder(a)
-    windowB.makeFirstResponder(b)
-    windowB.orderFront(nil)
-    windowA.makeKeyAndOrderFront(nil)
-    wait("A active") { gtk_window_is_active(windowA.gtkWindow!) != 0 }
+    let (windowA, windowB) = twoNoteWindows(keyingB: false)
     report("A shown")
     gtk_window_present(windowB.gtkWindow!)
     wait("B key") { windowB.isKeyWindow }
@@ -164,14 +157,7 @@ MainActor.assumeIsolated {
 
 /// Showing, hiding and the title, from either side.
 @MainActor func visibilityScenario() {
-    let a = NoteView("a", activity: "note.a"), b = NoteView("b", activity: "note.b")
-    let windowA = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [a])
-    let windowB = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "B", notes: [b])
-    windowA.makeFirstResponder(a)
-    windowB.makeFirstResponder(b)
-    windowB.makeKeyAndOrderFront(nil)
-    windowA.makeKeyAndOrderFront(nil)
-    wait("A active") { gtk_window_is_active(windowA.gtkWindow!) != 0 }
+    let (windowA, windowB) = twoNoteWindows(keyingB: true)
     let widgetA = baton_gtk_widget(UnsafeMutableRawPointer(windowA.gtkWindow!))!
     report("both shown")
     gtk_widget_set_visible(widgetA, 0)  // GTK hides A
@@ -244,14 +230,7 @@ MainActor.assumeIsolated {
 /// back, with key and main where they were (AppKit: a hidden app's windows are not visible,
 /// and unhiding activates the app again).
 @MainActor func hideScenario() {
-    let a = NoteView("a", activity: "note.a"), b = NoteView("b", activity: "note.b")
-    let windowA = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [a])
-    let windowB = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "B", notes: [b])
-    windowA.makeFirstResponder(a)
-    windowB.makeFirstResponder(b)
-    windowB.makeKeyAndOrderFront(nil)
-    windowA.makeKeyAndOrderFront(nil)
-    wait("A active") { gtk_window_is_active(windowA.gtkWindow!) != 0 }
+    let (windowA, windowB) = twoNoteWindows(keyingB: true)
     report("both shown")
     func gtkVisible(_ window: GtkBackedWindow) -> Bool {
         gtk_widget_get_visible(baton_gtk_widget(UnsafeMutableRawPointer(window.gtkWindow!))) != 0
