@@ -572,6 +572,11 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             for link in self.links.values.sorted(by: { $0.id < $1.id }) where !self.identity.discoveryKeyIsCurrent {
                 do {
                     let reply = try await link.bus.call("GetDiscoveryKey", .tuple([]), replyType: "(ay)")
+                    // A list or key copied in beside the identity while the call was out is
+                    // taken first, so the peer's key (for the list held when asked) never
+                    // replaces a newer one on disk.
+                    self.reloadIdentityFiles()
+                    guard !self.identity.discoveryKeyIsCurrent else { break }
                     guard case .tuple(let items) = reply, case .bytes(let bytes)? = items.first else { continue }
                     try self.identity.adopt(discoveryKey: bytes)
                     if let directory = self.identityDirectory {
