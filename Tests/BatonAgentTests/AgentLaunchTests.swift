@@ -58,6 +58,79 @@ final class AgentLaunchTests: AgentTestCase {
         XCTAssertTrue(mailA.output.contains("userActivityWasContinued"), mailA.output)
     }
 
+    /// While the launched app starts, B's agent fetches the activity's payload from A beside the
+    /// launch, and the app's own fetch takes it (`PayloadPrefetch`): A's app was saved once, for
+    /// that fetch ("before the activity is continued on another device", handoff-programming-guide,
+    /// "User Activity Delegate"), not a second time, and the launched app saw the usual
+    /// sequence: `willContinue…`, then `continue…` with A's title.
+    func testThePayloadFetchedWhileTheAppStartsIsTheOneItContinues() throws {
+        let (offering, continuing, taken) = try launchProbe(offering: ["--ok", "--title", "Prefetched"], until: "continued ")
+        XCTAssertEqual(taken, 1, "the launched app's fetch took the prefetched payload")
+        let lines = continuing.output.split(separator: "\n").map(String.init)
+        let will = try XCTUnwrap(lines.firstIndex(of: "will continue com.example.probe.editing"), continuing.output)
+        let continued = try XCTUnwrap(lines.firstIndex(of: "continued Prefetched"), continuing.output)
+        XCTAssertLessThan(will, continued, continuing.output)
+        XCTAssertFalse(continuing.output.contains("failed"), continuing.output)
+        XCTAssertNotNil(offering.waitForLine(containing: "saving for a fetch"), offering.output)
+        XCTAssertEqual(offering.output.components(separatedBy: "saving for a fetch").count - 1, 1,
+                       "one save, for the one fetch: " + offering.output)
+    }
+
+    /// The payload fetched while the app starts is refused by A's app (its userInfo grew past
+    /// the limit in its save): the launched app still sees `willContinue…` first, then
+    /// `didFailToContinue…` with `userActivityHandoffUserInfoTooLarge`, the code A's side gave.
+    func testAFailedPrefetchEndsInDidFailWithTheCodeOfTheFailure() throws {
+        let (_, continuing, taken) = try launchProbe(offering: ["--oversize"], until: "failed ")
+        XCTAssertEqual(taken, 1, "the launched app's fetch took the prefetch's failure")
+        let lines = continuing.output.split(separator: "\n").map(String.init)
+        let will = try XCTUnwrap(lines.firstIndex(of: "will continue com.example.probe.editing"), continuing.output)
+        let failed = try XCTUnwrap(lines.firstIndex(of: "failed \(CocoaError.Code.userActivityHandoffUserInfoTooLarge.rawValue)"),
+                                   continuing.output)
+        XCTAssertLessThan(will, failed, continuing.output)
+        XCTAssertFalse(continuing.output.contains("continued "), continuing.output)
+    }
+
+    /// DeviceProbe on A (`offering`'s options, joined to A's `batond`) offers its activity;
+    /// B's agent, in this process, launches a DeviceProbe of its own to continue it; returns
+    /// both probes once the launched one printed `until`, and how many prefetches B's agent
+    /// gave to a launched app.
+    private func launchProbe(offering options: [String], until text: String) throws -> (RunningProcess, RunningProcess, Int) {
+        let folders = try devices("A", "B")
+        let (_, address) = try agent(folders[0], socket: socket("a.sock"))
+        let probe = productURL("DeviceProbe").path
+        let offering = try start(probe, ["unused"] + options + ["--agent", socket("a.sock")])
+        XCTAssertNotNil(offering.waitForLine(containing: "joined the agent"), offering.output)
+        let (folderB, socketB) = (folders[1], socket("b.sock"))
+        let outcome = try MainActor.assumeIsolated { () throws -> (Answer<(app: String?, error: GLibError?)>, RunningProcess?, Int) in
+            let (agentB, server) = try inProcessAgent(folderB, peer: address, socket: socketB)
+            defer {
+                server.stop()
+                agentB.stop()
+            }
+            let launcher = TestLauncher {
+                try RunningProcess(executable: URL(fileURLWithPath: probe), ["unused", "--ok", "--agent", socketB])
+            }
+            agentB.launcher = launcher
+            spin(until: { agentB.apps.nearby.contains { $0.activityType == "com.example.probe.editing" } })
+            guard let offered = agentB.apps.nearby.first(where: { $0.activityType == "com.example.probe.editing" }) else {
+                return (Answer(), nil, 0)
+            }
+            let answer = continueNearby(offered, through: socketB, activationToken: "")
+            spin(until: { answer.value != nil })
+            guard let launched = launcher.processes.first else { return (answer, nil, agentB.prefetchesTaken) }
+            // The launched app fetches through this agent: the loop runs until it has finished.
+            let ended = waitInBackground { launched.waitForLine(containing: text) == nil ? 1 : 0 }
+            spin(until: { ended.value != nil })
+            return (answer, launched, agentB.prefetchesTaken)
+        }
+        let (answer, launched, taken) = outcome
+        let continuing = try XCTUnwrap(launched, "nothing launched: \(String(describing: answer.value))")
+        processes.append(continuing)
+        XCTAssertEqual(answer.value?.app, "com.example.probe", String(describing: answer.value))
+        XCTAssertNotNil(continuing.waitForLine(containing: text, timeout: 1), continuing.output)
+        return (offering, continuing, taken)
+    }
+
     /// A launched app that never joins: the continuation fails with `TimedOut` once the bound passes.
     func testALaunchedAppThatNeverJoinsFailsWithinTheBound() throws {
         let folders = try devices("A", "B")

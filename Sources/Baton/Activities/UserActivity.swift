@@ -17,47 +17,47 @@ public final class UserActivity {
     /// (handoff-programming-guide, "Specifying an Activity Type").
     public let activityType: String
     /// A user-visible title.
-    public var title: String?
+    public var title: String? { didSet { contentChanged() } }
     /// The keys of `userInfo` that are the minimal information to restore the activity later
     /// (Apple: "should be stored for later restoration"). Carried with the activity; a handoff
     /// still carries the whole `userInfo`, as the seed's own listing relies on
     /// (implementing-handoff-in-your-app: it requires only "shape-type" yet restores from
     /// "activity-version" too).
-    public var requiredUserInfoKeys: Set<String>?
+    public var requiredUserInfoKeys: Set<String>? { didSet { contentChanged() } }
     /// The URL of the page or app that led to this activity (Foundation's `referrerURL`).
-    public var referrerURL: URL?
+    public var referrerURL: URL? { didSet { contentChanged() } }
     /// After this date the activity is no longer advertised.
-    public var expirationDate: Date?
+    public var expirationDate: Date? { didSet { contentChanged() } }
     /// Search keywords (Foundation's `keywords`); carried with the activity.
-    public var keywords: Set<String> = []
+    public var keywords: Set<String> = [] { didSet { contentChanged() } }
     /// Whether the activity may be continued on another device (default true).
-    public var isEligibleForHandoff = true
+    public var isEligibleForHandoff = true { didSet { contentChanged() } }
     /// Whether the activity may be indexed for search (Foundation's `isEligibleForSearch`);
     /// carried with the activity, Baton has no search index.
-    public var isEligibleForSearch = false
+    public var isEligibleForSearch = false { didSet { contentChanged() } }
     /// Whether the activity may be indexed publicly (Foundation's `isEligibleForPublicIndexing`);
     /// carried with the activity, Baton has no public index.
-    public var isEligibleForPublicIndexing = false
+    public var isEligibleForPublicIndexing = false { didSet { contentChanged() } }
     /// Identifies the content the activity is about, for choosing a scene or window
     /// (Foundation's `targetContentIdentifier`); carried with the activity.
-    public var targetContentIdentifier: String?
+    public var targetContentIdentifier: String? { didSet { contentChanged() } }
     /// A value that identifies the activity for later deletion with
     /// `deleteSavedUserActivities(withPersistentIdentifiers:completionHandler:)` (Foundation's
     /// `persistentIdentifier`). Carried with the activity; Baton does not persist activities.
-    public var persistentIdentifier: UserActivityPersistentIdentifier?
+    public var persistentIdentifier: UserActivityPersistentIdentifier? { didSet { contentChanged() } }
     /// Whether the system may suggest the activity as a shortcut (Foundation's
     /// `isEligibleForPrediction`, default false). Kept for ported code; Baton has no
     /// predictions, so it changes nothing.
     public var isEligibleForPrediction = false
     /// Whether the continuing side may open streams back to this activity.
-    public var supportsContinuationStreams = false
+    public var supportsContinuationStreams = false { didSet { contentChanged() } }
     /// On a continued activity: opens the channel back to the originating device.
     var streamOpener: (@MainActor () async throws -> any ContinuationStreamChannel)?
     /// The delegate (weak, as in Foundation).
     public weak var delegate: (any UserActivityDelegate)?
 
-    private var storedUserInfo: [AnyHashable: Any]?
-    private var storedWebpageURL: URL?
+    private var storedUserInfo: [AnyHashable: Any]? { didSet { contentChanged() } }
+    private var storedWebpageURL: URL? { didSet { contentChanged() } }
     private var storedNeedsSave = false
 
     /// False once invalidated; an invalid activity never becomes current again.
@@ -182,12 +182,34 @@ public final class UserActivity {
         set {
             guard newValue != storedNeedsSave else { return }
             storedNeedsSave = newValue
-            if newValue { ActivityRegistry.shared.scheduleSave(of: self) }
+            if newValue {
+                contentChanged()
+                ActivityRegistry.shared.scheduleSave(of: self)
+            }
         }
     }
 
     /// Clears the flag without scheduling anything: the registry's save does this.
     func markSaved() { storedNeedsSave = false }
+
+    // MARK: Held payloads
+
+    /// Told, once after each `payloadWasHeld()`, that the activity may no longer encode to the
+    /// payload held then: a property or `userInfo` was set, or `needsSave` became true. The
+    /// agent connection uses it to tell the agent that holds the payload to ask the app again.
+    package static var contentDidChange: (@MainActor (UserActivity) -> Void)?
+    /// False from `payloadWasHeld()` until the next change (see `contentDidChange`).
+    package private(set) var changedSincePayloadHeld = true
+
+    /// The payload just encoded from this activity is held elsewhere (by the agent): the next
+    /// change is reported through `contentDidChange`.
+    package func payloadWasHeld() { changedSincePayloadHeld = false }
+
+    private func contentChanged() {
+        guard !changedSincePayloadHeld else { return }
+        changedSincePayloadHeld = true
+        UserActivity.contentDidChange?(self)
+    }
 
     // MARK: Current
 

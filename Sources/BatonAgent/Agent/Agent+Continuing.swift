@@ -39,6 +39,9 @@ extension Agent {
     /// when that app joins, within `launchJoinTimeout`; else, when no app here continues it and
     /// it has a web page, opens the page in the web browser and tells the originating device
     /// it was continued. `finish` gets the app's ID (`"browser"` for the browser), or why not.
+    ///
+    /// While a launched app starts, the activity's payload is fetched from the originating
+    /// device beside the launch (`PayloadPrefetch`), and the app's own fetch takes it.
     public func continueNearby(_ activity: NearbyActivity, activationToken: String?,
                                finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
         let candidates = apps.apps.values.filter {
@@ -58,6 +61,7 @@ extension Agent {
         if waitingForLaunch.count >= Self.maximumWaitingForLaunch {
             let oldest = waitingForLaunch.removeFirst()
             oldest.expiry.cancel()
+            dropPrefetch(of: oldest.id)
             oldest.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.refused, "too many continuations waiting for apps to start")))
         }
         let bound = launchJoinTimeout
@@ -66,10 +70,13 @@ extension Agent {
         let expiry = MainLoop.after(bound) { [weak self] in
             guard let self, let index = self.waitingForLaunch.firstIndex(where: { $0.id == id }) else { return }
             let waiting = self.waitingForLaunch.remove(at: index)
+            self.dropPrefetch(of: id)
             waiting.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.timedOut,
                                                              "\(appID) did not join the agent within \(bound) of its launch")))
         }
         waitingForLaunch.append(WaitingContinuation(activity: activity, finish: finish, expiry: expiry, id: id))
+        if prefetches.count >= 2 * Self.maximumWaitingForLaunch { prefetches.removeFirst().drop() }
+        prefetches.append(PayloadPrefetch(activity: activity, continuation: id, node: node))
     }
 
     /// A newly joined app takes the continuations that wait for its team's activity types.
@@ -80,8 +87,31 @@ extension Agent {
         waitingForLaunch.removeAll { waiting in mine.contains { $0.id == waiting.id } }
         for waiting in mine {
             waiting.expiry.cancel()
+            let id = waiting.id
+            if let prefetch = prefetches.first(where: { $0.continuation == id }) {
+                prefetch.app = app.number
+                prefetch.expiry = MainLoop.after(appCallTimeout) { [weak self] in self?.dropPrefetch(of: id) }
+            }
             hand(waiting.activity, to: app, finish: waiting.finish)
         }
+    }
+
+    /// The prefetch of `activity`'s payload for `app`'s fetch, if there is one (see
+    /// `PayloadPrefetch` for the rule); taken, it is no longer held.
+    func takePrefetch(of activity: NearbyActivity, for app: JoinedApp) -> PayloadPrefetch? {
+        guard let index = prefetches.firstIndex(where: { $0.isFor(activity, from: app) }) else { return nil }
+        let prefetch = prefetches.remove(at: index)
+        prefetch.expiry?.cancel()
+        prefetch.expiry = nil
+        prefetchesTaken += 1
+        log.debug("\(app.name) takes the payload fetched while it started")
+        return prefetch
+    }
+
+    /// Drops the prefetch of the waiting continuation `id`, unused.
+    func dropPrefetch(of id: UInt64) {
+        guard let index = prefetches.firstIndex(where: { $0.continuation == id }) else { return }
+        prefetches.remove(at: index).drop()
     }
 
     private func hand(_ activity: NearbyActivity, to app: JoinedApp,

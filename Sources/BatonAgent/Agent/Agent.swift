@@ -37,6 +37,11 @@ public final class Agent {
     var waitingForLaunch: [WaitingContinuation] = []
     /// Numbers the waiting continuations.
     var waitingCount: UInt64 = 0
+    /// Payloads fetched while launched apps start, one per waiting or just handed continuation
+    /// (at most twice `maximumWaitingForLaunch`; past it the oldest is dropped).
+    var prefetches: [PayloadPrefetch] = []
+    /// How many launched apps' fetches were answered from a prefetch (for tests and the log).
+    var prefetchesTaken = 0
     /// Called with the peers' activities each time they change (the agent's notifications).
     public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
 
@@ -82,6 +87,8 @@ public final class Agent {
             continuation.expiry.cancel()
             continuation.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping")))
         }
+        for prefetch in prefetches { prefetch.drop() }
+        prefetches = []
         node.stop()
     }
 
@@ -172,6 +179,16 @@ public final class Agent {
                 apps.update(app, advertisement: clipped, active: active)
                 call.reply([])
             }
+        case "HoldPayload":
+            guard args.count == 2, case .uint64(let id) = args[0], case .bytes(let payload) = args[1] else {
+                return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
+            }
+            apps.hold(payload, id: id, from: app)
+            call.reply([])
+        case "PayloadChanged":
+            guard args.count == 1, case .uint64(let id) = args[0] else { return call.fail(AgentInterface.ErrorName.refused, "bad arguments") }
+            if app.heldPayload?.id == id { app.heldPayload = nil }
+            call.reply([])
         case "GetNearby":
             call.reply([AgentInterface.encode(apps.nearby)])
         case "OpenPairingWindow", "AnswerPairing", "ClosePairingWindow":
@@ -251,6 +268,9 @@ public final class Agent {
         do {
             switch call.method {
             case "FetchPayload":
+                if let app, let prefetch = takePrefetch(of: activity, for: app) {
+                    return call.reply([.bytes(try await prefetch.fetch.value)])
+                }
                 call.reply([.bytes(try await node.fetchPayload(of: activity))])
             case "Continued":
                 try await node.confirmContinued(activity)

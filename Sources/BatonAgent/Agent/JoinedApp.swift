@@ -17,6 +17,11 @@ final class JoinedApp {
     var teamIdentifier: String?
     var activityTypes: [String] = []
     var advertisement: AppAdvertisement?
+    /// The payload of the advertised activity as the app last saved it (`HoldPayload`), while
+    /// the app has not said it changed (`PayloadChanged`): a peer's fetch is answered from it
+    /// without a call to the app. Only for the advertisement `id` now; at most
+    /// `UserActivity.payloadLimit` bytes.
+    var heldPayload: (id: UInt64, data: Data)?
     var isActive = false
     /// When it last became active, in the agent's order of events (larger is later).
     var activeSince: UInt64 = 0

@@ -51,8 +51,23 @@ final class JoinedApps: ActivityProvider {
         }
         app.isActive = active
         app.advertisement = advertisement
+        if app.heldPayload?.id != advertisement?.id { app.heldPayload = nil }
         advertisementDidChange?()
     }
+
+    /// `app` saved its advertised activity `id` as `payload` (`HoldPayload`): held while it is
+    /// that app's advertisement and the app says no change. Ignored for another id or past
+    /// `UserActivity.payloadLimit` (the app is then asked, and says why).
+    func hold(_ payload: Data, id: UInt64, from app: JoinedApp) {
+        guard app.advertisement?.id == id, payload.count <= UserActivity.payloadLimit else {
+            app.heldPayload = nil
+            return
+        }
+        app.heldPayload = (id, payload)
+    }
+
+    /// How many peers' fetches were answered from a held payload, without a call to the app.
+    private(set) var heldPayloadsServed = 0
 
     /// The joined app whose activity the device advertises: the active one that became active last.
     var frontmost: JoinedApp? {
@@ -84,6 +99,10 @@ final class JoinedApps: ActivityProvider {
 
     func payload(of activity: ProvidedActivity) async throws(ProvidedActivityError) -> Data {
         guard let (app, id) = origin(of: activity) else { throw .notCurrent }
+        if let held = app.heldPayload, held.id == id {
+            heldPayloadsServed += 1
+            return held.data
+        }
         do {
             let reply = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "FetchPayload", [.uint64(id)],
                                                replyType: "(ay)", timeout: appCallTimeout)
@@ -104,11 +123,13 @@ final class JoinedApps: ActivityProvider {
         }
     }
 
+    /// Tells the app without asking for a reply (`App1.Continued` answers nothing the agent
+    /// needs): the peer is answered at once, and the app's delegate is told in order with the
+    /// agent's other messages to it.
     func continued(_ activity: ProvidedActivity) async {
         guard let (app, id) = origin(of: activity) else { return }
         do {
-            _ = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "Continued", [.uint64(id)],
-                                       replyType: "()", timeout: appCallTimeout)
+            try app.bus.send(AgentInterface.appPath, AgentInterface.appName, "Continued", [.uint64(id)])
         } catch {
             log.notice("could not tell \(app.name) its activity was continued: \(error)")
         }

@@ -15,6 +15,12 @@ import Logging
 /// by the agents) and the Handoff failure codes. The agent advertises this app's advertised
 /// activity while it is the joined app that became active most recently.
 ///
+/// With an agent of version 3 or later, the app hands the agent its advertised activity's
+/// payload each time it saves it (`HoldPayload`), and says so the moment anything the payload
+/// carries changes or `needsSave` becomes true (`PayloadChanged`): the agent answers a peer's
+/// fetch from the payload it holds while the activity is unchanged since its save, and asks
+/// the app, which saves first, otherwise (docs/PROTOCOL.md, "Held payloads").
+///
 /// If the agent goes (killed, upgraded), the app keeps running: the connection tries again with
 /// a backoff (0.5 s doubling to `maximumBackoff`), joins again and sends its advertisement
 /// again. Meanwhile nothing is nearby and a continuation fails with
@@ -52,6 +58,15 @@ public final class AgentConnection: NearbyActivitySource {
     private var lastSent: (ProvidedActivity?, Bool)?
     /// Continuations the agent handed over before its answer to `Join` was taken (at most 8).
     private var handedBeforeJoined: [NearbyActivity] = []
+    /// The advertisement whose payload the agent holds (`HoldPayload`), and its activity.
+    private var held: (id: UInt64, activity: ObjectIdentifier)?
+    /// True while a payload is made for the agent's `FetchPayload`: that save's payload is
+    /// held once it is sent, instead of being encoded twice.
+    private var answeringFetch = false
+    /// The connection told of activity changes (`UserActivity.contentDidChange`): one per app.
+    private static weak var holdingConnection: AgentConnection?
+    /// The first agent version that holds payloads.
+    static let holdingVersion: UInt32 = 3
     let log = Logger(label: "baton.agent.client")
 
     /// The user's agent's socket (`AgentRuntimeDirectory.standard()`): `$BATON_AGENT_SOCKET`,
@@ -115,11 +130,23 @@ public final class AgentConnection: NearbyActivitySource {
         if Application.shared.associatedDomainVerifier == nil {
             Application.shared.associatedDomainVerifier = try? AssociatedDomains()
         }
-        for name in [Application.currentUserActivityDidChangeNotification, UserActivity.didSaveNotification,
-                     Application.didBecomeActiveNotification, Application.didResignActiveNotification] {
+        for name in [Application.currentUserActivityDidChangeNotification, Application.didBecomeActiveNotification,
+                     Application.didResignActiveNotification] {
             observers.append(NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
                 MainActor.assumeIsolated { self?.sendAdvertisement() }
             })
+        }
+        observers.append(NotificationCenter.default.addObserver(forName: UserActivity.didSaveNotification, object: nil, queue: nil) {
+            [weak self] notification in
+            let saved = (notification.object as AnyObject?).map(ObjectIdentifier.init)
+            MainActor.assumeIsolated {
+                self?.sendAdvertisement()
+                if let activity = Application.shared.advertisedUserActivity, ObjectIdentifier(activity) == saved { self?.saved(activity) }
+            }
+        })
+        if advertising {
+            AgentConnection.holdingConnection = self
+            UserActivity.contentDidChange = { activity in AgentConnection.holdingConnection?.changed(activity) }
         }
         connect()
     }
@@ -131,6 +158,10 @@ public final class AgentConnection: NearbyActivitySource {
         retry = nil
         for observer in observers { NotificationCenter.default.removeObserver(observer) }
         observers = []
+        if AgentConnection.holdingConnection === self {
+            AgentConnection.holdingConnection = nil
+            UserActivity.contentDidChange = nil
+        }
         disconnect()
         if Application.shared.nearbySource === self { Application.shared.nearbySource = nil }
     }
@@ -258,6 +289,7 @@ public final class AgentConnection: NearbyActivitySource {
         bus = nil
         isJoined = false
         lastSent = nil
+        held = nil
         handedBeforeJoined = []
         Application.shared.updateNearbyActivities([])
     }
@@ -290,6 +322,51 @@ public final class AgentConnection: NearbyActivitySource {
         }
     }
 
+    // MARK: Held payloads (agent version 3)
+
+    /// `activity` was saved: if it is the advertised one the agent knows, its payload is handed
+    /// to the agent to hold (not for a save made to answer the agent's own fetch: that payload
+    /// is held once sent).
+    private func saved(_ activity: UserActivity) {
+        guard !answeringFetch, let id = advertisedID(of: activity) else { return }
+        guard let payload = try? activity.encodedPayload() else { return }  // the agent asks, and hears why
+        hold(payload, id: id, of: activity)
+    }
+
+    /// The advertisement id the agent knows for `activity`, if it is the advertised one and
+    /// the agent holds payloads.
+    private func advertisedID(of activity: UserActivity) -> UInt64? {
+        guard advertising, isJoined, (agentVersion ?? 0) >= Self.holdingVersion, activity === Application.shared.advertisedUserActivity,
+              let id = lastSent?.0?.generation, activities.advertisement()?.generation == id else { return nil }
+        return id
+    }
+
+    /// Sends `payload`, just encoded from `activity` with nothing changed since, for the agent to hold.
+    private func hold(_ payload: Data, id: UInt64, of activity: UserActivity) {
+        guard let bus else { return }
+        do {
+            try bus.send(AgentInterface.agentPath, AgentInterface.agentName, "HoldPayload", [.uint64(id), .bytes(payload)])
+            activity.payloadWasHeld()
+            held = (id, ObjectIdentifier(activity))
+        } catch {
+            held = nil
+            log.notice("could not hand the agent this app's payload: \(error)")
+        }
+    }
+
+    /// Something `activity`'s payload carries changed, or it needs a save: the agent stops
+    /// answering from the payload it holds. Sent before any later message, so every fetch that
+    /// reaches the agent after it asks the app.
+    private func changed(_ activity: UserActivity) {
+        guard let held, held.activity == ObjectIdentifier(activity) else { return }
+        self.held = nil
+        do {
+            try bus?.send(AgentInterface.agentPath, AgentInterface.agentName, "PayloadChanged", [.uint64(held.id)])
+        } catch {
+            log.notice("could not tell the agent this app's payload changed: \(error)")
+        }
+    }
+
     // MARK: org.baton.App1 (the agent's calls)
 
     private func answer(_ call: MethodCall) {
@@ -314,7 +391,13 @@ public final class AgentConnection: NearbyActivitySource {
         case "FetchPayload":
             Task { @MainActor in
                 do throws(ProvidedActivityError) {
-                    call.reply([.bytes(try await activities.payload(of: activity))])
+                    answeringFetch = true
+                    defer { answeringFetch = false }
+                    let payload = try await activities.payload(of: activity)  // saved first
+                    call.reply([.bytes(payload)])
+                    if let advertised = Application.shared.advertisedUserActivity, advertisedID(of: advertised) == id {
+                        hold(payload, id: id, of: advertised)
+                    }
                 } catch {
                     switch error {
                     case .notCurrent: call.fail(AgentInterface.ErrorName.notCurrent, "that activity is no longer current")

@@ -7,8 +7,9 @@ import Foundation
 /// `org.baton.Agent1`, exported by the agent, and `org.baton.App1`, exported by the app.
 /// GDBus checks every incoming call's arguments against them.
 enum AgentInterface {
-    /// The version `Join` returns; a new method or signal raises it (2: pairing windows).
-    static let version: UInt32 = 2
+    /// The version `Join` returns; a new method or signal raises it (2: pairing windows; 3:
+    /// `HoldPayload` and `PayloadChanged`).
+    static let version: UInt32 = 3
 
     static let agentName = "org.baton.Agent1"
     static let agentPath = "/org/baton/Agent"
@@ -25,6 +26,10 @@ enum AgentInterface {
             <method name="SetAdvertisement">
               <arg name="activity" type="a{sv}" direction="in"/><arg name="active" type="b" direction="in"/>
             </method>
+            <method name="HoldPayload">
+              <arg name="id" type="t" direction="in"/><arg name="payload" type="ay" direction="in"/>
+            </method>
+            <method name="PayloadChanged"><arg name="id" type="t" direction="in"/></method>
             <method name="GetNearby"><arg name="activities" type="aa{sv}" direction="out"/></method>
             <method name="FetchPayload">
               <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>

@@ -13,7 +13,10 @@
 // `stream failed: [code CODE, ]…`; `ping` prints
 // `pong` (the app still runs); `grants` prints `grants N`, the stream grants held; `flood N`
 // replaces the activity N times with 1 KiB titles (N signals to every peer) and prints
-// `flooded`; `stop` stops the node (closing every link) and prints `stopped`. With
+// `flooded`; `stop` stops the node (closing every link) and prints `stopped`; `retitle TEXT`
+// sets the activity's title directly and prints `retitled`; `touch` sets its `needsSave` and
+// prints `touched`. Each save of the activity prints `saving for a fetch`, and a continuation
+// prints `will continue TYPE` first. With
 // `--listen HOST` beyond loopback, or with `--discover` on loopback, the node discovers its
 // peers through avahi-daemon; `nearby DEVICE` is printed each time the nearby list changes.
 // With `--agent SOCKET` the probe runs no node: it joins the agent there (`batond`), prints
@@ -97,6 +100,11 @@ func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").ut
 final class ContinuationReporter: ApplicationDelegate {
     /// The activity continued last, for `streams N`.
     var continued: UserActivity?
+
+    func application(_ application: Application, willContinueUserActivityWithType userActivityType: String) -> Bool {
+        say("will continue \(userActivityType)")
+        return true
+    }
 
     func application(_ application: Application, continue userActivity: UserActivity,
                      restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
@@ -208,6 +216,12 @@ MainActor.assumeIsolated {
                 Application.shared.continueNearbyActivity(entry, timeout: .milliseconds(Int(seconds * 1000)))
             case "streams":
                 reporter.stream(command.count > 1 ? Int(command[1]) ?? 0 : 0)
+            case "retitle":  // a property set directly, without needsSave
+                current.title = command.dropFirst().joined(separator: " ")
+                say("retitled")
+            case "touch":  // needsSave: a save follows in this turn's idle
+                current.needsSave = true
+                say("touched")
             case "ping":
                 say("pong")
             case "grants":

@@ -1,0 +1,57 @@
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Held payloads (docs/PROTOCOL.md §5, "Held payloads"): the originating app hands its agent
+/// the payload of each save, says when anything it carries changes, and the agent answers a
+/// peer's fetch from what it holds while the activity is unchanged; otherwise it asks the app,
+/// which saves first.
+final class AgentHeldPayloadTests: AgentTestCase {
+    /// DeviceProbe on A (joined to A's `batond`) is continued from DeviceProbe on B four times;
+    /// A's probe prints each save of its activity. The first fetch asks A's app, which saves
+    /// first; the second is answered by A's agent (no second save) and A's app is still told it
+    /// was continued. A title set directly is seen by the next fetch, which asks the app again
+    /// and so saves first; `needsSave` is followed by the app's own save in its idle, which
+    /// hands the agent the new payload, and the fetch after it is answered from that. Apple's
+    /// rule: the activity is brought up to date when it needs it, "before the activity is
+    /// continued on another device" (handoff-programming-guide, "User Activity Delegate").
+    func testACleanActivityIsServedByTheAgentAndAChangedOneIsSavedFirst() throws {
+        _ = try twoLinkedAgents()
+        let probe = productURL("DeviceProbe").path
+        let offering = try start(probe, ["unused", "--ok", "--agent", socket("a.sock")])
+        XCTAssertNotNil(offering.waitForLine(containing: "joined the agent"), offering.output)
+        let continuing = try start(probe, ["unused", "--ok", "--agent", socket("b.sock")])
+        XCTAssertNotNil(continuing.waitForLine(containing: "nearby A"), continuing.output)
+        var pings = 0
+        /// The saves A's probe printed before it answers a ping (so every one it made so far).
+        func saves() -> Int {
+            pings += 1
+            offering.send("ping")
+            XCTAssertNotNil(offering.waitForLine(containing: "pong", occurrence: pings), offering.output)
+            return offering.output.components(separatedBy: "saving for a fetch").count - 1
+        }
+
+        continuing.send("continue 10")
+        XCTAssertNotNil(continuing.waitForLine(containing: "continued Probe"), continuing.output)
+        XCTAssertEqual(saves(), 1, "the first fetch asks the app, which saves first: " + offering.output)
+
+        continuing.send("continue 10")
+        XCTAssertNotNil(continuing.waitForLine(containing: "continued Probe", occurrence: 2), continuing.output)
+        XCTAssertEqual(saves(), 1, "an unchanged activity is answered by the agent, without a save: " + offering.output)
+        XCTAssertNotNil(offering.waitForLine(containing: "was continued", occurrence: 2), offering.output)
+
+        offering.send("retitle Changed")
+        XCTAssertNotNil(offering.waitForLine(containing: "retitled"), offering.output)
+        continuing.send("continue 10")
+        XCTAssertNotNil(continuing.waitForLine(containing: "continued Changed"), continuing.output)
+        XCTAssertEqual(saves(), 2, "a changed activity is asked for again, and saved first: " + offering.output)
+
+        offering.send("touch")
+        XCTAssertNotNil(offering.waitForLine(containing: "saving for a fetch", occurrence: 3), offering.output)
+        XCTAssertEqual(saves(), 3)
+        continuing.send("continue 10")
+        XCTAssertNotNil(continuing.waitForLine(containing: "continued Changed", occurrence: 2), continuing.output)
+        XCTAssertEqual(saves(), 3, "the payload of the save after needsSave is the one sent: " + offering.output)
+        XCTAssertFalse(continuing.output.contains("failed"), continuing.output)
+    }
+}
