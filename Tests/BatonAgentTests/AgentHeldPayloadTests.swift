@@ -12,7 +12,7 @@ final class AgentHeldPayloadTests: AgentTestCase {
     /// first; the second is answered by A's agent (no second save) and A's app is still told it
     /// was continued. A title set directly is seen by the next fetch, which asks the app again
     /// and so saves first; `needsSave` is followed by the app's own save in its idle, which
-    /// hands the agent the new payload, and the fetch after it is answered from that. Apple's
+    /// hands the agent the new payload, and a fetch after that is answered from it. Apple's
     /// rule: the activity is brought up to date when it needs it, "before the activity is
     /// continued on another device" (handoff-programming-guide, "User Activity Delegate").
     func testACleanActivityIsServedByTheAgentAndAChangedOneIsSavedFirst() throws {
@@ -49,9 +49,16 @@ final class AgentHeldPayloadTests: AgentTestCase {
         offering.send("touch")
         XCTAssertNotNil(offering.waitForLine(containing: "saving for a fetch", occurrence: 3), offering.output)
         XCTAssertEqual(saves(), 3)
+        // The app hands the agent that save's payload in a message of its own, which a fetch
+        // from B can overtake (B's request crosses other processes): then the agent asks the
+        // app, which saves once more. Either way, the fetch after it is served by the agent.
         continuing.send("continue 10")
         XCTAssertNotNil(continuing.waitForLine(containing: "continued Changed", occurrence: 2), continuing.output)
-        XCTAssertEqual(saves(), 3, "the payload of the save after needsSave is the one sent: " + offering.output)
+        let afterTouch = saves()
+        XCTAssertTrue((3...4).contains(afterTouch), "the save after needsSave is sent, or the app saves once for the fetch: " + offering.output)
+        continuing.send("continue 10")
+        XCTAssertNotNil(continuing.waitForLine(containing: "continued Changed", occurrence: 3), continuing.output)
+        XCTAssertEqual(saves(), afterTouch, "then the agent holds it and the app is not asked: " + offering.output)
         XCTAssertFalse(continuing.output.contains("failed"), continuing.output)
     }
 }
