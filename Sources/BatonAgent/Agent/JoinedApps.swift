@@ -66,9 +66,6 @@ final class JoinedApps: ActivityProvider {
         app.heldPayload = (id, payload)
     }
 
-    /// How many peers' fetches were answered from a held payload, without a call to the app.
-    private(set) var heldPayloadsServed = 0
-
     /// The joined app whose activity the device advertises: the active one that became active last.
     var frontmost: JoinedApp? {
         apps.values.filter { $0.isJoined && $0.isActive }.max { $0.activeSince < $1.activeSince }
@@ -99,10 +96,7 @@ final class JoinedApps: ActivityProvider {
 
     func payload(of activity: ProvidedActivity) async throws(ProvidedActivityError) -> Data {
         guard let (app, id) = origin(of: activity) else { throw .notCurrent }
-        if let held = app.heldPayload, held.id == id {
-            heldPayloadsServed += 1
-            return held.data
-        }
+        if let held = app.heldPayload, held.id == id { return held.data }
         do {
             let reply = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "FetchPayload", [.uint64(id)],
                                                replyType: "(ay)", timeout: appCallTimeout)
