@@ -12,7 +12,9 @@ import CGLib
 /// started on a pool thread, where it would attach to a context that nothing may iterate.
 ///
 /// The operation gets a `GCancellable` that Swift task cancellation cancels; a cancelled
-/// operation throws `CancellationError`. Any other `GError` throws `GLibError`.
+/// operation throws `CancellationError`. Any other `GError` throws `GLibError`. The awaiting
+/// task resumes on the loop thread (`withThrowingLoopContinuation`), never through a thread of
+/// Swift's global pool.
 @MainActor
 public enum GIOAsync {
     /// The `GAsyncResult *` and the finish function's `GError **` out-parameter; runs on the
@@ -33,15 +35,11 @@ public enum GIOAsync {
         finish: @escaping Finish<T>
     ) async throws -> T {
         let cancellable = Cancellable()
-        return try await withTaskCancellationHandler {
-            try await withCheckedThrowingContinuation { continuation in
-                let box = AsyncCallBox(finish: finish, continuation: continuation)
-                MainLoop.withThreadDefaultContext {
-                    start(cancellable.pointer, asyncReadyTrampoline, box.retainedOpaque())
-                }
+        return try await withThrowingLoopContinuation(onCancel: { cancellable.cancel() }) { continuation in
+            let box = AsyncCallBox(finish: finish, continuation: continuation)
+            MainLoop.withThreadDefaultContext {
+                start(cancellable.pointer, asyncReadyTrampoline, box.retainedOpaque())
             }
-        } onCancel: {
-            cancellable.cancel()
         }
     }
 }

@@ -1,0 +1,123 @@
+import BatonLoop
+import BatonTestSupport
+import Foundation
+import Synchronization
+import XCTest
+
+/// Tasks awaiting a continuation that a loop callback resumes (`withLoopContinuation`,
+/// `LoopTaskExecutor`): they continue on the main thread, on the main actor, with what they were
+/// resumed with, within the loop's next iteration (no other thread is waited for); cancellation
+/// reaches `onCancel`; a task resumed while a main-queue job runs waits for that job, as any
+/// main-actor work does; nothing of the waits is left.
+final class LoopTaskExecutorTests: XCTestCase {
+    /// Resumed from a GLib callback, the task has run to its next suspension after one more
+    /// iteration of the loop that does not block: it was queued on the main queue by the
+    /// resumption itself, not handed to a thread of Swift's pool first.
+    func testAResumedTaskRunsInTheLoopsNextIterationWithoutAnotherThread() {
+        MainActor.assumeIsolated {
+            for _ in 0..<20 {
+                var continuation: CheckedContinuation<Void, Never>?
+                var resumed = false
+                Task { @MainActor in
+                    await withLoopContinuation { continuation = $0 }
+                    resumed = true
+                }
+                spin(until: { continuation != nil })
+                var iterations: Int?
+                MainLoop.idle {
+                    continuation?.resume()
+                    var count = 0
+                    while !resumed && count < 3 {
+                        MainLoop.context.iterate(mayBlock: false)
+                        count += 1
+                    }
+                    iterations = resumed ? count : nil
+                }
+                spin(until: { resumed })
+                XCTAssertEqual(iterations, 1, "the resumed task did not run in the loop's next iteration")
+            }
+        }
+    }
+
+    func testAnAwaitResumedByTheLoopContinuesOnTheMainActorWithItsValue() {
+        MainActor.assumeIsolated {
+            let boxesBefore = LoopDiagnostics.liveCallbackBoxes
+            var values: [Int] = []
+            var onMainThread = true
+            var thrown: (any Error)?
+            var finished = false
+            Task { @MainActor in
+                for index in 0..<100 {
+                    values.append(await withLoopContinuation { resume in MainLoop.idle { resume.resume(returning: index) } })
+                    onMainThread = onMainThread && Thread.isMainThread
+                }
+                do {
+                    _ = try await withThrowingLoopContinuation { (resume: CheckedContinuation<Int, any Error>) in
+                        MainLoop.idle { resume.resume(throwing: CocoaError(.fileNoSuchFile)) }
+                    }
+                } catch {
+                    thrown = error
+                }
+                onMainThread = onMainThread && Thread.isMainThread
+                finished = true
+            }
+            spin(until: { finished })
+            XCTAssertEqual(values, Array(0..<100))
+            XCTAssertTrue(onMainThread, "a resumed task ran off the main thread")
+            XCTAssertEqual((thrown as? CocoaError)?.code, .fileNoSuchFile)
+            XCTAssertLessThanOrEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "an idle source of these waits is left")
+        }
+    }
+
+    /// Cancelling the waiting task runs `onCancel`, which ends the wait as GIO's cancellation does.
+    func testCancellingTheWaitingTaskRunsOnCancel() {
+        MainActor.assumeIsolated {
+            let waiting = Slot<CheckedContinuation<Int, any Error>>()
+            var outcome: Result<Int, any Error>?
+            let task = Task { @MainActor in
+                do {
+                    outcome = .success(try await withThrowingLoopContinuation(onCancel: {
+                        waiting.value.withLock { $0.take() }?.resume(throwing: CancellationError())
+                    }) { resume in waiting.value.withLock { $0 = resume } })
+                } catch {
+                    outcome = .failure(error)
+                }
+            }
+            spin(until: { waiting.value.withLock { $0 != nil } })
+            task.cancel()
+            spin(until: { outcome != nil })
+            guard case .failure(let error)? = outcome else { return XCTFail("the wait was not ended: \(String(describing: outcome))") }
+            XCTAssertTrue(error is CancellationError, "\(error)")
+        }
+    }
+
+    /// A task resumed while a main-queue job runs a nested iteration of the loop does not run
+    /// inside that job (the main actor is busy with it); it runs once the job has returned.
+    func testATaskResumedDuringAMainQueueJobWaitsForThatJob() {
+        MainActor.assumeIsolated {
+            var continuation: CheckedContinuation<Void, Never>?
+            var resumed = false
+            Task { @MainActor in
+                await withLoopContinuation { continuation = $0 }
+                resumed = true
+            }
+            spin(until: { continuation != nil })
+            var resumedDuringTheJob: Bool?
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    continuation?.resume()
+                    // Iterates the loop inside this job: the task's idle source runs here.
+                    _ = MainLoop.run(until: { resumed }, timeout: .milliseconds(200))
+                    resumedDuringTheJob = resumed
+                }
+            }
+            spin(until: { resumedDuringTheJob != nil && resumed })
+            XCTAssertEqual(resumedDuringTheJob, false, "the task ran on the main actor inside another main-actor job")
+        }
+    }
+}
+
+/// A value shared between threads (a noncopyable `Mutex` cannot be captured by an escaping closure).
+final class Slot<Value: Sendable>: Sendable {
+    let value = Mutex<Value?>(nil)
+}
