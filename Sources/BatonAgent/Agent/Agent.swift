@@ -99,15 +99,10 @@ public final class Agent {
 
     /// A new app connection whose D-Bus is set up (message processing not yet started).
     func adopt(_ app: JoinedApp, joinDeadline: Duration) {
-        do {
-            try ExportedObject.export(on: app.bus, path: AgentInterface.agentPath, info: AgentInterface.agentInfo) { [weak self, weak app] call in
-                guard let self, let app else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
-                guard self.keepsReading(app) else { return call.fail(AgentInterface.ErrorName.refused, "replies not read") }
-                self.answer(call, from: app)
-            }
-        } catch {
-            log.error("cannot serve an app: \(error)")
-            return app.bus.close()
+        app.bus.export(path: AgentInterface.agentPath, info: AgentInterface.agentInfo) { [weak self, weak app] call in
+            guard let self, let app else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
+            guard self.keepsReading(app) else { return call.fail(AgentInterface.ErrorName.refused, "replies not read") }
+            self.answer(call, from: app)
         }
         apps.add(app)
         app.bus.onClosed { [weak self, weak app] in
@@ -130,8 +125,7 @@ public final class Agent {
     /// has made more than `maximumCallsWhileNotReading` calls in a row with its socket full, so
     /// the replies would only queue up in the agent's memory.
     private func keepsReading(_ app: JoinedApp) -> Bool {
-        var entry = pollfd(fd: app.socket, events: Int16(POLLOUT), revents: 0)
-        if poll(&entry, 1, 0) == 1, entry.revents & Int16(POLLOUT) != 0 {
+        if !app.bus.hasUnsentOutput {
             app.callsWhileNotReading = 0
             return true
         }
@@ -220,7 +214,8 @@ public final class Agent {
                 return call.fail(AgentInterface.ErrorName.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
             }
             app.pendingCalls += 1
-            Task { @MainActor [weak self, weak app] in
+            // Started at once, so the call to the peer leaves in this turn of the loop.
+            Task.immediate { @MainActor [weak self, weak app] in
                 defer { app?.pendingCalls -= 1 }
                 guard let self else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
                 await self.forward(call, activity, for: app)

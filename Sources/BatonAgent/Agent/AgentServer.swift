@@ -117,9 +117,9 @@ public final class AgentServer {
                 self.connections -= 1
                 return
             }
-            let bus: PeerBus
+            let bus: LocalBus
             do {
-                bus = try await PeerBus.open(overSocketConnection: connection, serving: true)
+                bus = try await LocalBus.serve(over: connection)
             } catch {
                 self.connections -= 1
                 self.log.notice("D-Bus with pid \(pid) failed: \(error)")
@@ -130,7 +130,7 @@ public final class AgentServer {
                 bus.close()
                 return
             }
-            let app = JoinedApp(number: self.nextNumber, bus: bus, pid: pid, socket: fd)
+            let app = JoinedApp(number: self.nextNumber, bus: bus, pid: pid)
             self.nextNumber += 1
             bus.onClosed { [weak self] in self?.connections -= 1 }
             self.agent.adopt(app, joinDeadline: self.handshakeDeadline)

@@ -8,11 +8,9 @@ import Foundation
 final class JoinedApp {
     /// A number for this connection, unique in the agent's life.
     let number: UInt64
-    let bus: PeerBus
+    let bus: LocalBus
     /// The peer's process, from the socket's credentials (for messages only: pids are reused).
     let pid: Int32
-    /// The connection's socket descriptor (owned by the bus): to see whether the app reads.
-    let socket: Int32
     var appID: String?
     var teamIdentifier: String?
     var activityTypes: [String] = []
@@ -38,10 +36,9 @@ final class JoinedApp {
     var isJoined: Bool { appID != nil }
     var name: String { "\(appID ?? "an app") (pid \(pid))" }
 
-    init(number: UInt64, bus: PeerBus, pid: Int32, socket: Int32) {
+    init(number: UInt64, bus: LocalBus, pid: Int32) {
         self.number = number
         self.bus = bus
         self.pid = pid
-        self.socket = socket
     }
 }

@@ -43,7 +43,7 @@ public final class AgentConnection: NearbyActivitySource {
     public var onJoined: (@MainActor () -> Void)?
 
     private let activities = ApplicationActivityProvider()
-    private(set) var bus: PeerBus?
+    private(set) var bus: LocalBus?
     private var nearbySubscription: guint?
     /// The pairing signals subscribed to (`subscribePairing`), ended with the bus.
     var pairingSubscriptions: [guint] = []
@@ -242,8 +242,8 @@ public final class AgentConnection: NearbyActivitySource {
     private func joinAgent() async throws {
         let connection = try await connectToSocket()
         defer { g_object_unref(UnsafeMutableRawPointer(connection.pointer)) }  // the bus holds its own
-        let bus = try await PeerBus.open(overSocketConnection: connection.pointer, serving: false)
-        try ExportedObject.export(on: bus, path: AgentInterface.appPath, info: AgentInterface.appInfo) { [weak self] call in
+        let bus = try await LocalBus.connect(over: connection.pointer, timeout: callTimeout)
+        bus.export(path: AgentInterface.appPath, info: AgentInterface.appInfo) { [weak self] call in
             guard let self else { return call.fail(AgentInterface.ErrorName.appFailed, "the app is leaving") }
             self.answer(call)
         }

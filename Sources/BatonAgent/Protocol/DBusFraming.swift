@@ -1,0 +1,41 @@
+/// The D-Bus message framing on an app's connection to the agent: how long the message that
+/// starts in a buffer is, read from its 16-byte fixed header alone, and whether it is within
+/// the caps — so a message past them is refused before any of its body is read (D-Bus
+/// specification, "Message Format").
+struct DBusFraming {
+    /// The fixed header: byte order, type, flags, version, body length, serial, and the length
+    /// of the header-fields array.
+    static let fixedHeaderSize = 16
+
+    let maximumBody: Int
+    let maximumHeaderFields: Int
+
+    /// What the fixed header at the start of `bytes` announces.
+    enum Frame: Equatable {
+        /// Fewer than 16 bytes so far.
+        case needMore
+        /// A whole message is `size` bytes long (fixed header, fields padded to 8, body).
+        case message(size: Int)
+        /// Not a message this side takes; the reason, in words.
+        case refused(String)
+    }
+
+    /// Reads the fixed header at the start of `bytes`.
+    func frame(_ bytes: UnsafeRawBufferPointer) -> Frame {
+        guard bytes.count >= Self.fixedHeaderSize else { return .needMore }
+        let order = bytes[0]
+        guard order == UInt8(ascii: "l") || order == UInt8(ascii: "B") else {
+            return .refused("a D-Bus message began with byte 0x\(String(order, radix: 16)), not a byte order")
+        }
+        func u32(_ offset: Int) -> Int {
+            let value = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
+            return Int(order == UInt8(ascii: "l") ? value : value.byteSwapped)
+        }
+        let body = u32(4), fields = u32(12)
+        guard body <= maximumBody, fields <= maximumHeaderFields else {
+            return .refused("a D-Bus message announced a body of \(body) bytes and header fields of \(fields) bytes "
+                            + "(limits \(maximumBody) and \(maximumHeaderFields))")
+        }
+        return .message(size: Self.fixedHeaderSize + ((fields + 7) & ~7) + body)
+    }
+}

@@ -1,0 +1,400 @@
+import BatonContinuity
+import BatonLoop
+import BatonTestSupport
+import CGLib
+import Foundation
+import Synchronization
+import XCTest
+@testable import BatonAgent
+
+/// The app↔agent D-Bus connection (`LocalBus`) over a real socket pair on the loop: calls,
+/// replies, D-Bus errors and signals between its two ends; the deadlines and the end of the
+/// connection failing waiting calls; the caps (a message refused from its fixed header, a peer
+/// that never reads cut off); the authentication a D-Bus client must pass; and both directions
+/// of interoperation with GDBus (a GDBus client, as any D-Bus tool is, and a GDBus server, as an
+/// older agent is).
+final class LocalBusTests: XCTestCase {
+    static let interfaceXML = """
+        <node>
+          <interface name="org.baton.Test1">
+            <method name="Echo"><arg direction="in" type="s"/><arg direction="out" type="s"/></method>
+            <method name="Fail"/>
+            <method name="Hold"/>
+            <method name="Note"><arg direction="in" type="u"/></method>
+          </interface>
+        </node>
+        """
+    nonisolated(unsafe) static let info: UnsafeMutablePointer<GDBusInterfaceInfo> = {
+        let node = g_dbus_node_info_new_for_xml(interfaceXML, nil)!
+        return g_dbus_interface_info_ref(node.pointee.interfaces[0])
+    }()
+    static let path = "/org/baton/Test1", name = "org.baton.Test1"
+
+    /// What the serving end saw and holds.
+    @MainActor final class Server {
+        var held: [MethodCall] = []
+        var notes: [UInt32] = []
+        func serve(_ bus: LocalBus) {
+            bus.export(path: LocalBusTests.path, info: LocalBusTests.info) { [unowned self] call in
+                switch call.method {
+                case "Echo": call.reply(call.arguments)
+                case "Fail": call.fail("org.baton.Test1.Error.Nope", "no, on purpose")
+                case "Hold": held.append(call)
+                case "Note": if case .uint32(let value)? = call.arguments.first { notes.append(value) }
+                default: XCTFail("unexpected \(call.method)")
+                }
+            }
+        }
+    }
+
+    func testCallsRepliesErrorsAndSignalsCrossBothWays() throws {
+        try MainActor.assumeIsolated {
+            let (client, server) = try Self.connectedPair()
+            defer { client.close(); server.close() }
+            let served = Server()
+            served.serve(server)
+            server.startMessageProcessing()
+            client.startMessageProcessing()
+
+            XCTAssertEqual(try awaited { try await client.call(Self.path, Self.name, "Echo", [.string("hello")], replyType: "(s)", timeout: .seconds(10)) },
+                           [.string("hello")])
+            XCTAssertEqual(try awaited { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }, [])
+            XCTAssertEqual(Self.remoteError { try await client.call(Self.path, Self.name, "Fail", [], replyType: "()", timeout: .seconds(10)) },
+                           "org.baton.Test1.Error.Nope: no, on purpose")
+            XCTAssertEqual(Self.remoteError { try await client.call(Self.path, Self.name, "Echo", [.uint32(1)], replyType: "(s)", timeout: .seconds(10)) }?
+                            .hasPrefix("org.freedesktop.DBus.Error.InvalidArgs: "), true, "arguments of the wrong type")
+            XCTAssertEqual(Self.remoteError { try await client.call(Self.path, Self.name, "Nothing", [], replyType: "()", timeout: .seconds(10)) }?
+                            .hasPrefix("org.freedesktop.DBus.Error.UnknownMethod: "), true)
+            XCTAssertEqual(Self.remoteError { try await client.call("/elsewhere", Self.name, "Echo", [.string("x")], replyType: "(s)", timeout: .seconds(10)) }?
+                            .hasPrefix("org.freedesktop.DBus.Error.UnknownObject: "), true)
+            XCTAssertEqual(Self.remoteError { try await client.call(Self.path, "org.baton.Other1", "Echo", [.string("x")], replyType: "(s)", timeout: .seconds(10)) }?
+                            .hasPrefix("org.freedesktop.DBus.Error.UnknownInterface: "), true)
+            // A reply of another type than asked for fails the call (G_IO_ERROR_INVALID_ARGUMENT, as GDBus).
+            XCTAssertThrowsError(try awaited { try await client.call(Self.path, Self.name, "Echo", [.string("x")], replyType: "(u)", timeout: .seconds(10)) }) {
+                XCTAssertEqual(($0 as? GLibError)?.isIOError(G_IO_ERROR_INVALID_ARGUMENT), true, "\($0)")
+            }
+
+            // Calls sent without a reply arrive in order, before a call made after them.
+            for value in [UInt32(3), 1, 2] { try client.send(Self.path, Self.name, "Note", [.uint32(value)]) }
+            _ = try awaited { try await client.call(Self.path, Self.name, "Echo", [.string("after")], replyType: "(s)", timeout: .seconds(10)) }
+            XCTAssertEqual(served.notes, [3, 1, 2])
+
+            // Signals reach the subscription for their member only, until it ends.
+            var heard: [[Variant]] = []
+            let subscription = client.subscribe(Self.path, Self.name, "Changed") { heard.append($0) }
+            server.emit(Self.path, Self.name, "Changed", [.string("one")])
+            server.emit(Self.path, Self.name, "Other", [.string("not this")])
+            spin(until: { heard.count == 1 })
+            client.unsubscribe(subscription)
+            server.emit(Self.path, Self.name, "Changed", [.string("two")])
+            _ = try awaited { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }
+            XCTAssertEqual(heard, [[.string("one")]])
+        }
+    }
+
+    /// A call past its timeout fails with `G_IO_ERROR_TIMED_OUT`; a call dropped unanswered by
+    /// the other side is answered with an error; when one end closes, the other end's waiting
+    /// calls fail with `G_IO_ERROR_CLOSED`, and both ends hear of the end once.
+    func testDeadlinesAndTheEndOfTheConnectionFailWaitingCalls() throws {
+        try MainActor.assumeIsolated {
+            let (client, server) = try Self.connectedPair()
+            defer { client.close(); server.close() }
+            let served = Server()
+            served.serve(server)
+            server.startMessageProcessing()
+            client.startMessageProcessing()
+            var ends = (client: 0, server: 0)
+            client.onClosed { ends.client += 1 }
+            server.onClosed { ends.server += 1 }
+
+            XCTAssertThrowsError(try awaited { try await client.call(Self.path, Self.name, "Hold", [], replyType: "()", timeout: .milliseconds(100)) }) {
+                XCTAssertEqual(($0 as? GLibError)?.isIOError(G_IO_ERROR_TIMED_OUT), true, "\($0)")
+            }
+            XCTAssertEqual(served.held.count, 1)
+            served.held.removeAll()  // dropped unanswered: answered with an error on the way out
+
+            var dropped: Result<[Variant], any Error>?
+            Task { @MainActor in dropped = await outcome { try await client.call(Self.path, Self.name, "Hold", [], replyType: "()", timeout: .seconds(10)) } }
+            spin(until: { served.held.count == 1 })
+            served.held.removeAll()
+            spin(until: { dropped != nil })
+            XCTAssertThrowsError(try dropped!.get()) { XCTAssertNotNil(($0 as? GLibError)?.remoteDBusErrorName, "\($0)") }
+
+            var waiting: Result<[Variant], any Error>?
+            Task { @MainActor in waiting = await outcome { try await client.call(Self.path, Self.name, "Hold", [], replyType: "()", timeout: .seconds(10)) } }
+            spin(until: { served.held.count == 1 })
+            server.close()
+            spin(until: { waiting != nil && ends.client == 1 && ends.server == 1 })
+            XCTAssertThrowsError(try waiting!.get()) { XCTAssertEqual(($0 as? GLibError)?.isIOError(G_IO_ERROR_CLOSED), true, "\($0)") }
+            XCTAssertTrue(client.isClosed)
+            XCTAssertThrowsError(try awaited { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(1)) })
+            client.close()
+            _ = MainLoop.run(until: { false }, timeout: .milliseconds(50))
+            XCTAssertEqual(ends.client, 1, "told of the end once")
+            XCTAssertEqual(ends.server, 1, "told of the end once")
+        }
+    }
+
+    /// A message whose fixed header announces a body past the cap closes the connection when
+    /// those 16 bytes arrive (nothing more is sent or waited for); so does a malformed message.
+    func testMessagesPastTheCapsOrMalformedCloseTheConnection() throws {
+        try MainActor.assumeIsolated {
+            for bytes in [Self.fixedHeader(body: UInt32(LocalBus.maximumMessageBody + 1), fields: 0),
+                          Self.fixedHeader(body: 0, fields: UInt32(LocalBus.maximumHeaderFields + 8)),
+                          Array("GET / HTTP/1.1\r\n\r\n".utf8) + [UInt8](repeating: 0, count: 16),
+                          Self.fixedHeader(body: 0, fields: 16) + [UInt8](repeating: 0xFF, count: 16)] {
+                let (fd, server) = try Self.rawClientAndServer()
+                defer { close(fd); server.close() }
+                let served = Server()
+                served.serve(server)
+                server.startMessageProcessing()
+                XCTAssertEqual(bytes.withUnsafeBytes { write(fd, $0.baseAddress, $0.count) }, bytes.count)
+                spin(until: { server.isClosed })
+                XCTAssertTrue(closedByPeer(fd, timeout: 5), "the other end was not closed")
+            }
+        }
+    }
+
+    /// The authentication a client must pass: a NUL byte, then only `ANONYMOUS` is accepted
+    /// (with or without its trace); no file-descriptor passing; a client that never begins, or
+    /// sends more lines than the cap, is refused.
+    func testAuthenticationAcceptsOnlyAnonymousWithinItsCaps() throws {
+        try MainActor.assumeIsolated {
+            var fds: [Int32] = [0, 0]
+            XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
+            defer { close(fds[1]) }
+            var served: Result<LocalBus, any Error>?
+            Task { @MainActor in served = await outcome { try await LocalBus.serve(over: try Self.connection(fds[0])) } }
+            var answers: [UInt8] = []
+            let watch = MainLoop.whenReadable(fds[1]) {
+                var bytes = [UInt8](repeating: 0, count: 256)
+                let n = read(fds[1], &bytes, bytes.count)
+                guard n > 0 else { return .stop }
+                answers += bytes[0..<n]
+                return .again
+            }
+            defer { watch.cancel() }
+            @MainActor func exchange(_ line: String) -> String {
+                _ = Array((line + "\r\n").utf8).withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+                spin(until: { answers.firstRange(of: [13, 10]) != nil })
+                let end = answers.firstRange(of: [13, 10])!
+                defer { answers.removeSubrange(..<end.upperBound) }
+                return String(decoding: answers[..<end.lowerBound], as: UTF8.self)
+            }
+            XCTAssertEqual(exchange("\0AUTH"), "REJECTED ANONYMOUS")
+            XCTAssertEqual(exchange("AUTH EXTERNAL 30"), "REJECTED ANONYMOUS")
+            XCTAssertEqual(exchange("BEGIN"), "ERROR", "BEGIN before OK")
+            XCTAssertTrue(exchange("AUTH ANONYMOUS").hasPrefix("OK "))
+            XCTAssertTrue(exchange("NEGOTIATE_UNIX_FD").hasPrefix("ERROR"))
+            _ = Array("BEGIN\r\n".utf8).withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+            spin(until: { served != nil })
+            let bus = try served!.get()
+            bus.close()
+
+            // More lines than the cap, and a first byte that is not NUL: refused.
+            for opening in [Array("\0".utf8) + Array(repeating: Array("AUTH\r\n".utf8), count: LocalBus.maximumLines + 1).flatMap { $0 },
+                            Array("AUTH ANONYMOUS\r\n".utf8)] {
+                var pair: [Int32] = [0, 0]
+                XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
+                defer { close(pair[1]) }
+                var refused: Result<LocalBus, any Error>?
+                Task { @MainActor in refused = await outcome { try await LocalBus.serve(over: try Self.connection(pair[0])) } }
+                _ = opening.withUnsafeBytes { write(pair[1], $0.baseAddress, $0.count) }
+                spin(until: { refused != nil })
+                XCTAssertThrowsError(try refused!.get())
+                XCTAssertTrue(closedByPeer(pair[1], timeout: 5))
+            }
+        }
+    }
+
+    /// A peer that never reads what is sent to it: once more than `maximumQueuedOutput` bytes
+    /// wait, the connection is closed rather than the memory growing.
+    func testAPeerThatNeverReadsIsCutOffPastTheQueueCap() throws {
+        try MainActor.assumeIsolated {
+            let (fd, server) = try Self.rawClientAndServer()
+            defer { close(fd); server.close() }
+            server.startMessageProcessing()
+            let chunk = Data(repeating: 7, count: 60 * 1024)
+            var emitted = 0
+            while !server.isClosed && emitted < 2 * LocalBus.maximumQueuedOutput / chunk.count {
+                server.emit(Self.path, Self.name, "Changed", [.bytes(chunk)])
+                emitted += 1
+                if emitted == 8 { XCTAssertTrue(server.hasUnsentOutput, "the socket took 480 KiB unread") }
+            }
+            XCTAssertTrue(server.isClosed, "\(emitted) signals of 60 KiB queued for a peer that never reads")
+            XCTAssertLessThanOrEqual(emitted * chunk.count, LocalBus.maximumQueuedOutput + 2 * 1024 * 1024)
+        }
+    }
+
+    /// GDBus on either end: a GDBus client (as `gdbus` or any D-Bus library) calls the
+    /// LocalBus end; a LocalBus client calls a GDBus server (as an agent built before LocalBus).
+    func testInteroperatesWithGDBusOnEitherEnd() throws {
+        try MainActor.assumeIsolated {
+            var fds: [Int32] = [0, 0]
+            XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
+            var served: Result<LocalBus, any Error>?
+            Task { @MainActor in served = await outcome { try await LocalBus.serve(over: try Self.connection(fds[0])) } }
+            let gdbusClient = try Self.connection(fds[1])
+            var gdbus: SendableHandle?
+            var failure: (any Error)?
+            Task { @MainActor in
+                do {
+                    gdbus = SendableHandle(try await PeerBusClient.open(gdbusClient))
+                } catch { failure = error }
+            }
+            spin(until: { (served != nil && gdbus != nil) || failure != nil })
+            XCTAssertNil(failure)
+            let bus = try served!.get()
+            defer { bus.close() }
+            Server().serve(bus)
+            bus.startMessageProcessing()
+            let connection = try XCTUnwrap(gdbus).pointer
+            defer {
+                g_dbus_connection_close_sync(connection, nil, nil)
+                g_object_unref(UnsafeMutableRawPointer(connection))
+            }
+            let reply = SharedText()
+            let handle = SendableHandle(connection)
+            let thread = Thread {
+                var error: UnsafeMutablePointer<GError>?
+                if let value = g_dbus_connection_call_sync(handle.pointer, nil, Self.path, Self.name, "Echo",
+                                                           try? Variant.tuple([.string("from GDBus")]).makeGVariant(),
+                                                           nil, G_DBUS_CALL_FLAGS_NONE, 10_000, nil, &error) {
+                    if case .tuple(let items)? = try? Variant(reading: value), case .string(let text)? = items.first {
+                        reply.text.withLock { $0 = text }
+                    }
+                    g_variant_unref(value)
+                } else if let error {
+                    reply.text.withLock { $0 = "failed: \(GLibError(consuming: error))" }
+                }
+                MainLoop.context.wakeUp()  // the loop sees the answer
+            }
+            thread.start()
+            spin(until: { reply.text.withLock { $0 } != nil })
+            XCTAssertEqual(reply.text.withLock { $0 }, "from GDBus")
+
+            // A LocalBus client against a GDBus server.
+            var pair: [Int32] = [0, 0]
+            XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
+            var gdbusServer: PeerBus?
+            var client: LocalBus?
+            Task { @MainActor in
+                do { gdbusServer = try await PeerBus.open(overSocketConnection: try Self.connection(pair[0]), serving: true) } catch { failure = error }
+            }
+            Task { @MainActor in
+                do { client = try await LocalBus.connect(over: try Self.connection(pair[1]), timeout: .seconds(10)) } catch { failure = error }
+            }
+            spin(until: { (gdbusServer != nil && client != nil) || failure != nil })
+            XCTAssertNil(failure)
+            gdbusServer?.startMessageProcessing()
+            client?.startMessageProcessing()
+            defer { client?.close(); gdbusServer?.close() }
+            XCTAssertEqual(try awaited { try await client!.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }, [])
+        }
+    }
+
+    // MARK: Helpers
+
+    /// The socket connections made for this test, released when it ends (on the main thread).
+    nonisolated(unsafe) private static var made: [OpaquePointer] = []
+
+    override func tearDown() {
+        for connection in Self.made { g_object_unref(UnsafeMutableRawPointer(connection)) }
+        Self.made = []
+        super.tearDown()
+    }
+
+    /// A connected pair: the client end authenticated to the serving end.
+    @MainActor
+    static func connectedPair() throws -> (client: LocalBus, server: LocalBus) {
+        var fds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw POSIXError(.EMFILE) }
+        let (serverEnd, clientEnd) = (try connection(fds[0]), try connection(fds[1]))
+        var server: Result<LocalBus, any Error>?, client: Result<LocalBus, any Error>?
+        Task { @MainActor in server = await outcome { try await LocalBus.serve(over: serverEnd) } }
+        Task { @MainActor in client = await outcome { try await LocalBus.connect(over: clientEnd, timeout: .seconds(10)) } }
+        spin(until: { server != nil && client != nil })
+        return (try client!.get(), try server!.get())
+    }
+
+    /// A serving end, and the other end's descriptor after it authenticated by hand.
+    @MainActor
+    static func rawClientAndServer() throws -> (Int32, LocalBus) {
+        var fds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw POSIXError(.EMFILE) }
+        var server: Result<LocalBus, any Error>?
+        let end = try connection(fds[0])
+        Task { @MainActor in server = await outcome { try await LocalBus.serve(over: end) } }
+        let opening = Array("\0AUTH ANONYMOUS\r\nBEGIN\r\n".utf8)
+        _ = opening.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+        spin(until: { server != nil })
+        var ok = [UInt8](repeating: 0, count: 64)
+        _ = read(fds[1], &ok, ok.count)  // "OK <guid>\r\n"
+        return (fds[1], try server!.get())
+    }
+
+    /// A `GSocketConnection *` owning `fd`; the test's reference goes in `tearDown` (a bus or
+    /// GDBus holds its own).
+    static func connection(_ fd: Int32) throws -> OpaquePointer {
+        var error: UnsafeMutablePointer<GError>?
+        guard let socket = g_socket_new_from_fd(fd, &error) else { throw GLibError(consuming: error!) }
+        defer { g_object_unref(UnsafeMutableRawPointer(socket)) }
+        let connection = OpaquePointer(g_socket_connection_factory_create_connection(socket)!)
+        made.append(connection)
+        return connection
+    }
+
+    /// The fixed header of a little-endian method call announcing `body` and `fields` bytes.
+    static func fixedHeader(body: UInt32, fields: UInt32) -> [UInt8] {
+        func le(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        return [UInt8(ascii: "l"), 1, 0, 1] + le(body) + le(1) + le(fields)
+    }
+
+    /// "NAME: message" of the D-Bus error a call failed with, nil if it did not fail so.
+    @MainActor
+    static func remoteError(_ body: @escaping @MainActor () async throws -> [Variant]) -> String? {
+        do {
+            _ = try awaited(body)
+            return nil
+        } catch let error as GLibError {
+            return error.remoteDBusErrorName.map { "\($0): \(error.message)" }
+        } catch {
+            return nil
+        }
+    }
+}
+
+/// A GDBus client connection over a socket connection (ANONYMOUS offered as GDBus does).
+enum PeerBusClient {
+    @MainActor
+    static func open(_ connection: OpaquePointer) async throws -> OpaquePointer {
+        let stream = SendableHandle(connection)
+        let opened: SendableHandle = try await GIOAsync.call { cancellable, callback, userData in
+            g_dbus_connection_new(UnsafeMutableRawPointer(stream.pointer).assumingMemoryBound(to: GIOStream.self), nil,
+                                  G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nil, cancellable, callback, userData)
+        } finish: { result, error in
+            g_dbus_connection_new_finish(result, error).map { SendableHandle($0) }
+        }
+        return opened.pointer
+    }
+}
+
+/// Runs `body` on the loop to its end.
+@MainActor
+private func awaited<T>(_ body: @escaping @MainActor () async throws -> T) throws -> T {
+    var result: Result<T, any Error>?
+    Task { @MainActor in result = await outcome(body) }
+    spin(until: { result != nil })
+    return try result!.get()
+}
+
+/// What `body` returned or threw.
+@MainActor
+private func outcome<T>(_ body: @MainActor () async throws -> T) async -> Result<T, any Error> {
+    do { return .success(try await body()) } catch { return .failure(error) }
+}
+
+/// Text written on one thread and read on another.
+final class SharedText: Sendable {
+    let text = Mutex<String?>(nil)
+}
