@@ -53,6 +53,28 @@ enum LoopBenchmarks {
         return nanosPerOp(ContinuousClock.now - start, hops)
     }
 
+    nonisolated static let resumptions = 20_000
+
+    /// A main-actor task awaiting a continuation that a one-shot idle resumes, `resumptions`
+    /// times: with `withLoopContinuation` (the task stays on the loop thread), or with
+    /// `withCheckedContinuation` (it resumes through Swift's global pool).
+    static func resumedFromTheLoop(preferringTheLoop: Bool) -> Double {
+        var done = false
+        let start = ContinuousClock.now
+        Task { @MainActor in
+            for _ in 0..<resumptions {
+                if preferringTheLoop {
+                    await withLoopContinuation { (resume: CheckedContinuation<Void, Never>) in MainLoop.idle { resume.resume() } }
+                } else {
+                    await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in MainLoop.idle { resume.resume() } }
+                }
+            }
+            done = true
+        }
+        MainLoop.run(until: { done }, timeout: .seconds(120))
+        return nanosPerOp(ContinuousClock.now - start, resumptions)
+    }
+
     /// `DispatchQueue.main.async` blocks, each queuing the next, run by the GLib loop.
     static func dispatchChain() -> Double {
         let start = ContinuousClock.now

@@ -100,6 +100,9 @@ let figures: [Figure] = MainActor.assumeIsolated {
     say("measuring an idle app for \(idleSeconds) s, then raw GLib for \(idleSeconds) s …")
     let idle = LoopBenchmarks.idleCPU(seconds: idleSeconds)
     let rawIdleCPU = LoopBenchmarks.rawIdleCPU(seconds: idleSeconds)
+    // After the idle figures: the baseline wakes Swift's pool, whose threads then linger.
+    let loopResume = median { LoopBenchmarks.resumedFromTheLoop(preferringTheLoop: true) }
+    let poolResume = median { LoopBenchmarks.resumedFromTheLoop(preferringTheLoop: false) }
     let dispatch = median { ChainBenchmarks.dispatch() }
     let resolution = median { ChainBenchmarks.resolution() }
     let walk = median { ChainBenchmarks.handWalk() }
@@ -147,6 +150,8 @@ let figures: [Figure] = MainActor.assumeIsolated {
     return [
         Figure(name: "MainLoop.idle one-shot", value: batonIdle, baselineName: "raw g_idle_add C callback",
                baseline: rawIdle, unit: "ns/op", aim: "aim ≤ 1.5×"),
+        Figure(name: "await resumed by a loop callback", value: loopResume, baselineName: "withCheckedContinuation, same",
+               baseline: poolResume, unit: "ns/op", aim: "GIO calls and the agent connection"),
         Figure(name: "idle app CPU over \(idleSeconds) s", value: idle, baselineName: "raw g_main_loop_run, one timeout",
                baseline: max(rawIdleCPU, 0.001), unit: "ms", aim: "aim < 5 ms"),
         Figure(name: "sendAction, 100-deep chain", value: dispatch, baselineName: "hand-written walk + cast",
@@ -168,7 +173,7 @@ let figures: [Figure] = MainActor.assumeIsolated {
         Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
     ]
 }
-for figure in figures.prefix(9) { say(figure.line()) }
+for figure in figures where !figure.name.hasSuffix(", GLib loop") { say(figure.line()) }
 #if canImport(BatonGtk)
 MainActor.assumeIsolated { if let figure = GtkBenchmarks.figure() { say(figure.line()) } }
 #endif
@@ -182,7 +187,9 @@ if !agentFigures.isEmpty {
 
 // The dispatchMain() baselines come last: dispatchMain() never returns, and gives the main
 // queue to libdispatch's own threads, which is exactly the baseline.
-let (loopTasks, loopHops, loopBlocks) = (figures[9].value, figures[10].value, figures[11].value)
+func loopFigure(_ name: String) -> Double { figures.first { $0.name == name + ", GLib loop" }?.value ?? .nan }
+let (loopTasks, loopHops, loopBlocks) = (loopFigure("Task { @MainActor } chain"), loopFigure("MainActor.run round trip"),
+                                         loopFigure("DispatchQueue.main.async"))
 Task.detached {
     let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
     let hopsBaseline = await DispatchMainBaselines.mainActorHops()
