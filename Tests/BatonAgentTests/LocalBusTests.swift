@@ -49,12 +49,8 @@ final class LocalBusTests: XCTestCase {
 
     func testCallsRepliesErrorsAndSignalsCrossBothWays() throws {
         try MainActor.assumeIsolated {
-            let (client, server) = try Self.connectedPair()
+            let (client, server, served) = try Self.servedPair()
             defer { client.close(); server.close() }
-            let served = Server()
-            served.serve(server)
-            server.startMessageProcessing()
-            client.startMessageProcessing()
 
             XCTAssertEqual(try awaited { try await client.call(Self.path, Self.name, "Echo", [.string("hello")], replyType: "(s)", timeout: .seconds(10)) },
                            [.string("hello")])
@@ -97,12 +93,8 @@ final class LocalBusTests: XCTestCase {
     /// calls fail with `G_IO_ERROR_CLOSED`, and both ends hear of the end once.
     func testDeadlinesAndTheEndOfTheConnectionFailWaitingCalls() throws {
         try MainActor.assumeIsolated {
-            let (client, server) = try Self.connectedPair()
+            let (client, server, served) = try Self.servedPair()
             defer { client.close(); server.close() }
-            let served = Server()
-            served.serve(server)
-            server.startMessageProcessing()
-            client.startMessageProcessing()
             var ends = (client: 0, server: 0)
             client.onClosed { ends.client += 1 }
             server.onClosed { ends.server += 1 }
@@ -315,6 +307,17 @@ final class LocalBusTests: XCTestCase {
         Task { @MainActor in client = await outcome { try await LocalBus.connect(over: clientEnd, timeout: .seconds(10)) } }
         spin(until: { server != nil && client != nil })
         return (try client!.get(), try server!.get())
+    }
+
+    /// A connected pair whose serving end serves `org.baton.Test1` (`Server`), both processing.
+    @MainActor
+    static func servedPair() throws -> (client: LocalBus, server: LocalBus, served: Server) {
+        let (client, server) = try connectedPair()
+        let served = Server()
+        served.serve(server)
+        server.startMessageProcessing()
+        client.startMessageProcessing()
+        return (client, server, served)
     }
 
     /// A serving end, and the other end's descriptor after it authenticated by hand.

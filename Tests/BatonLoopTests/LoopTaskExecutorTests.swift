@@ -16,24 +16,18 @@ final class LoopTaskExecutorTests: XCTestCase {
     func testAResumedTaskRunsInTheLoopsNextIterationWithoutAnotherThread() {
         MainActor.assumeIsolated {
             for _ in 0..<20 {
-                var continuation: CheckedContinuation<Void, Never>?
-                var resumed = false
-                Task { @MainActor in
-                    await withLoopContinuation { continuation = $0 }
-                    resumed = true
-                }
-                spin(until: { continuation != nil })
+                let waiter = Waiter()
                 var iterations: Int?
                 MainLoop.idle {
-                    continuation?.resume()
+                    waiter.resume()
                     var count = 0
-                    while !resumed && count < 3 {
+                    while !waiter.resumed && count < 3 {
                         MainLoop.context.iterate(mayBlock: false)
                         count += 1
                     }
-                    iterations = resumed ? count : nil
+                    iterations = waiter.resumed ? count : nil
                 }
-                spin(until: { resumed })
+                spin(until: { waiter.resumed })
                 XCTAssertEqual(iterations, 1, "the resumed task did not run in the loop's next iteration")
             }
         }
@@ -95,26 +89,38 @@ final class LoopTaskExecutorTests: XCTestCase {
     /// inside that job (the main actor is busy with it); it runs once the job has returned.
     func testATaskResumedDuringAMainQueueJobWaitsForThatJob() {
         MainActor.assumeIsolated {
-            var continuation: CheckedContinuation<Void, Never>?
-            var resumed = false
-            Task { @MainActor in
-                await withLoopContinuation { continuation = $0 }
-                resumed = true
-            }
-            spin(until: { continuation != nil })
+            let waiter = Waiter()
             var resumedDuringTheJob: Bool?
             DispatchQueue.main.async {
                 MainActor.assumeIsolated {
-                    continuation?.resume()
-                    // Iterates the loop inside this job: the task's idle source runs here.
-                    _ = MainLoop.run(until: { resumed }, timeout: .milliseconds(200))
-                    resumedDuringTheJob = resumed
+                    waiter.resume()
+                    // Iterates the loop inside this job; the main queue is not drained here.
+                    _ = MainLoop.run(until: { waiter.resumed }, timeout: .milliseconds(200))
+                    resumedDuringTheJob = waiter.resumed
                 }
             }
-            spin(until: { resumedDuringTheJob != nil && resumed })
+            spin(until: { resumedDuringTheJob != nil && waiter.resumed })
             XCTAssertEqual(resumedDuringTheJob, false, "the task ran on the main actor inside another main-actor job")
         }
     }
+}
+
+/// A main-actor task waiting in `withLoopContinuation` (it is waiting once `init` returns),
+/// and whether it has run on since `resume()`.
+@MainActor
+final class Waiter {
+    private var continuation: CheckedContinuation<Void, Never>?
+    private(set) var resumed = false
+
+    init() {
+        Task { @MainActor in
+            await withLoopContinuation { self.continuation = $0 }
+            self.resumed = true
+        }
+        spin(until: { continuation != nil })
+    }
+
+    func resume() { continuation?.resume() }
 }
 
 /// A value shared between threads (a noncopyable `Mutex` cannot be captured by an escaping closure).
