@@ -55,6 +55,13 @@ final class LocalBusTests: XCTestCase {
             XCTAssertEqual(try awaited { try await client.call(Self.path, Self.name, "Echo", [.string("hello")], replyType: "(s)", timeout: .seconds(10)) },
                            [.string("hello")])
             XCTAssertEqual(try awaited { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }, [])
+            // Introspection, as GDBus answers it: the interface at its path, child nodes above it.
+            let here = try awaited { try await client.call(Self.path, "org.freedesktop.DBus.Introspectable", "Introspect", [], replyType: "(s)", timeout: .seconds(10)) }
+            guard case .string(let xml)? = here.first else { return XCTFail("no introspection XML") }
+            XCTAssertTrue(xml.contains("<interface name=\"org.baton.Test1\">") && xml.contains("<method name=\"Echo\">"), xml)
+            let root = try awaited { try await client.call("/", "org.freedesktop.DBus.Introspectable", "Introspect", [], replyType: "(s)", timeout: .seconds(10)) }
+            guard case .string(let rootXML)? = root.first else { return XCTFail("no introspection XML for /") }
+            XCTAssertTrue(rootXML.contains("<node name=\"org\"/>") && !rootXML.contains("<interface"), rootXML)
             XCTAssertEqual(Self.remoteError { try await client.call(Self.path, Self.name, "Fail", [], replyType: "()", timeout: .seconds(10)) },
                            "org.baton.Test1.Error.Nope: no, on purpose")
             XCTAssertEqual(Self.remoteError { try await client.call(Self.path, Self.name, "Echo", [.uint32(1)], replyType: "(s)", timeout: .seconds(10)) }?

@@ -8,8 +8,8 @@ import Logging
 /// written on the app's loop thread.
 ///
 /// It speaks the D-Bus wire protocol (SASL authentication, then messages that GDBus encodes and
-/// decodes: `g_dbus_message_to_blob`, `g_dbus_message_new_from_blob`), so any D-Bus client can
-/// talk to the agent, but it moves the bytes itself: a message is written by the call that
+/// decodes: `g_dbus_message_to_blob`, `g_dbus_message_new_from_blob`), so any D-Bus library in
+/// peer-to-peer mode can talk to the agent, but it moves the bytes itself: a message is written by the call that
 /// sends it and read by the loop's watch on the socket. GDBus's connection would pass every
 /// message through its worker thread and back to the loop on both sides; on this hop, which
 /// every continuation crosses, that cost more than the round trip itself.
@@ -336,6 +336,9 @@ package final class LocalBus {
         let interface = g_dbus_message_get_interface(message).map { String(cString: $0) }
         let member = g_dbus_message_get_member(message).map { String(cString: $0) } ?? ""
         if interface == "org.freedesktop.DBus.Peer" && member == "Ping" { return answer(.values([])) }
+        if interface == "org.freedesktop.DBus.Introspectable" && member == "Introspect" {
+            return answer(.values([.string(introspection(of: path))]))
+        }
         guard let object = objects[path] else {
             return answer(.error("org.freedesktop.DBus.Error.UnknownObject", "No such object path '\(path)'"))
         }
@@ -413,6 +416,21 @@ package final class LocalBus {
     }
 
     // MARK: Helpers
+
+    /// The introspection XML of `path`: its interface if one is served there, and the first
+    /// element of the paths served below it as child nodes, as GDBus answers it (for D-Bus
+    /// libraries and tools that introspect before they call).
+    private func introspection(of path: String) -> String {
+        let xml = g_string_new("<!DOCTYPE node PUBLIC \"-//freedesktop//DTD D-BUS Object Introspection 1.0//EN\"\n"
+                               + "\"http://www.freedesktop.org/standards/dbus/1.0/introspect.dtd\">\n<node>\n")!
+        defer { g_string_free(xml, 1) }
+        if let object = objects[path] { g_dbus_interface_info_generate_xml(object.info, 2, xml) }
+        let prefix = path == "/" ? "/" : path + "/"
+        let children = Set(objects.keys.filter { $0.hasPrefix(prefix) }.compactMap { $0.dropFirst(prefix.count).split(separator: "/").first })
+        for child in children.sorted() { g_string_append(xml, "  <node name=\"\(child)\"/>\n") }
+        g_string_append(xml, "</node>\n")
+        return String(cString: xml.pointee.str)
+    }
 
     /// The body's values (none without a body); nil if they cannot be read.
     private static func arguments(of message: OpaquePointer) -> [Variant]? {
