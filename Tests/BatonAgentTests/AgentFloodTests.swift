@@ -48,7 +48,12 @@ final class AgentFloodTests: AgentTestCase {
         try flood.join(as: "com.example.flood")
         let before = try residentKiB(agentB.processIdentifier)
         for _ in 0..<5_000 { try flood.send(path: AgentInterface.agentPath, "GetNearby", [], expectReply: true) }
-        let nearby = AgentInterface.nearbyList(from: try XCTUnwrap(flood.call("GetNearby", [], replyType: "(aa{sv})", timeout: 60_000).first))
+        let answer: [Variant]
+        do { answer = try flood.call("GetNearby", [], replyType: "(aa{sv})", timeout: 60_000) } catch {
+            XCTFail("the flooding client's GetNearby failed: \(error)\n\(agentB.output)")
+            throw error
+        }
+        let nearby = AgentInterface.nearbyList(from: try XCTUnwrap(answer.first))
         let offered = try XCTUnwrap(nearby.first { $0.activityType == "com.example.hostile.page" })
 
         let outcomes = Outcomes()

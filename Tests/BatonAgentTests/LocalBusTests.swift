@@ -206,6 +206,70 @@ final class LocalBusTests: XCTestCase {
         }
     }
 
+    /// Messages split anywhere across reads are put back together: a call written a byte at a
+    /// time, three calls in one write, a call whose body is larger than one read (100 KB). A
+    /// call sent without asking for a reply gets none. An authentication line over 512 bytes is
+    /// refused.
+    func testMessagesAreReassembledAcrossReadsAndNoReplyMeansNone() throws {
+        try MainActor.assumeIsolated {
+            let (fd, server) = try Self.rawClientAndServer()
+            defer { close(fd); server.close() }
+            let served = Server()
+            served.serve(server)
+            server.startMessageProcessing()
+            let peer = RawPeer(fd)
+            defer { peer.stop() }
+
+            peer.writeSlowly(Self.call("Echo", [.string("byte by byte")], serial: 1))
+            XCTAssertEqual(peer.replies(1).map(\.text), ["1: byte by byte"])
+            peer.write(Self.call("Echo", [.string("a")], serial: 2) + Self.call("Echo", [.string("b")], serial: 3)
+                       + Self.call("Echo", [.string("c")], serial: 4))
+            XCTAssertEqual(peer.replies(3).map(\.text), ["2: a", "3: b", "4: c"])
+            let large = String(repeating: "x", count: 100_000)
+            peer.write(Self.call("Echo", [.string(large)], serial: 5))
+            XCTAssertEqual(peer.replies(1).map(\.text), ["5: " + large])
+            peer.write(Self.call("Note", [.uint32(7)], serial: 6, noReply: true) + Self.call("Echo", [.string("after")], serial: 7))
+            XCTAssertEqual(peer.replies(1).map(\.text), ["7: after"], "the call sent without a reply was answered")
+            XCTAssertEqual(served.notes, [7])
+            XCTAssertFalse(server.isClosed)
+        }
+        try MainActor.assumeIsolated {
+            var pair: [Int32] = [0, 0]
+            XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
+            defer { close(pair[1]) }
+            var refused: Result<LocalBus, any Error>?
+            Task { @MainActor in refused = await outcome { try await LocalBus.serve(over: try Self.connection(pair[0])) } }
+            let long = Array(("\0AUTH ANONYMOUS " + String(repeating: "61", count: 300) + "\r\n").utf8)
+            _ = long.withUnsafeBytes { write(pair[1], $0.baseAddress, $0.count) }
+            spin(until: { refused != nil })
+            XCTAssertThrowsError(try refused!.get(), "a 617-byte authentication line was taken")
+        }
+    }
+
+    /// A peer that reads, but never all of it: the bytes the bus holds stay those not yet sent,
+    /// plus less than one read's worth, however much was written in all.
+    func testWhatThePeerReadIsGivenBack() throws {
+        try MainActor.assumeIsolated {
+            let (fd, server) = try Self.rawClientAndServer()
+            defer { close(fd); server.close() }
+            server.startMessageProcessing()
+            let chunk = Data(repeating: 7, count: 60 * 1024)
+            var drained = 0  // what the peer read
+            var buffer = [UInt8](repeating: 0, count: 40 * 1024)
+            var largestSurplus = 0
+            for _ in 0..<300 {  // 18 MB written, 12 MB read: the queue grows by 20 KB a round
+                server.emit(Self.path, Self.name, "Changed", [.bytes(chunk)])
+                let n = recv(fd, &buffer, buffer.count, Int32(MSG_DONTWAIT))
+                if n > 0 { drained += n }
+                _ = MainLoop.run(until: { false }, timeout: .zero)  // the write watch runs
+                largestSurplus = max(largestSurplus, server.heldOutputBytes - server.unsentOutputBytes)
+            }
+            XCTAssertGreaterThan(drained, 10_000_000)
+            XCTAssertFalse(server.isClosed, "a peer that reads was cut off")
+            XCTAssertLessThan(largestSurplus, LocalBus.readChunk, "sent bytes were kept")
+        }
+    }
+
     /// A peer that never reads what is sent to it: once more than `maximumQueuedOutput` bytes
     /// wait, the connection is closed rather than the memory growing.
     func testAPeerThatNeverReadsIsCutOffPastTheQueueCap() throws {
@@ -354,6 +418,19 @@ final class LocalBusTests: XCTestCase {
         return connection
     }
 
+    /// The bytes of a call of `method` of `org.baton.Test1` with `arguments`, as GDBus encodes it.
+    static func call(_ method: String, _ arguments: [Variant], serial: UInt32, noReply: Bool = false) -> [UInt8] {
+        let message = g_dbus_message_new_method_call(nil, path, name, method)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        g_dbus_message_set_body(message, try? Variant.tuple(arguments).makeGVariant())
+        g_dbus_message_set_serial(message, serial)
+        if noReply { g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED) }
+        var size: gsize = 0
+        let blob = g_dbus_message_to_blob(message, &size, G_DBUS_CAPABILITY_FLAGS_NONE, nil)!
+        defer { g_free(blob) }
+        return Array(UnsafeBufferPointer(start: blob, count: Int(size)))
+    }
+
     /// The fixed header of a little-endian method call announcing `body` and `fields` bytes.
     static func fixedHeader(body: UInt32, fields: UInt32) -> [UInt8] {
         func le(_ value: UInt32) -> [UInt8] { (0..<4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
@@ -407,4 +484,71 @@ private func outcome<T>(_ body: @MainActor () async throws -> T) async -> Result
 /// Text written on one thread and read on another.
 final class SharedText: Sendable {
     let text = Mutex<String?>(nil)
+}
+
+/// The other end of a socket, driven by hand: writes bytes (all at once, or one at a time with a
+/// turn of the loop between them) and decodes the replies it reads, on the loop.
+@MainActor
+final class RawPeer {
+    struct Reply { let text: String }
+    private let fd: Int32
+    private var received: [UInt8] = []
+    private var watch: LoopSource?
+
+    init(_ fd: Int32) {
+        self.fd = fd
+        watch = MainLoop.whenReadable(fd) { [unowned self] in
+            var bytes = [UInt8](repeating: 0, count: 64 * 1024)
+            let n = recv(fd, &bytes, bytes.count, Int32(MSG_DONTWAIT))
+            if n > 0 { received += bytes[0..<n] }
+            return n == 0 ? .stop : .again
+        }
+    }
+
+    func stop() { watch?.cancel() }
+
+    func write(_ bytes: [UInt8]) {
+        var offset = 0
+        while offset < bytes.count {  // a large write waits for the loop to read
+            let n = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            if n > 0 {
+                offset += n
+            } else {  // full: the other end reads on the loop; wait until this end may write again
+                var writable = false
+                let ready = MainLoop.whenWritable(fd) { writable = true; return .stop }
+                spin(until: { writable })
+                ready.cancel()
+            }
+        }
+    }
+
+    func writeSlowly(_ bytes: [UInt8]) {
+        for byte in bytes {
+            write([byte])
+            _ = MainLoop.run(until: { false }, timeout: .zero)  // the other end reads what came
+        }
+    }
+
+    /// The next `count` replies, each "REPLY_SERIAL: first string of the body".
+    func replies(_ count: Int) -> [Reply] {
+        var replies: [Reply] = []
+        spin(until: {
+            while replies.count < count, received.count >= 16 {
+                var error: UnsafeMutablePointer<GError>?
+                let needed = received.withUnsafeBufferPointer { g_dbus_message_bytes_needed(UnsafeMutablePointer(mutating: $0.baseAddress), 16, &error) }
+                guard needed > 0, received.count >= needed else { break }
+                let message = received.withUnsafeMutableBufferPointer {
+                    g_dbus_message_new_from_blob($0.baseAddress, gsize(needed), G_DBUS_CAPABILITY_FLAGS_NONE, nil)
+                }!
+                received.removeFirst(needed)
+                var text = "\(g_dbus_message_get_reply_serial(message)): "
+                if let body = g_dbus_message_get_body(message), case .tuple(let items)? = try? Variant(reading: body),
+                   case .string(let first)? = items.first { text += first }
+                g_object_unref(UnsafeMutableRawPointer(message))
+                replies.append(Reply(text: text))
+            }
+            return replies.count >= count
+        })
+        return replies
+    }
 }

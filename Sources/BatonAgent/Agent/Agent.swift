@@ -18,9 +18,10 @@ public final class Agent {
     /// How many calls one app may have waiting on the network at once; past it a call is
     /// refused (`org.baton.Agent1.Error.Refused`).
     public var maximumPendingCallsPerApp = 8
-    /// How many calls in a row an app may make while its socket is full (it reads nothing the
-    /// agent sends); past it the app is closed, so unread replies cannot pile up in the agent.
-    public var maximumCallsWhileNotReading = 1024
+    /// How many bytes the agent's replies and signals to an app may wait unread (its socket
+    /// full) when the app calls again; past it the app is closed, so unread replies cannot pile
+    /// up in the agent. A burst of calls from an app that reads, however late, stays far below.
+    public var maximumUnreadBytes = 4 * 1024 * 1024
     /// How long the agent waits for an app to answer one of its calls (a payload, `Continued`).
     public var appCallTimeout: Duration {
         get { apps.appCallTimeout }
@@ -109,7 +110,6 @@ public final class Agent {
             guard let self, let app else { return }
             self.apps.remove(app)
             self.pairing?.openerLeft(ObjectIdentifier(app))
-            app.bus.close()  // says why, when a message past the caps closed it
         }
         app.joinDeadline = MainLoop.after(joinDeadline) { [weak self, weak app] in
             guard let self, let app, !app.isJoined else { return }
@@ -121,21 +121,14 @@ public final class Agent {
         app.bus.startMessageProcessing()
     }
 
-    /// Whether `app` reads what the agent sends it: false (and the app closed, logged) once it
-    /// has made more than `maximumCallsWhileNotReading` calls in a row with its socket full, so
-    /// the replies would only queue up in the agent's memory.
+    /// Whether `app` reads what the agent sends it: false (and the app closed, logged once)
+    /// when more than `maximumUnreadBytes` wait for it as it calls again.
     private func keepsReading(_ app: JoinedApp) -> Bool {
-        if !app.bus.hasUnsentOutput {
-            app.callsWhileNotReading = 0
-            return true
-        }
-        app.callsWhileNotReading += 1
-        guard app.callsWhileNotReading > maximumCallsWhileNotReading else { return true }
-        if app.callsWhileNotReading == maximumCallsWhileNotReading + 1 {  // once: calls already queued come after it
-            log.warning("\(app.name) does not read its replies (\(app.callsWhileNotReading) calls made while its socket was full): closed")
-            apps.remove(app)
-            app.bus.close()
-        }
+        let unread = app.bus.unsentOutputBytes
+        guard unread > maximumUnreadBytes else { return true }
+        log.warning("\(app.name) does not read its replies (\(unread) bytes unread): closed")
+        apps.remove(app)
+        app.bus.close()
         return false
     }
 

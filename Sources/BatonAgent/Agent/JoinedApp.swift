@@ -27,9 +27,6 @@ final class JoinedApp {
     var pendingCalls = 0
     /// Whether a call past the cap was refused yet (logged the first time only).
     var refusedPastCallCap = false
-    /// Calls that came in one after another while the app's socket was full (the app does not
-    /// read what the agent sends it); see `Agent.maximumCallsWhileNotReading`.
-    var callsWhileNotReading = 0
     /// Until `Join`: closes the connection when it passes.
     var joinDeadline: LoopSource?
 

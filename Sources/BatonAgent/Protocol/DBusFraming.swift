@@ -1,6 +1,6 @@
 /// The D-Bus message framing on an app's connection to the agent: how long the message that
 /// starts in a buffer is, read from its 16-byte fixed header alone, and whether it is within
-/// the caps — so a message past them is refused before any of its body is read (D-Bus
+/// the caps — so a message past them is refused before the rest of it is read (D-Bus
 /// specification, "Message Format").
 struct DBusFraming {
     /// The fixed header: byte order, type, flags, version, body length, serial, and the length

@@ -84,6 +84,13 @@ package final class LocalBus {
     /// True while bytes the peer has not taken wait here (its socket is full: it does not read).
     var hasUnsentOutput: Bool { output.count > outputStart }
 
+    /// Bytes waiting for the peer to take them.
+    var unsentOutputBytes: Int { output.count - outputStart }
+
+    /// Bytes held for writing, sent ones not yet given back included: `unsentOutputBytes` plus
+    /// less than one `readChunk`.
+    var heldOutputBytes: Int { output.count }
+
     // MARK: Lifecycle
 
     /// Lets incoming messages through: until this is called they wait, so a side exports its
@@ -95,8 +102,15 @@ package final class LocalBus {
         takeMessages()
     }
 
-    /// Runs `body` once when the connection ends, from either side (never from within `close`).
-    func onClosed(_ body: @escaping @MainActor () -> Void) { closedHandlers.append(body) }
+    /// Runs `body` once when the connection ends, from either side, from the loop (never from
+    /// within `close`); on a connection already closed, at the loop's next turn.
+    func onClosed(_ body: @escaping @MainActor () -> Void) {
+        guard !isClosed else {
+            MainLoop.idle(priority: .default) { body() }
+            return
+        }
+        closedHandlers.append(body)
+    }
 
     /// Closes the connection; the peer sees it closed at once. Calls waiting for replies fail
     /// with `G_IO_ERROR_CLOSED`; bytes not yet written are dropped. More than once is harmless.
@@ -113,7 +127,9 @@ package final class LocalBus {
             self.connection = nil
         }
         input = []
+        inputStart = 0
         output = []
+        outputStart = 0
         let calls = pending.values
         pending = [:]
         for call in calls {
@@ -159,7 +175,9 @@ package final class LocalBus {
                 self?.finish(serial, .failure(Self.ioError(G_IO_ERROR_TIMED_OUT, "Timeout was reached")))
             }
             pending[serial] = PendingCall(method: method, replyType: replyType, resume: { continuation.resume(with: $0) }, expiry: expiry)
-            write(message, serial: serial)
+            if !write(message, serial: serial) {
+                finish(serial, .failure(Self.ioError(G_IO_ERROR_INVALID_ARGUMENT, "the call to \(method) could not be encoded")))
+            }
         }
     }
 
@@ -202,16 +220,19 @@ package final class LocalBus {
     }
 
     /// Writes `message` with `serial` now, as far as the socket takes it; the rest waits for
-    /// the socket to drain, in order.
-    private func write(_ message: OpaquePointer, serial: UInt32) {
+    /// the socket to drain, in order. False if the message could not be encoded (logged).
+    @discardableResult
+    private func write(_ message: OpaquePointer, serial: UInt32) -> Bool {
         g_dbus_message_set_serial(message, serial)
         var size: gsize = 0
         var error: UnsafeMutablePointer<GError>?
         guard let blob = g_dbus_message_to_blob(message, &size, G_DBUS_CAPABILITY_FLAGS_NONE, &error) else {
-            return log.error("a D-Bus message could not be encoded: \(GLibError(consuming: error!))")
+            log.error("a D-Bus message could not be encoded: \(GLibError(consuming: error!))")
+            return false
         }
         defer { g_free(blob) }
         writeRaw(UnsafeRawBufferPointer(start: blob, count: Int(size)))
+        return true
     }
 
     /// Writes `bytes` (a message, or an authentication line) after what already waits.
@@ -245,7 +266,14 @@ package final class LocalBus {
             return .stop
         }
         outputStart += n
-        guard !hasUnsentOutput else { return .again }
+        if hasUnsentOutput {
+            // What was sent is given back as it goes, so only unsent bytes take memory.
+            if outputStart >= Self.readChunk {
+                output.removeFirst(outputStart)
+                outputStart = 0
+            }
+            return .again
+        }
         output = []
         outputStart = 0
         writeWatch = nil
@@ -299,6 +327,10 @@ package final class LocalBus {
             }
             inputStart += size
             guard let message else { return refuse("a malformed D-Bus message (\(GLibError(consuming: error!).message))") }
+            guard g_dbus_message_get_serial(message) != 0 else {
+                g_object_unref(UnsafeMutableRawPointer(message))
+                return refuse("a D-Bus message with serial 0")
+            }
             handle(message)
             g_object_unref(UnsafeMutableRawPointer(message))
         }
@@ -375,10 +407,13 @@ package final class LocalBus {
             g_dbus_message_set_body(reply, body)
         case .error(let name, let text):
             g_dbus_message_set_message_type(reply, G_DBUS_MESSAGE_TYPE_ERROR)
-            g_dbus_message_set_error_name(reply, name)
+            // A name D-Bus does not allow would leave the message without one: say Failed.
+            g_dbus_message_set_error_name(reply, g_dbus_is_error_name(name) != 0 ? name : "org.freedesktop.DBus.Error.Failed")
             if let body = try? Variant.tuple([.string(text)]).makeGVariant() { g_dbus_message_set_body(reply, body) }
         }
-        write(reply, serial: nextSerial())
+        if !write(reply, serial: nextSerial()), case .values = answer {
+            self.answer(serial, .error("org.freedesktop.DBus.Error.Failed", "the reply could not be encoded"))
+        }
     }
 
     private func handleReply(_ message: OpaquePointer) {

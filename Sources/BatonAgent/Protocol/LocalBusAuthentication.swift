@@ -38,6 +38,7 @@ extension LocalBus {
             let answer = try await bus.readLine()
             guard answer.hasPrefix("OK ") else { throw authenticationError("the agent did not accept ANONYMOUS") }
             bus.writeLine("BEGIN")
+            guard !bus.isClosed else { throw authenticationError("the agent closed the connection after accepting it") }
         } catch {
             bus.close()
             throw error
@@ -87,6 +88,9 @@ extension LocalBus {
                 return nil
             }
             if let end {
+                guard end - inputStart <= Self.maximumLineLength else {
+                    throw Self.authenticationError("an authentication line over \(Self.maximumLineLength) bytes")
+                }
                 let line = String(decoding: input[inputStart..<end], as: UTF8.self)
                 inputStart = end + 2
                 return line
@@ -95,7 +99,9 @@ extension LocalBus {
                 throw Self.authenticationError("an authentication line over \(Self.maximumLineLength) bytes")
             }
             await readable()
-            guard readSome() else { throw Self.authenticationError("the other side closed the connection during authentication") }
+            guard readSome() else {
+                throw Self.authenticationError("the connection ended during authentication (closed by the other side, or past the deadline)")
+            }
         }
     }
 
