@@ -9,8 +9,8 @@ import Logging
 ///
 /// It speaks the D-Bus wire protocol (SASL authentication, then messages that GDBus encodes and
 /// decodes: `g_dbus_message_to_blob`, `g_dbus_message_new_from_blob`), so any D-Bus library in
-/// peer-to-peer mode can talk to the agent, but it moves the bytes itself: a message is written by the call that
-/// sends it and read by the loop's watch on the socket. GDBus's connection would pass every
+/// peer-to-peer mode can talk to the agent, but it moves the bytes itself: a message is written
+/// by the call that sends it and read by the loop's watch on the socket. GDBus's connection would pass every
 /// message through its worker thread and back to the loop on both sides; on this hop, which
 /// every continuation crosses, that cost more than the round trip itself.
 ///
@@ -69,7 +69,7 @@ package final class LocalBus {
     }
 
     /// A bus over `connection` (a connected `GSocketConnection *`; the bus takes a reference),
-    /// not yet authenticated: `LocalBus.serve(_:)` or `LocalBus.connect(_:)` make one.
+    /// not yet authenticated: `serve(over:)` and `connect(over:timeout:)` make one.
     init(connection: OpaquePointer) {
         self.connection = OpaquePointer(g_object_ref(UnsafeMutableRawPointer(connection)))
         fd = g_socket_get_fd(g_socket_connection_get_socket(UnsafeMutablePointer(connection)))
@@ -161,7 +161,7 @@ package final class LocalBus {
     /// connection closes with `G_IO_ERROR_CLOSED`, and with a remote error's name in
     /// `GLibError.remoteDBusErrorName`; a cancelled task fails it with `G_IO_ERROR_CANCELLED`.
     package func call(_ path: String, _ interface: String, _ method: String, _ arguments: [Variant], replyType: String,
-              timeout: Duration) async throws -> [Variant] {
+                      timeout: Duration) async throws -> [Variant] {
         guard !isClosed else { throw Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed") }
         let message = g_dbus_message_new_method_call(nil, path, interface, method)!
         defer { g_object_unref(UnsafeMutableRawPointer(message)) }
