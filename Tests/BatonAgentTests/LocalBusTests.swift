@@ -52,14 +52,14 @@ final class LocalBusTests: XCTestCase {
             let (client, server, served) = try Self.servedPair()
             defer { client.close(); server.close() }
 
-            XCTAssertEqual(try awaited { try await client.call(Self.path, Self.name, "Echo", [.string("hello")], replyType: "(s)", timeout: .seconds(10)) },
+            XCTAssertEqual(try runToEnd { try await client.call(Self.path, Self.name, "Echo", [.string("hello")], replyType: "(s)", timeout: .seconds(10)) },
                            [.string("hello")])
-            XCTAssertEqual(try awaited { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }, [])
+            XCTAssertEqual(try runToEnd { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }, [])
             // Introspection, as GDBus answers it: the interface at its path, child nodes above it.
-            let here = try awaited { try await client.call(Self.path, "org.freedesktop.DBus.Introspectable", "Introspect", [], replyType: "(s)", timeout: .seconds(10)) }
+            let here = try runToEnd { try await client.call(Self.path, "org.freedesktop.DBus.Introspectable", "Introspect", [], replyType: "(s)", timeout: .seconds(10)) }
             guard case .string(let xml)? = here.first else { return XCTFail("no introspection XML") }
             XCTAssertTrue(xml.contains("<interface name=\"org.baton.Test1\">") && xml.contains("<method name=\"Echo\">"), xml)
-            let root = try awaited { try await client.call("/", "org.freedesktop.DBus.Introspectable", "Introspect", [], replyType: "(s)", timeout: .seconds(10)) }
+            let root = try runToEnd { try await client.call("/", "org.freedesktop.DBus.Introspectable", "Introspect", [], replyType: "(s)", timeout: .seconds(10)) }
             guard case .string(let rootXML)? = root.first else { return XCTFail("no introspection XML for /") }
             XCTAssertTrue(rootXML.contains("<node name=\"org\"/>") && !rootXML.contains("<interface"), rootXML)
             XCTAssertEqual(Self.remoteError { try await client.call(Self.path, Self.name, "Fail", [], replyType: "()", timeout: .seconds(10)) },
@@ -73,13 +73,13 @@ final class LocalBusTests: XCTestCase {
             XCTAssertEqual(Self.remoteError { try await client.call(Self.path, "org.baton.Other1", "Echo", [.string("x")], replyType: "(s)", timeout: .seconds(10)) }?
                             .hasPrefix("org.freedesktop.DBus.Error.UnknownInterface: "), true)
             // A reply of another type than asked for fails the call (G_IO_ERROR_INVALID_ARGUMENT, as GDBus).
-            XCTAssertThrowsError(try awaited { try await client.call(Self.path, Self.name, "Echo", [.string("x")], replyType: "(u)", timeout: .seconds(10)) }) {
+            XCTAssertThrowsError(try runToEnd { try await client.call(Self.path, Self.name, "Echo", [.string("x")], replyType: "(u)", timeout: .seconds(10)) }) {
                 XCTAssertEqual(($0 as? GLibError)?.isIOError(G_IO_ERROR_INVALID_ARGUMENT), true, "\($0)")
             }
 
             // Calls sent without a reply arrive in order, before a call made after them.
             for value in [UInt32(3), 1, 2] { try client.send(Self.path, Self.name, "Note", [.uint32(value)]) }
-            _ = try awaited { try await client.call(Self.path, Self.name, "Echo", [.string("after")], replyType: "(s)", timeout: .seconds(10)) }
+            _ = try runToEnd { try await client.call(Self.path, Self.name, "Echo", [.string("after")], replyType: "(s)", timeout: .seconds(10)) }
             XCTAssertEqual(served.notes, [3, 1, 2])
 
             // Signals reach the subscription for their member only, until it ends.
@@ -90,7 +90,7 @@ final class LocalBusTests: XCTestCase {
             spin(until: { heard.count == 1 })
             client.unsubscribe(subscription)
             server.emit(Self.path, Self.name, "Changed", [.string("two")])
-            _ = try awaited { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }
+            _ = try runToEnd { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }
             XCTAssertEqual(heard, [[.string("one")]])
         }
     }
@@ -106,27 +106,27 @@ final class LocalBusTests: XCTestCase {
             client.onClosed { ends.client += 1 }
             server.onClosed { ends.server += 1 }
 
-            XCTAssertThrowsError(try awaited { try await client.call(Self.path, Self.name, "Hold", [], replyType: "()", timeout: .milliseconds(100)) }) {
+            XCTAssertThrowsError(try runToEnd { try await client.call(Self.path, Self.name, "Hold", [], replyType: "()", timeout: .milliseconds(100)) }) {
                 XCTAssertEqual(($0 as? GLibError)?.isIOError(G_IO_ERROR_TIMED_OUT), true, "\($0)")
             }
             XCTAssertEqual(served.held.count, 1)
             served.held.removeAll()  // dropped unanswered: answered with an error on the way out
 
             var dropped: Result<[Variant], any Error>?
-            Task { @MainActor in dropped = await outcome { try await client.call(Self.path, Self.name, "Hold", [], replyType: "()", timeout: .seconds(10)) } }
+            Task { @MainActor in dropped = await result { try await client.call(Self.path, Self.name, "Hold", [], replyType: "()", timeout: .seconds(10)) } }
             spin(until: { served.held.count == 1 })
             served.held.removeAll()
             spin(until: { dropped != nil })
             XCTAssertThrowsError(try dropped!.get()) { XCTAssertNotNil(($0 as? GLibError)?.remoteDBusErrorName, "\($0)") }
 
             var waiting: Result<[Variant], any Error>?
-            Task { @MainActor in waiting = await outcome { try await client.call(Self.path, Self.name, "Hold", [], replyType: "()", timeout: .seconds(10)) } }
+            Task { @MainActor in waiting = await result { try await client.call(Self.path, Self.name, "Hold", [], replyType: "()", timeout: .seconds(10)) } }
             spin(until: { served.held.count == 1 })
             server.close()
             spin(until: { waiting != nil && ends.client == 1 && ends.server == 1 })
             XCTAssertThrowsError(try waiting!.get()) { XCTAssertEqual(($0 as? GLibError)?.isIOError(G_IO_ERROR_CLOSED), true, "\($0)") }
             XCTAssertTrue(client.isClosed)
-            XCTAssertThrowsError(try awaited { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(1)) })
+            XCTAssertThrowsError(try runToEnd { try await client.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(1)) })
             client.close()
             _ = MainLoop.run(until: { false }, timeout: .milliseconds(50))
             XCTAssertEqual(ends.client, 1, "told of the end once")
@@ -159,22 +159,19 @@ final class LocalBusTests: XCTestCase {
     /// sends more lines than the cap, is refused.
     func testAuthenticationAcceptsOnlyAnonymousWithinItsCaps() throws {
         try MainActor.assumeIsolated {
-            var fds: [Int32] = [0, 0]
-            XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
-            defer { close(fds[1]) }
-            var served: Result<LocalBus, any Error>?
-            Task { @MainActor in served = await outcome { try await LocalBus.serve(over: try Self.connection(fds[0])) } }
+            let serving = try Serving()
+            defer { close(serving.peer) }
             var answers: [UInt8] = []
-            let watch = MainLoop.whenReadable(fds[1]) {
+            let watch = MainLoop.whenReadable(serving.peer) {
                 var bytes = [UInt8](repeating: 0, count: 256)
-                let n = read(fds[1], &bytes, bytes.count)
+                let n = read(serving.peer, &bytes, bytes.count)
                 guard n > 0 else { return .stop }
                 answers += bytes[0..<n]
                 return .again
             }
             defer { watch.cancel() }
             @MainActor func exchange(_ line: String) -> String {
-                _ = Array((line + "\r\n").utf8).withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
+                serving.write(line + "\r\n")
                 spin(until: { answers.firstRange(of: [13, 10]) != nil })
                 let end = answers.firstRange(of: [13, 10])!
                 defer { answers.removeSubrange(..<end.upperBound) }
@@ -185,23 +182,16 @@ final class LocalBusTests: XCTestCase {
             XCTAssertEqual(exchange("BEGIN"), "ERROR", "BEGIN before OK")
             XCTAssertTrue(exchange("AUTH ANONYMOUS").hasPrefix("OK "))
             XCTAssertTrue(exchange("NEGOTIATE_UNIX_FD").hasPrefix("ERROR"))
-            _ = Array("BEGIN\r\n".utf8).withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
-            spin(until: { served != nil })
-            let bus = try served!.get()
-            bus.close()
+            serving.write("BEGIN\r\n")
+            try serving.bus().close()
 
             // More lines than the cap, and a first byte that is not NUL: refused.
-            for opening in [Array("\0".utf8) + Array(repeating: Array("AUTH\r\n".utf8), count: LocalBus.maximumLines + 1).flatMap { $0 },
-                            Array("AUTH ANONYMOUS\r\n".utf8)] {
-                var pair: [Int32] = [0, 0]
-                XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
-                defer { close(pair[1]) }
-                var refused: Result<LocalBus, any Error>?
-                Task { @MainActor in refused = await outcome { try await LocalBus.serve(over: try Self.connection(pair[0])) } }
-                _ = opening.withUnsafeBytes { write(pair[1], $0.baseAddress, $0.count) }
-                spin(until: { refused != nil })
-                XCTAssertThrowsError(try refused!.get())
-                XCTAssertTrue(closedByPeer(pair[1], timeout: 5))
+            for opening in ["\0" + String(repeating: "AUTH\r\n", count: LocalBus.maximumLines + 1), "AUTH ANONYMOUS\r\n"] {
+                let refused = try Serving()
+                defer { close(refused.peer) }
+                refused.write(opening)
+                XCTAssertThrowsError(try refused.bus())
+                XCTAssertTrue(closedByPeer(refused.peer, timeout: 5))
             }
         }
     }
@@ -234,15 +224,10 @@ final class LocalBusTests: XCTestCase {
             XCTAssertFalse(server.isClosed)
         }
         try MainActor.assumeIsolated {
-            var pair: [Int32] = [0, 0]
-            XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
-            defer { close(pair[1]) }
-            var refused: Result<LocalBus, any Error>?
-            Task { @MainActor in refused = await outcome { try await LocalBus.serve(over: try Self.connection(pair[0])) } }
-            let long = Array(("\0AUTH ANONYMOUS " + String(repeating: "61", count: 300) + "\r\n").utf8)
-            _ = long.withUnsafeBytes { write(pair[1], $0.baseAddress, $0.count) }
-            spin(until: { refused != nil })
-            XCTAssertThrowsError(try refused!.get(), "a 617-byte authentication line was taken")
+            let refused = try Serving()
+            defer { close(refused.peer) }
+            refused.write("\0AUTH ANONYMOUS " + String(repeating: "61", count: 300) + "\r\n")
+            XCTAssertThrowsError(try refused.bus(), "a 617-byte authentication line was taken")
         }
     }
 
@@ -282,22 +267,19 @@ final class LocalBusTests: XCTestCase {
             while !server.isClosed && emitted < 2 * LocalBus.maximumQueuedOutput / chunk.count {
                 server.emit(Self.path, Self.name, "Changed", [.bytes(chunk)])
                 emitted += 1
-                if emitted == 8 { XCTAssertTrue(server.hasUnsentOutput, "the socket took 480 KiB unread") }
+                if emitted == 8 { XCTAssertTrue(server.unsentOutputBytes > 0, "the socket took 480 KiB unread") }
             }
             XCTAssertTrue(server.isClosed, "\(emitted) signals of 60 KiB queued for a peer that never reads")
             XCTAssertLessThanOrEqual(emitted * chunk.count, LocalBus.maximumQueuedOutput + 2 * 1024 * 1024)
         }
     }
 
-    /// GDBus on either end: a GDBus client (as `gdbus` or any D-Bus library) calls the
+    /// GDBus on either end: a GDBus client (as any D-Bus library in peer-to-peer mode) calls the
     /// LocalBus end; a LocalBus client calls a GDBus server (as an agent built before LocalBus).
     func testInteroperatesWithGDBusOnEitherEnd() throws {
         try MainActor.assumeIsolated {
-            var fds: [Int32] = [0, 0]
-            XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds), 0)
-            var served: Result<LocalBus, any Error>?
-            Task { @MainActor in served = await outcome { try await LocalBus.serve(over: try Self.connection(fds[0])) } }
-            let gdbusClient = try Self.connection(fds[1])
+            let serving = try Serving()
+            let gdbusClient = try Self.connection(serving.peer)
             var gdbus: SendableHandle?
             var failure: (any Error)?
             Task { @MainActor in
@@ -305,11 +287,12 @@ final class LocalBusTests: XCTestCase {
                     gdbus = SendableHandle(try await PeerBusClient.open(gdbusClient))
                 } catch { failure = error }
             }
-            spin(until: { (served != nil && gdbus != nil) || failure != nil })
+            spin(until: { gdbus != nil || failure != nil })
             XCTAssertNil(failure)
-            let bus = try served!.get()
+            let bus = try serving.bus()
             defer { bus.close() }
-            Server().serve(bus)
+            let served = Server()
+            served.serve(bus)
             bus.startMessageProcessing()
             let connection = try XCTUnwrap(gdbus).pointer
             defer {
@@ -352,7 +335,7 @@ final class LocalBusTests: XCTestCase {
             gdbusServer?.startMessageProcessing()
             client?.startMessageProcessing()
             defer { client?.close(); gdbusServer?.close() }
-            XCTAssertEqual(try awaited { try await client!.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }, [])
+            XCTAssertEqual(try runToEnd { try await client!.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }, [])
         }
     }
 
@@ -370,14 +353,10 @@ final class LocalBusTests: XCTestCase {
     /// A connected pair: the client end authenticated to the serving end.
     @MainActor
     static func connectedPair() throws -> (client: LocalBus, server: LocalBus) {
-        var fds: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw POSIXError(.EMFILE) }
-        let (serverEnd, clientEnd) = (try connection(fds[0]), try connection(fds[1]))
-        var server: Result<LocalBus, any Error>?, client: Result<LocalBus, any Error>?
-        Task { @MainActor in server = await outcome { try await LocalBus.serve(over: serverEnd) } }
-        Task { @MainActor in client = await outcome { try await LocalBus.connect(over: clientEnd, timeout: .seconds(10)) } }
-        spin(until: { server != nil && client != nil })
-        return (try client!.get(), try server!.get())
+        let serving = try Serving()
+        let clientEnd = try connection(serving.peer)
+        let client = try runToEnd { try await LocalBus.connect(over: clientEnd, timeout: .seconds(10)) }
+        return (client, try serving.bus())
     }
 
     /// A connected pair whose serving end serves `org.baton.Test1` (`Server`), both processing.
@@ -394,17 +373,12 @@ final class LocalBusTests: XCTestCase {
     /// A serving end, and the other end's descriptor after it authenticated by hand.
     @MainActor
     static func rawClientAndServer() throws -> (Int32, LocalBus) {
-        var fds: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw POSIXError(.EMFILE) }
-        var server: Result<LocalBus, any Error>?
-        let end = try connection(fds[0])
-        Task { @MainActor in server = await outcome { try await LocalBus.serve(over: end) } }
-        let opening = Array("\0AUTH ANONYMOUS\r\nBEGIN\r\n".utf8)
-        _ = opening.withUnsafeBytes { write(fds[1], $0.baseAddress, $0.count) }
-        spin(until: { server != nil })
+        let serving = try Serving()
+        serving.write("\0AUTH ANONYMOUS\r\nBEGIN\r\n")
+        let server = try serving.bus()
         var ok = [UInt8](repeating: 0, count: 64)
-        _ = read(fds[1], &ok, ok.count)  // "OK <guid>\r\n"
-        return (fds[1], try server!.get())
+        _ = read(serving.peer, &ok, ok.count)  // "OK <guid>\r\n"
+        return (serving.peer, server)
     }
 
     /// A `GSocketConnection *` owning `fd`; the test's reference goes in `tearDown` (a bus or
@@ -441,7 +415,7 @@ final class LocalBusTests: XCTestCase {
     @MainActor
     static func remoteError(_ body: @escaping @MainActor () async throws -> [Variant]) -> String? {
         do {
-            _ = try awaited(body)
+            _ = try runToEnd(body)
             return nil
         } catch let error as GLibError {
             return error.remoteDBusErrorName.map { "\($0): \(error.message)" }
@@ -464,21 +438,6 @@ enum PeerBusClient {
         }
         return opened.pointer
     }
-}
-
-/// Runs `body` on the loop to its end.
-@MainActor
-private func awaited<T>(_ body: @escaping @MainActor () async throws -> T) throws -> T {
-    var result: Result<T, any Error>?
-    Task { @MainActor in result = await outcome(body) }
-    spin(until: { result != nil })
-    return try result!.get()
-}
-
-/// What `body` returned or threw.
-@MainActor
-private func outcome<T>(_ body: @MainActor () async throws -> T) async -> Result<T, any Error> {
-    do { return .success(try await body()) } catch { return .failure(error) }
 }
 
 /// Text written on one thread and read on another.
@@ -550,5 +509,32 @@ final class RawPeer {
             return replies.count >= count
         })
         return replies
+    }
+}
+
+/// A socket pair whose first end is being served (`LocalBus.serve(over:)`) from the start;
+/// `peer` is the other end's descriptor (the test closes it, or hands it to a connection).
+@MainActor
+final class Serving {
+    let peer: Int32
+    private var outcome: Result<LocalBus, any Error>?
+
+    init() throws {
+        var fds: [Int32] = [0, 0]
+        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw POSIXError(.EMFILE) }
+        peer = fds[1]
+        let end = try LocalBusTests.connection(fds[0])
+        Task { @MainActor in self.outcome = await result { try await LocalBus.serve(over: end) } }
+    }
+
+    /// Writes `text` on the peer's end.
+    func write(_ text: String) {
+        _ = Array(text.utf8).withUnsafeBytes { Glibc.write(peer, $0.baseAddress, $0.count) }
+    }
+
+    /// The served end once its authentication has ended, or why it failed.
+    func bus() throws -> LocalBus {
+        spin(until: { outcome != nil })
+        return try outcome!.get()
     }
 }

@@ -154,15 +154,3 @@ final class LocalStreamTests: XCTestCase {
         return (try stream(fds[0]), try stream(fds[1]), (fds[0], fds[1]))
     }
 }
-
-/// Runs `body` on the loop to its end (failing the test past 20 s).
-@MainActor
-private func runToEnd<T>(_ body: @escaping @MainActor () async throws -> T) throws -> T {
-    var outcome: Result<T, any Error>?
-    Task { @MainActor in
-        do { outcome = .success(try await body()) } catch { outcome = .failure(error) }
-    }
-    spin(until: { outcome != nil })
-    guard let outcome else { throw CocoaError(.featureUnsupported) }
-    return try outcome.get()
-}

@@ -1,4 +1,5 @@
 import BatonLoop
+import BatonTestSupport
 import CGLib
 import Foundation
 import XCTest
@@ -72,9 +73,4 @@ final class GIOAsyncTests: XCTestCase {
             XCTAssertLessThanOrEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "no box of this test is left (an earlier test's may go meanwhile)")
         }
     }
-}
-
-@MainActor
-func result<T>(of body: @MainActor () async throws -> T) async -> Result<T, Error> {
-    do { return .success(try await body()) } catch { return .failure(error) }
 }

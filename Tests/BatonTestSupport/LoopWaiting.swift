@@ -31,3 +31,20 @@ public func drainIdle() {
     MainLoop.idle(priority: LoopPriority(LoopPriority.low.rawValue + 100)) { done = true }
     spin(until: { done })
 }
+
+/// What `body` returned, or the error it threw.
+@MainActor
+public func result<T>(of body: @MainActor () async throws -> T) async -> Result<T, any Error> {
+    do { return .success(try await body()) } catch { return .failure(error) }
+}
+
+/// Runs `body` on the loop to its end (failing the test past 20 s) and returns what it returned.
+@MainActor
+public func runToEnd<T>(_ body: @escaping @MainActor () async throws -> T, file: StaticString = #filePath,
+                        line: UInt = #line) throws -> T {
+    var outcome: Result<T, any Error>?
+    Task { @MainActor in outcome = await result(of: body) }
+    spin(until: { outcome != nil }, file: file, line: line)
+    guard let outcome else { throw CocoaError(.featureUnsupported) }
+    return try outcome.get()
+}

@@ -106,7 +106,7 @@ public final class AgentServer {
         Task { @MainActor [weak self] in
             defer { deadline.cancel() }
             guard let self else { return held.close() }
-            await Self.readable(fd)
+            await Readiness.readable(fd)
             var first: UInt8 = 0
             guard !timedOut, recv(fd, &first, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 1 else {
                 self.connections -= 1
@@ -149,21 +149,11 @@ public final class AgentServer {
             } else if n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK) {
                 return local.close()
             } else {
-                await Self.readable(fd)
+                await Readiness.readable(fd)
             }
         }
         guard !timedOut(), token.count == size else { return local.close() }
         agent.relay.connect(local, token: token.dropFirst())
-    }
-
-    /// Waits until `fd` is readable, hung up or failed.
-    private static func readable(_ fd: Int32) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            MainLoop.whenReadable(fd) {
-                continuation.resume()
-                return .stop
-            }
-        }
     }
 }
 

@@ -81,10 +81,7 @@ package final class LocalBus {
         if let connection { g_object_unref(UnsafeMutableRawPointer(connection)) }
     }
 
-    /// True while bytes the peer has not taken wait here (its socket is full: it does not read).
-    var hasUnsentOutput: Bool { output.count > outputStart }
-
-    /// Bytes waiting for the peer to take them.
+    /// Bytes waiting for the peer to take them (its socket is full: it has not read them yet).
     var unsentOutputBytes: Int { output.count - outputStart }
 
     /// Bytes held for writing, sent ones not yet given back included: `unsentOutputBytes` plus
@@ -239,7 +236,7 @@ package final class LocalBus {
     func writeRaw(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
         var written = 0
-        if !hasUnsentOutput {
+        if unsentOutputBytes == 0 {
             let n = Glibc.send(fd, bytes.baseAddress, bytes.count, Int32(MSG_DONTWAIT | MSG_NOSIGNAL))
             if n >= 0 {
                 written = n
@@ -266,7 +263,7 @@ package final class LocalBus {
             return .stop
         }
         outputStart += n
-        if hasUnsentOutput {
+        if unsentOutputBytes > 0 {
             // What was sent is given back as it goes, so only unsent bytes take memory.
             if outputStart >= Self.readChunk {
                 output.removeFirst(outputStart)

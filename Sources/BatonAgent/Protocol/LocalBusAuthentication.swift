@@ -1,3 +1,4 @@
+import BatonContinuity
 import BatonLoop
 import CGLib
 import Foundation
@@ -48,7 +49,7 @@ extension LocalBus {
 
     private func authenticateClient() async throws {
         while input.count - inputStart < 1 {
-            await readable()
+            await Readiness.readable(fd)
             guard readSome() else { throw Self.authenticationError("the client left during authentication") }
         }
         guard input[inputStart] == 0 else { throw Self.authenticationError("the client did not begin with a NUL byte") }
@@ -98,7 +99,7 @@ extension LocalBus {
             guard input.count - inputStart <= Self.maximumLineLength else {
                 throw Self.authenticationError("an authentication line over \(Self.maximumLineLength) bytes")
             }
-            await readable()
+            await Readiness.readable(fd)
             guard readSome() else {
                 throw Self.authenticationError("the connection ended during authentication (closed by the other side, or past the deadline)")
             }
@@ -107,17 +108,6 @@ extension LocalBus {
 
     func writeLine(_ line: String) {
         Array((line + "\r\n").utf8).withUnsafeBytes { writeRaw($0) }
-    }
-
-    /// Waits until the socket is readable, hung up or failed.
-    private func readable() async {
-        let fd = fd
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
-            MainLoop.whenReadable(fd) {
-                continuation.resume()
-                return .stop
-            }
-        }
     }
 
     static func authenticationError(_ message: String) -> GLibError {

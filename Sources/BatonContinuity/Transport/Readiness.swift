@@ -11,7 +11,7 @@ import Foundation
 /// there: the whole first TLS record (the ClientHello) before the handshake, the first bytes of
 /// D-Bus authentication before GDBus starts.
 @MainActor
-enum Readiness {
+package enum Readiness {
     /// The largest TLS record: 2^14 bytes of data plus 256 of expansion, and its header.
     static let maximumRecord = 5 + 16_384 + 256
 
@@ -33,14 +33,19 @@ enum Readiness {
     static func socket(_ fd: Int32, holds count: Int) async {
         var lowWater = Int32(count)
         setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowWater, socklen_t(MemoryLayout<Int32>.size))
+        await readable(fd)
+        lowWater = 1
+        setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowWater, socklen_t(MemoryLayout<Int32>.size))
+    }
+
+    /// Waits until `fd` is readable (a byte or more queued), hung up or failed.
+    package static func readable(_ fd: Int32) async {
         await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
             MainLoop.whenReadable(fd) {
                 continuation.resume()
                 return .stop
             }
         }
-        lowWater = 1
-        setsockopt(fd, SOL_SOCKET, SO_RCVLOWAT, &lowWater, socklen_t(MemoryLayout<Int32>.size))
     }
 
     /// Waits until `input` (a pollable stream, such as a TLS connection's) can be read without
