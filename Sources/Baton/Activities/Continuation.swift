@@ -55,13 +55,17 @@ extension Application {
     /// continued activity's `getContinuationStreams(completionHandler:)` reaches the
     /// originating activity. `completionHandler` runs once the continuation has finished, either
     /// way: after `didFailToContinue…`, or after `continue` and `whenContinued`.
+    ///
+    /// `fetchingPayload` runs on the main actor, as the continuation does: a fetch that waits
+    /// on the loop (a network call) starts and resumes on the loop's thread, without a round
+    /// trip through Swift's global executor on each side of the wait.
     public func continueUserActivity(
         ofType type: String, title: String? = nil, from origin: ContinuationOrigin = ContinuationOrigin(),
         timeout: Duration = Application.defaultContinuationTimeout,
         whenContinued: (@MainActor () async -> Void)? = nil,
         openingStreams: (@MainActor () async throws -> any ContinuationStreamChannel)? = nil,
         completionHandler: (@MainActor () -> Void)? = nil,
-        fetchingPayload: @escaping @Sendable () async throws -> Data
+        fetchingPayload: @escaping @MainActor () async throws -> Data
     ) {
         guard acceptsContinuation else {
             Logger(label: "baton").notice("continuation of \(type) dropped: the delegate refused to finish launching")
@@ -163,7 +167,7 @@ extension Application {
     /// a subclass's override is used) and restores it. Returns whether it did; a document that
     /// cannot be opened ends in `didFailToContinue…`.
     func continueAsDocument(_ activity: UserActivity, at url: URL) async -> Bool {
-        let (document, error) = await withCheckedContinuation { (done: CheckedContinuation<(Document?, (any Error)?), Never>) in
+        let (document, error) = await withLoopContinuation { (done: CheckedContinuation<(Document?, (any Error)?), Never>) in
             DocumentController.shared.openDocument(withContentsOf: url, display: true) { document, _, error in
                 done.resume(returning: (document, error))
             }

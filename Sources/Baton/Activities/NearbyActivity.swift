@@ -124,7 +124,6 @@ extension Application {
             return .inApp
         }
         let origin = ContinuationOrigin(teamIdentifier: activity.teamIdentifier, appID: activity.appID, deviceName: activity.device)
-        let fetch = SendableFetch(source: source, activity: activity)
         continueUserActivity(ofType: activity.activityType, title: activity.title, from: origin, timeout: timeout,
                              whenContinued: { [weak source] in
                                  if let source { await Application.confirmContinued(activity, through: source) }
@@ -134,7 +133,7 @@ extension Application {
                                  return try await source.openStreams(for: activity)
                              },
                              completionHandler: completionHandler,
-                             fetchingPayload: { try await fetch.run() })
+                             fetchingPayload: { [source] in try await source.fetchPayload(of: activity) })
         return .inApp
     }
 
@@ -144,7 +143,7 @@ extension Application {
     static func confirmContinued(_ activity: NearbyActivity, through source: any NearbyActivitySource) async {
         let bound = continuedAcknowledgementTimeout
         let log = Logger(label: "baton")
-        await withCheckedContinuation { (resume: CheckedContinuation<Void, Never>) in
+        await withLoopContinuation { (resume: CheckedContinuation<Void, Never>) in
             let wait = AcknowledgementWait(resume)
             let call = Task { @MainActor in
                 do {
@@ -182,11 +181,4 @@ private final class AcknowledgementWait {
         timer = nil
         resume.resume()
     }
-}
-
-/// The fetch of one nearby activity's payload, runnable from the continuation's task.
-private struct SendableFetch: @unchecked Sendable {
-    let source: any NearbyActivitySource
-    let activity: NearbyActivity
-    func run() async throws -> Data { try await source.fetchPayload(of: activity) }
 }

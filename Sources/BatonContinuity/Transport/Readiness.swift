@@ -40,7 +40,7 @@ package enum Readiness {
 
     /// Waits until `fd` is readable (a byte or more queued), hung up or failed.
     package static func readable(_ fd: Int32) async {
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withLoopContinuation { (continuation: CheckedContinuation<Void, Never>) in
             MainLoop.whenReadable(fd) {
                 continuation.resume()
                 return .stop
@@ -53,7 +53,7 @@ package enum Readiness {
     static func stream(_ input: UnsafeMutablePointer<GInputStream>) async {
         let pollable = OpaquePointer(input)
         guard g_pollable_input_stream_can_poll(pollable) != 0, g_pollable_input_stream_is_readable(pollable) == 0 else { return }
-        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+        await withLoopContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let box = ReadyBox { continuation.resume() }
             let source = g_pollable_input_stream_create_source(pollable, nil)!
             g_source_set_callback(source, unsafeBitCast(pollableReady, to: GSourceFunc.self), box.retainedOpaque(), CallbackBox.destroyNotify)
