@@ -226,21 +226,27 @@ public final class AgentConnection: NearbyActivitySource {
     }
 
     /// A new connection to the agent's socket (a `GSocketConnection *`, owned by the caller).
-    private func connectToSocket() async throws -> SendableHandle {
+    ///
+    /// A Unix socket connects at once or fails at once (no file, nobody listening, or the
+    /// agent's backlog full: `EAGAIN`), so the connect is made directly, in this turn of the
+    /// loop; a failure is retried as any. (GIO's `GSocketClient` would fail the same way, after
+    /// some loop turns: about a millisecond for a freshly started app.)
+    private func connectToSocket() throws -> SendableHandle {
         let address = g_unix_socket_address_new(socketPath)!
         defer { g_object_unref(UnsafeMutableRawPointer(address)) }
-        let client = g_socket_client_new()!
-        defer { g_object_unref(UnsafeMutableRawPointer(client)) }
-        let handles = (SendableHandle(OpaquePointer(client)), SendableHandle(OpaquePointer(address)))
-        return try await GIOAsync.call { cancellable, callback, userData in
-            g_socket_client_connect_async(UnsafeMutablePointer(handles.0.pointer), handles.1.pointer, cancellable, callback, userData)
-        } finish: { result, error in
-            g_socket_client_connect_finish(UnsafeMutablePointer(handles.0.pointer), result, error).map { SendableHandle(OpaquePointer($0)) }
+        var error: UnsafeMutablePointer<GError>?
+        guard let socket = g_socket_new(G_SOCKET_FAMILY_UNIX, G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_DEFAULT, &error) else {
+            throw GLibError(consuming: error!)
         }
+        defer { g_object_unref(UnsafeMutableRawPointer(socket)) }
+        g_socket_set_blocking(socket, 0)
+        guard g_socket_connect(socket, address, nil, &error) != 0 else { throw GLibError(consuming: error!) }
+        g_socket_set_blocking(socket, 1)
+        return SendableHandle(OpaquePointer(g_socket_connection_factory_create_connection(socket)))
     }
 
     private func joinAgent() async throws {
-        let connection = try await connectToSocket()
+        let connection = try connectToSocket()
         defer { g_object_unref(UnsafeMutableRawPointer(connection.pointer)) }  // the bus holds its own
         let bus = try await LocalBus.connect(over: connection.pointer, timeout: callTimeout)
         bus.export(path: AgentInterface.appPath, info: AgentInterface.appInfo) { [weak self] call in
@@ -431,7 +437,7 @@ public final class AgentConnection: NearbyActivitySource {
 
     /// A second connection to the agent's socket for a relayed stream: `S` and `token`.
     private func streamConnection(token: Data) async throws -> LocalStream {
-        let connection = try await connectToSocket()
+        let connection = try connectToSocket()
         let stream = LocalStream(connection.pointer)
         g_object_unref(UnsafeMutableRawPointer(connection.pointer))
         try await stream.writeRaw(Data([StreamRelay.marker]) + token)
