@@ -4,15 +4,16 @@ import Foundation
 
 /// The bench-mode app of the agent figures: an app joined to the agent at a socket.
 ///
-///     BatonBench --agent-app-mode SOCKET APP-ID TYPE[,TYPE…] [--advertise] [--exit-after-restore]
+///     BatonBench --agent-app-mode SOCKET APP-ID TYPE[,TYPE…]|- [--advertise] [--exit-after-restore]
 ///
-/// It declares the activity types `TYPE…` (team `BENCH`) and prints, on its standard output,
-/// `launched NS` from `applicationDidFinishLaunching`, `joined` each time it has joined the
-/// agent, and `restored NS TYPE` from `restoreUserActivityState` (NS: `CLOCK_MONOTONIC` in
+/// It declares the activity types `TYPE…` (team `BENCH`; `-`: the one it was launched to
+/// continue) and prints, on its standard output, `launched NS` from
+/// `applicationDidFinishLaunching`, `joined` each time it has joined the agent, and `restored NS TYPE` from `restoreUserActivityState` (NS: `CLOCK_MONOTONIC` in
 /// nanoseconds, comparable across processes). With `--advertise` it is active and its current
 /// activity is of the first type (with continuation streams, answered by `StreamServer`); a line `retype T` on its input makes an activity of type T
-/// current. With `--exit-after-restore` it ends a second after restoring (time for its
-/// `Continued` to reach the originating app). End of input ends it.
+/// current. With `--exit-after-restore` (an app the agent launches) it ends a second after
+/// restoring (time for its `Continued` to reach the originating app); otherwise end of input
+/// ends it.
 @MainActor
 enum AgentAppMode {
     static let team = "BENCH"
@@ -41,13 +42,17 @@ enum AgentAppMode {
 
     static func run(_ arguments: [String]) -> Never {
         guard arguments.count >= 3 else {
-            say("usage: BatonBench --agent-app-mode SOCKET APP-ID TYPE[,TYPE…] [--advertise] [--exit-after-restore]")
+            say("usage: BatonBench --agent-app-mode SOCKET APP-ID TYPE[,TYPE…]|- [--advertise] [--exit-after-restore]")
             exit(2)
         }
         let (socket, appID) = (arguments[0], arguments[1])
-        let types = arguments[2].split(separator: ",").map(String.init)
+        // `-`: the type the app was launched to continue (its launch environment), so an app
+        // the agent launched in an earlier round, still ending, does not take the next round's.
+        let launchedFor = ProcessInfo.processInfo.environment[LaunchEnvironment.continueActivityTypeVariable]
+        let types = arguments[2] == "-" ? launchedFor.map { [$0] } ?? [] : arguments[2].split(separator: ",").map(String.init)
         Application.shared.manifest = AppManifest(appID: appID, teamIdentifier: team, activityTypes: types)
-        let delegate = Delegate(exitAfterRestore: arguments.contains("--exit-after-restore"))
+        let exitAfterRestore = arguments.contains("--exit-after-restore")
+        let delegate = Delegate(exitAfterRestore: exitAfterRestore)
         Application.shared.delegate = delegate
         Application.shared.finishLaunching()
         var current: UserActivity?
@@ -67,7 +72,9 @@ enum AgentAppMode {
         }
         let connection = AgentConnection.join(socketPath: socket)
         connection.onJoined = { say("joined") }
-        let input = StandardInputLines(atEnd: { exit(0) }) { line in
+        // An app the agent launched has no input to end it (GIO gives it /dev/null): it ends
+        // after restoring, or when its agent ends it.
+        let input = StandardInputLines(atEnd: { if !exitAfterRestore { exit(0) } }) { line in
             if line.hasPrefix("retype ") { makeCurrent(String(line.dropFirst("retype ".count))) }
         }
         withExtendedLifetime((connection, delegate, streamServer, input)) { MainLoop.run() }

@@ -5,13 +5,13 @@ import Foundation
 
 /// The agent's figures (issue 10), from real processes on loopback: two `batond` (devices A and
 /// B), bench-mode apps joined to them (`AgentAppMode`), this process joined to B as the
-/// continuing app; an agent with a launcher (`AgentMode`, device L) for the launch figure; an
-/// app with an embedded node (`NodeMode`, device D) as the idle baseline. Every process started
+/// continuing app; an agent that launches an installed app (`AgentMode`, device L) for the
+/// launch figure; an app with an embedded node (`NodeMode`, device D) as the idle baseline. Every process started
 /// here is ended before `run` returns, also when it throws.
 @MainActor
 enum AgentBenchmarks {
     static let handoffs = 1_000
-    static let launches = 10
+    static let launches = 20
     static let appsForMemory = 16
     static let editing = "com.example.bench.editing"
     /// One type per launch round, and spare ones for rounds that fail (counted, not measured).
@@ -147,10 +147,20 @@ enum AgentBenchmarks {
         results.localPing = try localPings(socketPath: socket("B"))
         if relayOnly { return results }
 
-        // 2. Continuing into an app that is not running: agent L (with a launcher) starts it and
-        // hands it the activity when it joins. Each round A offers a new type, so no app of an
-        // earlier round (still ending) takes it. Beside: the same app started to
-        // didFinishLaunching (by this process, the same way), plus one warm continuation.
+        // 2. Continuing into an app that is not running: agent L starts it from its desktop entry
+        // (GIO's GDesktopAppInfo, as batond does) and hands it the activity when it joins. Each
+        // round A offers a new type, so no app of an earlier round (still ending) takes it.
+        // Beside: the same app spawned by this process directly (no desktop entry, no GIO: the
+        // smaller baseline) to didFinishLaunching, plus one warm continuation.
+        // The app is installed as a person's is (`baton app install`): its desktop entry and
+        // manifest in the bench's own XDG_DATA_HOME, its Exec this executable in app mode.
+        let manifestFile = root.appendingPathComponent("launched.plist")
+        let plist: [String: Any] = ["CFBundleIdentifier": PeerMode.manifest.appID, "BatonTeamIdentifier": AgentAppMode.team,
+                                    "NSUserActivityTypes": launchTypes]
+        try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: manifestFile)
+        _ = try AppInstaller.install(manifestFile: manifestFile,
+                                     exec: "\(executable.path) --agent-app-mode \(socket("L")) \(PeerMode.manifest.appID) - --exit-after-restore",
+                                     into: AppInstaller.dataHome(environment: environment))
         let agentL = try start("agent-L", executable, ["--agent-mode", socket("L"), folder("L"), addressA])
         let addressL = "127.0.0.1:" + (try agentL.waitForLine("ready ")).dropFirst("ready ".count)
         Application.shared.manifest = AppManifest(appID: "com.example.bench.continue", teamIdentifier: AgentAppMode.team)

@@ -3,9 +3,10 @@ import BatonContinuity
 import CGLib
 import Foundation
 
-/// The agent of the launch figure, hosted by this executable instead of `batond` because it
-/// needs a launcher (`BenchLauncher`) and `batond` here has none. It is the same library code
-/// as `batond` (`Agent` and `AgentServer`), started the same way:
+/// The agent of the launch figure: the same library code as `batond` (`Agent`, `AgentServer`
+/// and the `DesktopAppLauncher` over the XDG data dirs, where the bench installed its app),
+/// started the same way, hosted by this executable so that it can end the apps it launched
+/// when it stops (`batond` leaves them running, as a desktop's launcher does).
 ///
 ///     BatonBench --agent-mode SOCKET DEVICE-DIR [PEER-HOST:PORT…]
 ///
@@ -18,7 +19,12 @@ enum AgentMode {
             exit(2)
         }
         let socketPath = arguments[0], directory = URL(fileURLWithPath: arguments[1])
-        let launcher = BenchLauncher(socketPath: socketPath)
+        let launcher = DesktopAppLauncher(catalog: InstalledAppCatalog())
+        var launched: [pid_t] = []
+        launcher.onLaunched = { _, pid in launched.append(pid) }
+        func stopLaunched() {
+            for pid in launched where kill(pid, SIGKILL) == 0 { _ = waitpid(pid, nil, 0) }
+        }
         do {
             let peers = arguments.dropFirst(2).compactMap { PeerAddress($0) }
             let agent = try Agent(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory, staticPeers: peers)
@@ -32,12 +38,12 @@ enum AgentMode {
             withExtendedLifetime(input) { MainLoop.run() }
             server.stop()
             agent.stop()
-            launcher.stopAll()
+            stopLaunched()
             unlink(socketPath)
             exit(0)
         } catch {
             say("agent failed: \(error)")
-            launcher.stopAll()
+            stopLaunched()
             exit(1)
         }
     }

@@ -52,6 +52,7 @@ if CommandLine.arguments.contains("--relay") {
             let agent = try AgentBenchmarks.run(idleSeconds: 0, relayOnly: true)
             if agent.failures > 0 { say("\(agent.failures) continuations through the agents failed") }
             for figure in AgentBenchmarks.figures(agent, continuity: continuity, idleSeconds: 0).prefix(8) { say(figure.line()) }
+            say(MachineBenchmarks.figure().line())
             say(Figure(name: "continuation stream, 100 MB", value: percentile(continuity.streamThroughput, 50),
                        baselineName: "bare GIO TLS stream", baseline: percentile(continuity.bareThroughput, 50), unit: "MB/s",
                        aim: "higher is better").line())
@@ -181,8 +182,9 @@ for figure in continuityFigures { say(figure.line()) }
 for figure in agentFigures { say(figure.line()) }
 for note in agentNotes { say(note) }
 if !agentFigures.isEmpty {
-    say("(the launch figure's agent is BatonBench --agent-mode, the same Agent and AgentServer as batond, with a launcher of the"
-        + " bench's own that starts the bench app: batond has no launcher on this branch)")
+    say(MachineBenchmarks.figure().line())
+    say("(the launch figure's agent is BatonBench --agent-mode: the same Agent, AgentServer and DesktopAppLauncher as batond,"
+        + " launching the bench app from the desktop entry the bench installed, and ending it after)")
 }
 
 // The dispatchMain() baselines come last: dispatchMain() never returns, and gives the main

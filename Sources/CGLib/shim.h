@@ -63,4 +63,15 @@ static inline gboolean baton_source_remove(void) { return G_SOURCE_REMOVE; }
 #include <malloc.h>
 static inline size_t baton_heap_bytes_in_use(void) { return mallinfo2().uordblks; }
 
+// The CPUs the calling thread may run on, as a mask of the first 64 (0 when it cannot be read),
+// and setting them: the benchmarks' figure of what waking a thread on another CPU costs. Raw
+// system calls, as glibc declares sched_setaffinity only for _GNU_SOURCE.
+static inline unsigned long baton_thread_cpus(void) {
+    unsigned long mask = 0;
+    return syscall(SYS_sched_getaffinity, 0, sizeof mask, &mask) < 0 ? 0 : mask;
+}
+static inline int baton_set_thread_cpus(unsigned long mask) {
+    return (int)syscall(SYS_sched_setaffinity, 0, sizeof mask, &mask);
+}
+
 #endif
