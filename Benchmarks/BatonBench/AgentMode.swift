@@ -10,9 +10,41 @@ import Foundation
 ///
 ///     BatonBench --agent-mode SOCKET DEVICE-DIR [PEER-HOST:PORT…]
 ///
-/// It prints `ready PORT` once it listens; end of input stops it and every app it launched.
+/// It prints `ready PORT` once it listens. A line `launch ENTRY` on its input starts the app of
+/// the desktop entry file ENTRY through GIO, the way its launcher does, but only to
+/// `didFinishLaunching` (the launch figure's baseline, started from this small process as the
+/// agent's launches are). End of input stops it and every app it launched.
 @MainActor
 enum AgentMode {
+    /// Set in the environment of a baseline launch: the bench app ends once it has printed
+    /// `launched NS`.
+    static let exitAfterLaunchVariable = "BATON_BENCH_EXIT_AFTER_LAUNCH"
+
+    /// Starts the app of `entry` with `exitAfterLaunchVariable` set; its process ID, or nil
+    /// (said on the output) when GIO could not.
+    private static func launchToFinish(entry: String) -> pid_t? {
+        guard let info = g_desktop_app_info_new_from_filename(entry) else {
+            say("launch failed: \(entry) is not a launchable desktop entry")
+            return nil
+        }
+        defer { g_object_unref(UnsafeMutableRawPointer(info)) }
+        let context = g_app_launch_context_new()!
+        defer { g_object_unref(UnsafeMutableRawPointer(context)) }
+        g_app_launch_context_setenv(context, exitAfterLaunchVariable, "1")
+        var pid: pid_t = 0
+        var error: UnsafeMutablePointer<GError>?
+        let launched = withUnsafeMutablePointer(to: &pid) { pidPointer in
+            g_desktop_app_info_launch_uris_as_manager(info, nil, context, G_SPAWN_SEARCH_PATH, nil, nil,
+                                                      { _, pid, data in data!.assumingMemoryBound(to: pid_t.self).pointee = pid },
+                                                      pidPointer, &error)
+        }
+        guard launched != 0 else {
+            say("launch failed: \(GLibError(consuming: error!).message)")
+            return nil
+        }
+        return pid
+    }
+
     static func run(_ arguments: [String]) -> Never {
         guard arguments.count >= 2 else {
             say("usage: BatonBench --agent-mode SOCKET DEVICE-DIR [PEER-HOST:PORT…]")
@@ -33,7 +65,10 @@ enum AgentMode {
             let socket = try AgentListeningSocket.bind(socketPath)
             let server = try AgentServer(listeningSocket: socket, agent: agent)
             g_object_unref(UnsafeMutableRawPointer(socket))
-            let input = StandardInputLines(atEnd: { MainLoop.quit() }) { _ in }
+            let input = StandardInputLines(atEnd: { MainLoop.quit() }) { line in
+                guard line.hasPrefix("launch ") else { return }
+                if let pid = launchToFinish(entry: String(line.dropFirst("launch ".count))) { launched.append(pid) }
+            }
             say("ready \(agent.node.port ?? 0)")
             withExtendedLifetime(input) { MainLoop.run() }
             server.stop()
