@@ -8,13 +8,14 @@ import Foundation
 ///
 /// It declares the activity types `TYPE…` (team `BENCH`; `-`: the one it was launched to
 /// continue) and prints, on its standard output, `launched NS` from
-/// `applicationDidFinishLaunching`, `joined` each time it has joined the agent, and `restored NS TYPE` from `restoreUserActivityState` (NS: `CLOCK_MONOTONIC` in
-/// nanoseconds, comparable across processes); with `BATON_BENCH_EXIT_AFTER_LAUNCH=1` it ends
-/// right after `launched`. With `--advertise` it is active and its current
-/// activity is of the first type (with continuation streams, answered by `StreamServer`); a line `retype T` on its input makes an activity of type T
-/// current. With `--exit-after-restore` (an app the agent launches) it ends a second after
-/// restoring (time for its `Continued` to reach the originating app); otherwise end of input
-/// ends it.
+/// `applicationDidFinishLaunching`, `joined` each time it has joined the agent, and
+/// `restored NS TYPE` from `restoreUserActivityState` (NS: `CLOCK_MONOTONIC` in nanoseconds,
+/// comparable across processes); with `BATON_BENCH_EXIT_AFTER_LAUNCH=1` it ends right after
+/// `launched`. With `--advertise` it is active and its current activity is of the first type
+/// (with continuation streams, answered by `StreamServer`); a line `retype T` on its input
+/// makes an activity of type T current. With `--exit-after-restore` (an app the agent launches)
+/// it ends a second after restoring (time for its `Continued` to reach the originating app);
+/// otherwise end of input ends it.
 @MainActor
 enum AgentAppMode {
     static let team = "BENCH"

@@ -6,8 +6,8 @@ import Foundation
 /// The agent's figures (issue 10), from real processes on loopback: two `batond` (devices A and
 /// B), bench-mode apps joined to them (`AgentAppMode`), this process joined to B as the
 /// continuing app; an agent that launches an installed app (`AgentMode`, device L) for the
-/// launch figure; an app with an embedded node (`NodeMode`, device D) as the idle baseline. Every process started
-/// here is ended before `run` returns, also when it throws.
+/// launch figure; an app with an embedded node (`NodeMode`, device D) as the idle baseline.
+/// Every process started here is ended before `run` returns, also when it throws.
 @MainActor
 enum AgentBenchmarks {
     static let handoffs = 1_000
@@ -161,9 +161,9 @@ enum AgentBenchmarks {
         let plist: [String: Any] = ["CFBundleIdentifier": PeerMode.manifest.appID, "BatonTeamIdentifier": AgentAppMode.team,
                                     "NSUserActivityTypes": launchTypes]
         try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0).write(to: manifestFile)
-        let installed = try AppInstaller.install(manifestFile: manifestFile,
-                                     exec: "\(executable.path) --agent-app-mode \(socket("L")) \(PeerMode.manifest.appID) - --exit-after-restore",
-                                     into: AppInstaller.dataHome(environment: environment))
+        let installed = try AppInstaller.install(
+            manifestFile: manifestFile, exec: "\(executable.path) --agent-app-mode \(socket("L")) \(PeerMode.manifest.appID) - --exit-after-restore",
+            into: AppInstaller.dataHome(environment: environment))
         let agentL = try start("agent-L", executable, ["--agent-mode", socket("L"), folder("L"), addressA])
         let addressL = "127.0.0.1:" + (try agentL.waitForLine("ready ")).dropFirst("ready ".count)
         Application.shared.manifest = AppManifest(appID: "com.example.bench.continue", teamIdentifier: AgentAppMode.team)

@@ -54,8 +54,13 @@ enum AgentMode {
         let launcher = DesktopAppLauncher(catalog: InstalledAppCatalog())
         var launched: [pid_t] = []
         launcher.onLaunched = { _, pid in launched.append(pid) }
+        // GIO's spawn detaches the apps (they are not this process's children): each one still
+        // running is killed, checked to be a bench app first, as its process ID may be reused.
         func stopLaunched() {
-            for pid in launched where kill(pid, SIGKILL) == 0 { _ = waitpid(pid, nil, 0) }
+            for pid in launched {
+                let command = (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8)) ?? ""
+                if command.contains("--agent-app-mode") { kill(pid, SIGKILL) }
+            }
         }
         do {
             let peers = arguments.dropFirst(2).compactMap { PeerAddress($0) }
