@@ -43,7 +43,8 @@ final class ReadinessTests: XCTestCase {
                 XCTAssertTrue(onMainThread)
                 XCTAssertEqual(read(pair[0], &byte, 1), 1)
             }
-            XCTAssertEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "a wait's source is left")
+            // At most as many as before: an earlier test's sources may have gone meanwhile.
+            XCTAssertLessThanOrEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "a wait's source is left")
         }
     }
 }
