@@ -231,7 +231,7 @@ public final class AgentConnection: NearbyActivitySource {
     /// agent's backlog full: `EAGAIN`), so the connect is made directly, in this turn of the
     /// loop; a failure is retried as any. (GIO's `GSocketClient` would fail the same way, after
     /// some loop turns: about a millisecond for a freshly started app.)
-    private func connectToSocket() throws -> SendableHandle {
+    private func connectToSocket() throws -> OpaquePointer {
         let address = g_unix_socket_address_new(socketPath)!
         defer { g_object_unref(UnsafeMutableRawPointer(address)) }
         var error: UnsafeMutablePointer<GError>?
@@ -242,13 +242,13 @@ public final class AgentConnection: NearbyActivitySource {
         g_socket_set_blocking(socket, 0)
         guard g_socket_connect(socket, address, nil, &error) != 0 else { throw GLibError(consuming: error!) }
         g_socket_set_blocking(socket, 1)
-        return SendableHandle(OpaquePointer(g_socket_connection_factory_create_connection(socket)))
+        return OpaquePointer(g_socket_connection_factory_create_connection(socket))
     }
 
     private func joinAgent() async throws {
         let connection = try connectToSocket()
-        defer { g_object_unref(UnsafeMutableRawPointer(connection.pointer)) }  // the bus holds its own
-        let bus = try await LocalBus.connect(over: connection.pointer, timeout: callTimeout)
+        defer { g_object_unref(UnsafeMutableRawPointer(connection)) }  // the bus holds its own
+        let bus = try await LocalBus.connect(over: connection, timeout: callTimeout)
         bus.export(path: AgentInterface.appPath, info: AgentInterface.appInfo) { [weak self] call in
             guard let self else { return call.fail(AgentInterface.ErrorName.appFailed, "the app is leaving") }
             self.answer(call)
@@ -438,8 +438,8 @@ public final class AgentConnection: NearbyActivitySource {
     /// A second connection to the agent's socket for a relayed stream: `S` and `token`.
     private func streamConnection(token: Data) async throws -> LocalStream {
         let connection = try connectToSocket()
-        let stream = LocalStream(connection.pointer)
-        g_object_unref(UnsafeMutableRawPointer(connection.pointer))
+        let stream = LocalStream(connection)
+        g_object_unref(UnsafeMutableRawPointer(connection))
         try await stream.writeRaw(Data([StreamRelay.marker]) + token)
         return stream
     }

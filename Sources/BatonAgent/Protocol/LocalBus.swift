@@ -10,9 +10,9 @@ import Logging
 /// It speaks the D-Bus wire protocol (SASL authentication, then messages that GDBus encodes and
 /// decodes: `g_dbus_message_to_blob`, `g_dbus_message_new_from_blob`), so any D-Bus library in
 /// peer-to-peer mode can talk to the agent, but it moves the bytes itself: a message is written
-/// by the call that sends it and read by the loop's watch on the socket. GDBus's connection would pass every
-/// message through its worker thread and back to the loop on both sides; on this hop, which
-/// every continuation crosses, that cost more than the round trip itself.
+/// by the call that sends it and read by the loop's watch on the socket. GDBus's connection
+/// would pass every message through its worker thread and back to the loop on both sides; on
+/// this hop, which every continuation crosses, that cost more than the round trip itself.
 ///
 /// Bounded as a link is: a message whose fixed header announces a body over
 /// `maximumMessageBody` or header fields over `maximumHeaderFields` closes the connection
@@ -246,8 +246,8 @@ package final class LocalBus {
         }
         guard written < bytes.count else { return }
         output.append(contentsOf: bytes[written...])
-        if output.count - outputStart > Self.maximumQueuedOutput {
-            return refuse("the other side does not read what is sent to it (\(output.count - outputStart) bytes waiting)")
+        if unsentOutputBytes > Self.maximumQueuedOutput {
+            return refuse("the other side does not read what is sent to it (\(unsentOutputBytes) bytes waiting)")
         }
         if writeWatch == nil { writeWatch = MainLoop.whenWritable(fd) { [weak self] in self?.flush() ?? .stop } }
     }
