@@ -49,3 +49,58 @@ public func withThrowingLoopContinuation<T: Sendable>(onCancel: @escaping @Senda
         }, onCancel: onCancel)
     }
 }
+
+extension Task where Failure == Never {
+    /// `value`, waited for on the loop: when the task ends, the waiting task resumes on the loop
+    /// thread (see `withLoopContinuation`) instead of first on a thread of Swift's pool, which
+    /// `await task.value` would wake (and with it libdispatch's once-a-second pool monitor, for
+    /// the rest of the process's life).
+    @MainActor
+    public func loopValue() async -> Success {
+        await withTaskExecutorPreference(LoopTaskExecutor.shared) { @MainActor in await value }
+    }
+}
+
+extension Task where Failure == any Error {
+    /// `value`, waited for on the loop (see `Task<_, Never>.loopValue()`).
+    @MainActor
+    public func loopValue() async throws -> Success {
+        try await withTaskExecutorPreference(LoopTaskExecutor.shared) { @MainActor in try await value }
+    }
+}
+
+/// Waits `duration` on a loop timer, or until the task is cancelled: `Task.sleep` without
+/// Swift's pool, whose timers libdispatch runs on a thread of its own.
+@MainActor
+public func loopSleep(for duration: Duration) async {
+    let wait = LoopSleep()
+    await withTaskCancellationHandler(operation: { @MainActor in
+        await withLoopContinuation { (resume: CheckedContinuation<Void, Never>) in
+            wait.start(duration, resume)
+        }
+    }, onCancel: {
+        DispatchQueue.main.async { MainActor.assumeIsolated { wait.end() } }
+    })
+}
+
+/// One `loopSleep`: it ends once, by its timer or by cancellation.
+@MainActor
+private final class LoopSleep: Sendable {
+    private var resume: CheckedContinuation<Void, Never>?
+    private var timer: LoopSource?
+    private var cancelled = false
+
+    func start(_ duration: Duration, _ resume: CheckedContinuation<Void, Never>) {
+        self.resume = resume
+        if cancelled { return end() }
+        timer = MainLoop.after(duration) { [weak self] in self?.end() }
+    }
+
+    func end() {
+        cancelled = true
+        timer?.cancel()
+        timer = nil
+        resume?.resume()
+        resume = nil
+    }
+}

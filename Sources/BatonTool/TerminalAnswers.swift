@@ -1,4 +1,5 @@
 import BatonContinuity
+import BatonLoop
 import Foundation
 
 /// Answers typed on standard input, one line per question, read through a GLib watch on the
@@ -40,7 +41,7 @@ final class TerminalAnswers {
         questionCount += 1
         let id = questionCount
         return await withTaskCancellationHandler {
-            await withCheckedContinuation { continuation in
+            await withLoopContinuation { continuation in
                 waiter = (id, continuation)
                 watch()
             }

@@ -127,6 +127,9 @@ final class AgentPairingTests: AgentTestCase {
                         readerB.output)
         XCTAssertEqual(readerA.waitForExit(timeout: 30), 0, readerA.output)
         XCTAssertTrue(readerA.output.contains("userActivityWasContinued"), readerA.output)
+        // The window, the desktop's answer and the handoff ran on A's loop: no thread of Swift's pool.
+        XCTAssertEqual(swiftPoolThreads(of: agentA), [], agentA.output)
+        XCTAssertEqual(swiftPoolThreads(of: agentB), [], agentB.output)
     }
 
     /// While a request waits unanswered on the desktop, A's agent goes on with its other work:

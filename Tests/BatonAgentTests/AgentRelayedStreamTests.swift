@@ -5,13 +5,13 @@ import XCTest
 /// Continuation streams relayed by two agents (`batond`, static peers on loopback): answers of
 /// every size around the relay's frames (64 KiB), its turns (256 KiB) and TLS records (16 KiB)
 /// arrive whole, in order and ended; and when one end breaks, the other end's read fails,
-/// never ends as if the stream were whole.
+/// never ends as if the stream were whole. All of it runs on each agent's loop, none on Swift's pool.
 final class AgentRelayedStreamTests: AgentTestCase {
     /// One continued activity, then one stream per size, each read to its end by B's app and
     /// checked byte by byte (`pattern intact`): nothing lost, doubled or reordered where
     /// frames, TLS records or the relay's reads split the bytes.
     func testStreamsOfEverySizeAroundTheFramesComeThroughWholeAndEnd() throws {
-        let (_, _, _) = try twoLinkedAgents()
+        let (agentA, agentB, _) = try twoLinkedAgents()
         let probe = productURL("DeviceProbe").path
         let offering = try start(probe, ["unused", "--ok", "--streams", "--agent", socket("a.sock")])
         XCTAssertNotNil(offering.waitForLine(containing: "joined the agent"), offering.output)
@@ -27,6 +27,9 @@ final class AgentRelayedStreamTests: AgentTestCase {
         }
         XCTAssertFalse(continuing.output.contains("stream failed"), continuing.output)
         XCTAssertFalse(continuing.output.contains("wrong byte"), continuing.output)
+        // Links, a continuation and its streams, all on each agent's loop: no thread of Swift's pool.
+        XCTAssertEqual(swiftPoolThreads(of: agentA), [], "device A's agent")
+        XCTAssertEqual(swiftPoolThreads(of: agentB), [], "device B's agent")
     }
 
     /// The offering app dies half way through a 16 MB answer: its agent sees its connection

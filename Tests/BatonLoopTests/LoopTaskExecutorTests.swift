@@ -105,6 +105,81 @@ final class LoopTaskExecutorTests: XCTestCase {
     }
 }
 
+extension LoopTaskExecutorTests {
+    /// A task awaiting another's value with `loopValue()` goes on in the loop's next iteration
+    /// once the other ends, on the main thread: it is not resumed on a thread of Swift's pool
+    /// first, as `await task.value` resumes it.
+    func testATaskAwaitingAnothersLoopValueGoesOnInTheLoopsNextIterations() {
+        MainActor.assumeIsolated {
+            for round in 0..<20 {
+                var release: CheckedContinuation<Void, Never>?
+                let awaited = Task { @MainActor in
+                    await withLoopContinuation { release = $0 }
+                    return round
+                }
+                var waiting = false, got: Int?, onMainThread = false
+                Task { @MainActor in
+                    waiting = true
+                    got = await awaited.loopValue()
+                    onMainThread = Thread.isMainThread
+                }
+                spin(until: { waiting && release != nil })
+                while MainLoop.context.iterate(mayBlock: false) {}  // both wait; nothing else is pending
+                var iterations: Int?
+                MainLoop.idle {
+                    release?.resume()
+                    var count = 0
+                    while got == nil && count < 4 {
+                        MainLoop.context.iterate(mayBlock: false)
+                        count += 1
+                    }
+                    iterations = got == nil ? 0 : count
+                }
+                spin(until: { iterations != nil && got != nil })
+                XCTAssertEqual(got, round)
+                XCTAssertTrue(onMainThread)
+                XCTAssertNotEqual(iterations, 0, "round \(round): the waiting task did not go on within 4 iterations of the loop")
+            }
+        }
+    }
+
+    /// `loopSleep` ends once its time has passed, not before; cancelling the task ends it at
+    /// once; nothing of either wait is left.
+    func testLoopSleepEndsAfterItsTimeOrWhenCancelled() {
+        MainActor.assumeIsolated {
+            let boxesBefore = LoopDiagnostics.liveCallbackBoxes
+            var slept: Duration?
+            Task { @MainActor in
+                let start = ContinuousClock.now
+                await loopSleep(for: .milliseconds(30))
+                slept = ContinuousClock.now - start
+            }
+            spin(until: { slept != nil })
+            XCTAssertGreaterThanOrEqual(slept ?? .zero, .milliseconds(30), "the sleep ended before its time")
+
+            var ended = false
+            let long = Task { @MainActor in
+                await loopSleep(for: .seconds(3600))
+                ended = true
+            }
+            MainLoop.idle { long.cancel() }
+            spin(until: { ended })
+            XCTAssertTrue(ended)
+            // Cancelled before it starts: it does not wait at all.
+            var endedAtOnce = false
+            let cancelledFirst = Task { @MainActor in
+                withUnsafeCurrentTask { $0?.cancel() }
+                await loopSleep(for: .seconds(3600))
+                endedAtOnce = true
+            }
+            spin(until: { endedAtOnce })
+            _ = cancelledFirst
+            spin(until: { true })
+            XCTAssertLessThanOrEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "a sleep's timer is left")
+        }
+    }
+}
+
 /// A main-actor task waiting in `withLoopContinuation` (it is waiting once `init` returns),
 /// and whether it has run on since `resume()`.
 @MainActor

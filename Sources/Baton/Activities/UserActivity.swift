@@ -1,3 +1,4 @@
+import BatonLoop
 import Foundation
 import Logging
 
@@ -101,14 +102,14 @@ public final class UserActivity {
 
     /// The `async` form of `deleteSavedUserActivities(withPersistentIdentifiers:completionHandler:)`.
     public static func deleteSavedUserActivities(withPersistentIdentifiers persistentIdentifiers: [UserActivityPersistentIdentifier]) async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        await withLoopContinuation { (done: CheckedContinuation<Void, Never>) in
             deleteSavedUserActivities(withPersistentIdentifiers: persistentIdentifiers) { done.resume() }
         }
     }
 
     /// The `async` form of `deleteAllSavedUserActivities(completionHandler:)`.
     public static func deleteAllSavedUserActivities() async {
-        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+        await withLoopContinuation { (done: CheckedContinuation<Void, Never>) in
             deleteAllSavedUserActivities { done.resume() }
         }
     }

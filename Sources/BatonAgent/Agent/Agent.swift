@@ -257,7 +257,7 @@ public final class Agent {
             switch call.method {
             case "FetchPayload":
                 if let app, let prefetch = takePrefetch(of: activity, for: app) {
-                    return call.reply([.bytes(try await prefetch.fetch.value)])
+                    return call.reply([.bytes(try await prefetch.fetch.loopValue())])
                 }
                 call.reply([.bytes(try await node.fetchPayload(of: activity))])
             case "Continued":

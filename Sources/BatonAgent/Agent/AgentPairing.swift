@@ -171,7 +171,7 @@ public final class AgentPairing {
             }
         }
         let confirmed = await withTaskCancellationHandler {
-            await withCheckedContinuation { questions[id] = $0 }
+            await withLoopContinuation { questions[id] = $0 }
         } onCancel: {
             Task { @MainActor [weak self] in self?.settle(id, false) }
         }

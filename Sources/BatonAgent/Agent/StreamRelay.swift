@@ -53,10 +53,13 @@ final class StreamRelay {
         let key = ObjectIdentifier(local)
         running[key] = local
         Task { @MainActor [weak self] in
-            async let up: Void = Self.copy(from: local, to: channel)
-            async let down: Void = Self.copy(from: channel, to: local)
-            let failed = await (up, down)
-            _ = failed
+            // With the loop preferred, the two copies and the wait for them stay on the loop
+            // thread (a child task would otherwise start, and its end resume this one, on Swift's pool).
+            await withTaskExecutorPreference(LoopTaskExecutor.shared) { @MainActor in
+                async let up: Void = Self.copy(from: local, to: channel)
+                async let down: Void = Self.copy(from: channel, to: local)
+                _ = await (up, down)
+            }
             channel.close()
             local.close()
             self?.running[key] = nil

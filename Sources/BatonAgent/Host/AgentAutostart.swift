@@ -97,7 +97,7 @@ public enum AgentAutostart {
 
     /// The first byte on `fd`, or its end, or the deadline: whichever comes first, on the loop.
     private static func waitForReadyByte(_ fd: Int32, timeout: Duration) async -> ReadyOutcome {
-        await withCheckedContinuation { (resume: CheckedContinuation<ReadyOutcome, Never>) in
+        await withLoopContinuation { (resume: CheckedContinuation<ReadyOutcome, Never>) in
             var finished = false
             var watch: LoopSource?
             var deadline: LoopSource?

@@ -52,7 +52,7 @@ final class NotificationServerLink {
             let deadline = MainLoop.after(timeout) { attempt.cancel() }
             defer { deadline.cancel() }
             do {
-                let opened = try await attempt.value
+                let opened = try await attempt.loopValue()
                 guard let self, self.running else { return opened.close() }
                 self.attach(opened)
             } catch {

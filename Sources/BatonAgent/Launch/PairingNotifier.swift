@@ -107,7 +107,7 @@ public final class PairingNotifier {
             return nil
         }
         let answer = await withTaskCancellationHandler {
-            await withCheckedContinuation { waiting[id] = $0 }
+            await withLoopContinuation { waiting[id] = $0 }
         } onCancel: {
             Task { @MainActor [weak self] in
                 guard let self, self.resolve(id, nil) else { return }

@@ -145,7 +145,7 @@ extension ContinuityNode {
         }
         defer { deadline.cancel() }
         do {
-            return try await opening.value
+            return try await opening.loopValue()
         } catch {
             if timedOut {
                 throw CocoaError(.userActivityRemoteApplicationTimedOut, userInfo: [NSLocalizedDescriptionKey:

@@ -1,3 +1,5 @@
+import BatonLoop
+
 /// The wait of a pairing after the code is shown: the person's answer on this device, and the
 /// other device's next message, whichever comes first. A "no" on either side ends it at once,
 /// so neither person is left with a question the other side has already answered.
@@ -19,10 +21,10 @@ enum ConfirmationRace {
         let remoteTask = Task { @MainActor () -> Result<PairingMessage, PairingError> in
             do throws(PairingError) { return .success(try await remote()) } catch { return .failure(error) }
         }
-        let first = await withCheckedContinuation { (continuation: CheckedContinuation<First, Never>) in
+        let first = await withLoopContinuation { (continuation: CheckedContinuation<First, Never>) in
             let once = ResumeOnce(continuation)
-            Task { @MainActor in once.resume(.local(await localTask.value)) }
-            Task { @MainActor in once.resume(.remote(await remoteTask.value)) }
+            Task { @MainActor in once.resume(.local(await localTask.loopValue())) }
+            Task { @MainActor in once.resume(.remote(await remoteTask.loopValue())) }
         }
         return (first, localTask, remoteTask)
     }

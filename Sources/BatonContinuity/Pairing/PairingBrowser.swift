@@ -33,7 +33,7 @@ public final class PairingBrowser {
     /// Fails when no avahi-daemon answers.
     public static func find(within time: Duration = .seconds(10)) async -> Result<[PeerAddress], PairingError> {
         let browser = PairingBrowser()
-        let result = await withCheckedContinuation { continuation in
+        let result = await withLoopContinuation { continuation in
             browser.waiter = continuation
             browser.start(within: time)
         }

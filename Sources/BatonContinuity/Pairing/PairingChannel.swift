@@ -72,7 +72,7 @@ final class PairingChannel {
             }
         }
         let deadline = MainLoop.after(handshakeDeadline) { opening.cancel() }
-        let opened = await opening.value
+        let opened = await opening.loopValue()
         deadline.cancel()
         let connection: UnsafeMutablePointer<GSocketConnection>
         switch opened {

@@ -91,7 +91,7 @@ public final class PairingListener {
         if !ready.isEmpty { return ready.removeFirst() }
         if closed { return nil }
         precondition(taker == nil, "PairingListener.accept() called while another accept() waits")
-        return await withCheckedContinuation { taker = $0 }
+        return await withLoopContinuation { taker = $0 }
     }
 
     private func startWatching() {

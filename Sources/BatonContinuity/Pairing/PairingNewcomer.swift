@@ -82,7 +82,7 @@ public final class PairingNewcomer {
             throw .declinedHere
         case .local(true):
             try await channel.send(.verdict(true, name: name))
-            answer = await race.remote.value
+            answer = await race.remote.loopValue()
         case .remote(let result):
             race.local.cancel()
             answer = result

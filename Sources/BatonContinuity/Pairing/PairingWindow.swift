@@ -98,7 +98,7 @@ public final class PairingWindow {
                 Task { @MainActor [weak self] in await self?.handle(channel) }
             }
         }
-        if outcome == nil { await withCheckedContinuation { finished = $0 } }
+        if outcome == nil { await withLoopContinuation { finished = $0 } }
         return outcome!
     }
 
@@ -147,9 +147,9 @@ public final class PairingWindow {
             starting = true
             // A timer that ends with the window (`finish` cancels it).
             let rest = attemptSpacing - (ContinuousClock.now - last)
-            let wait = Task { _ = try? await Task.sleep(for: rest) }
+            let wait = Task { @MainActor in await loopSleep(for: rest) }
             spacing = wait
-            await wait.value
+            await wait.loopValue()
             spacing = nil
             starting = false
             guard outcome == nil else {
@@ -162,7 +162,7 @@ public final class PairingWindow {
             await self.pair(channel, newcomerTypes: theyType)
         }
         session = (channel, task)
-        await task.value
+        await task.loopValue()
     }
 
     /// One session from the commitment on.
@@ -214,13 +214,13 @@ public final class PairingWindow {
             race.remote.cancel()
             throw .declinedHere
         case .local(true):
-            verdict = await race.remote.value
+            verdict = await race.remote.loopValue()
         case .remote(let result):
             verdict = result
             if case .success(.verdict(true, _)) = result {
                 // The window's end cancels this task: the question goes with it.
                 let local = race.local
-                guard await withTaskCancellationHandler(operation: { await local.value }, onCancel: { local.cancel() }) else {
+                guard await withTaskCancellationHandler(operation: { @MainActor in await local.loopValue() }, onCancel: { local.cancel() }) else {
                     try? await channel.send(.grant(ok: false, grant: Data(), reason: "not confirmed on the other device"))
                     throw .declinedHere
                 }

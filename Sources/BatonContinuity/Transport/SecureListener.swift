@@ -163,7 +163,7 @@ public final class SecureListener {
             next = .failure(.closed)
         } else {
             precondition(taker == nil, "SecureListener.accept() called while another accept() waits")
-            next = await withCheckedContinuation { taker = $0 }
+            next = await withLoopContinuation { taker = $0 }
         }
         return try next.get()
     }
