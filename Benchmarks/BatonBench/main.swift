@@ -5,6 +5,8 @@
 //     BatonBench --agent-only [--idle-seconds N]   (the agent's figures alone, without their embedded baselines)
 //     BatonBench --relay   (warm continuations and streams through agents, beside embedded nodes: issue 10's speed aims,
 //                           with each process's thread wake-ups per warm continuation; BATON_BENCH_THREADS=1 splits them by thread)
+//     BatonBench --relay-runs N   (--relay N times, each in its own process: per figure the median and range of value,
+//                                  baseline and ratio over the runs, and in how many runs the ratio met its aim)
 //     BatonBench --gtk-only  (the GTK focus figure alone: a child on the bench's own Xvfb; built only with GTK 4)
 import Baton
 import Foundation
@@ -41,6 +43,10 @@ if CommandLine.arguments.contains("--gtk-only") {  // the GTK figure alone
 if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/callgrind, no figures
     MainActor.assumeIsolated { for _ in 0..<20 { _ = ActivityBenchmarks.payloadCoding() } }
     exit(0)
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--relay-runs") {
+    RelayRuns.run(CommandLine.arguments.dropFirst(index + 1).first.flatMap { Int($0) }.map { max(1, $0) } ?? 5)
 }
 
 if CommandLine.arguments.contains("--relay") {
