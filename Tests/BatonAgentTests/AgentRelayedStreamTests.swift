@@ -27,9 +27,13 @@ final class AgentRelayedStreamTests: AgentTestCase {
         }
         XCTAssertFalse(continuing.output.contains("stream failed"), continuing.output)
         XCTAssertFalse(continuing.output.contains("wrong byte"), continuing.output)
-        // Links, a continuation and its streams, all on each agent's loop: no thread of Swift's pool.
+        // Links, a continuation and its streams, all on each agent's loop, and in each app on its
+        // loop too (B's reads its stream with `for try await` on the main actor): no thread of
+        // Swift's pool anywhere.
         XCTAssertEqual(swiftPoolThreads(of: agentA), [], "device A's agent")
         XCTAssertEqual(swiftPoolThreads(of: agentB), [], "device B's agent")
+        XCTAssertEqual(swiftPoolThreads(of: offering), [], "the app on A")
+        XCTAssertEqual(swiftPoolThreads(of: continuing), [], "the app on B, reading with for try await")
     }
 
     /// The offering app dies half way through a 16 MB answer: its agent sees its connection

@@ -72,9 +72,9 @@ class AgentTestCase: XCTestCase {
     func socket(_ name: String) -> String { root.appendingPathComponent(name).path }
 
     /// The threads libdispatch started in `process` for Swift's global pool (named after their
-    /// queue: `…-qos`, `…-qos.overcommit`). The agent runs everything on its loop; once such a
-    /// thread exists, libdispatch's pool monitor wakes the process every second for the rest of
-    /// its life, so an idle agent would not be idle.
+    /// queue: `…-qos`, `…-qos.overcommit`). The agent, and Baton's side of an app, run everything
+    /// on their loop; once such a thread exists, libdispatch's pool monitor wakes the process
+    /// every second for the rest of its life, so an idle agent or app would not be idle.
     func swiftPoolThreads(of process: RunningProcess) -> [String] {
         let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")) ?? []
         return tasks.compactMap { task in

@@ -32,6 +32,7 @@ extension ContinuationStreamChannel {
 /// writing (handoff-programming-guide, "Using Continuation Streams").
 public final class ContinuationInputStream: AsyncSequence, Sendable {
     public typealias Element = Data
+    public typealias Failure = any Error
     let channel: any ContinuationStreamChannel
 
     init(channel: any ContinuationStreamChannel) { self.channel = channel }
@@ -59,9 +60,20 @@ public final class ContinuationInputStream: AsyncSequence, Sendable {
     /// Closes the connection under both streams.
     public func close() { channel.close() }
 
+    /// The chunks, read on the actor of the loop that iterates them: `for try await` on the
+    /// main actor stays on the loop thread for every chunk.
     public struct AsyncIterator: AsyncIteratorProtocol {
+        public typealias Failure = any Error
         let stream: ContinuationInputStream
+
         public mutating func next() async throws -> Data? {
+            let chunk = try await stream.read()
+            return chunk.isEmpty ? nil : chunk
+        }
+
+        /// The next chunk, on the caller's actor (`for try await` passes it): a plain `next()` is
+        /// nonisolated, so each chunk would cross to Swift's pool and back.
+        public mutating func next(isolation actor: isolated (any Actor)?) async throws(any Error) -> Data? {
             let chunk = try await stream.read()
             return chunk.isEmpty ? nil : chunk
         }
