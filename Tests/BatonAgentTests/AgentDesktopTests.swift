@@ -114,5 +114,7 @@ final class AgentDesktopTests: AgentTestCase {
             spin(until: { saved.value != nil })
         }
         try assertContinued(agentB, mailA, bytes)
+        // The notification server's link, the click and the launch ran on B's loop: no thread of Swift's pool.
+        XCTAssertEqual(swiftPoolThreads(of: agentB), [], agentB.output)
     }
 }

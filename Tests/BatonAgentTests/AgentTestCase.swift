@@ -75,8 +75,13 @@ class AgentTestCase: XCTestCase {
     /// queue: `…-qos`, `…-qos.overcommit`). The agent, and Baton's side of an app, run everything
     /// on their loop; once such a thread exists, libdispatch's pool monitor wakes the process
     /// every second for the rest of its life, so an idle agent or app would not be idle.
-    func swiftPoolThreads(of process: RunningProcess) -> [String] {
-        let tasks = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task")) ?? []
+    /// A process that is no longer running fails the test (its threads say nothing).
+    func swiftPoolThreads(of process: RunningProcess, file: StaticString = #filePath, line: UInt = #line) -> [String] {
+        guard process.isRunning,
+              let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(process.processIdentifier)/task"), !tasks.isEmpty else {
+            XCTFail("process \(process.processIdentifier) is not running: its threads cannot be read", file: file, line: line)
+            return ["(not running)"]
+        }
         return tasks.compactMap { task in
             let name = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(task)/comm", encoding: .utf8))?
                 .trimmingCharacters(in: .whitespacesAndNewlines) ?? ""
