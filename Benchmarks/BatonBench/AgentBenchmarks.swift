@@ -36,7 +36,7 @@ enum AgentBenchmarks {
         /// CPU over the idle window, ms: the agent (schedstat, /proc/PID/stat) and the node baseline.
         var idleCPU = 0.0, idleStatCPU = 0.0, nodeIdleCPU = 0.0, nodeIdleStatCPU = 0.0
         /// Resident bytes: the agent with 2 apps and 2 peers; an agent with nothing joined.
-        var agentResident = 0.0, emptyAgentResident = 0.0
+        var agentResident = 0.0, emptyAgentResident = 0.0, agentPrivate = 0.0, emptyAgentPrivate = 0.0
         /// Resident bytes per joined app (`appsForMemory` apps joined to the empty agent).
         var bytesPerApp = 0.0
         var failures = 0
@@ -228,6 +228,8 @@ enum AgentBenchmarks {
         results.nodeIdleStatCPU = node.statCPUMilliseconds() - statD
         results.agentResident = agentA.residentBytes()
         results.emptyAgentResident = agentB.residentBytes()
+        results.agentPrivate = agentA.privateDirtyBytes()
+        results.emptyAgentPrivate = agentB.privateDirtyBytes()
 
         // Memory per joined app: B's resident size with none and with `appsForMemory` joined.
         let apps = try (0..<appsForMemory).map { index in
@@ -306,6 +308,9 @@ enum AgentBenchmarks {
                    aim: "10 ms ticks"),
             Figure(name: "agent: resident, 2 apps + 2 peers", value: results.agentResident / 1_048_576,
                    baselineName: "batond, nothing joined, 2 peers", baseline: results.emptyAgentResident / 1_048_576, unit: "MiB", aim: ""),
+            Figure(name: "agent: private dirty, 2 apps + 2 peers", value: results.agentPrivate / 1_048_576,
+                   baselineName: "batond, nothing joined, 2 peers", baseline: results.emptyAgentPrivate / 1_048_576, unit: "MiB",
+                   aim: "the rest is shared code"),
             Figure(name: "agent: memory per joined app (N = \(appsForMemory))", value: results.bytesPerApp / 1024,
                    baselineName: "memory per mutual-TLS link", baseline: continuity.bytesPerLink / 1024, unit: "KiB", aim: ""),
         ]

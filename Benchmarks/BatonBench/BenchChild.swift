@@ -127,6 +127,16 @@ final class BenchChild {
               let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return .nan }
         return kib * 1024
     }
+
+    /// The process's private dirty memory (`Private_Dirty` of /proc/PID/smaps_rollup): its heap,
+    /// stacks and written data, which no other process shares. Most of its resident size is
+    /// code of shared libraries (Swift's runtime, Foundation, GLib), shared with every Swift app.
+    func privateDirtyBytes() -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Private_Dirty:") }),
+              let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return .nan }
+        return kib * 1024
+    }
 }
 
 /// Why an agent benchmark could not measure.
