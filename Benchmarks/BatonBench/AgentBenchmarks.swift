@@ -35,6 +35,8 @@ enum AgentBenchmarks {
         var launchContinuation: [Double] = [], launchToFinish: [Double] = [], spawnToFinish: [Double] = []
         /// CPU over the idle window, ms: the agent (schedstat, /proc/PID/stat) and the node baseline.
         var idleCPU = 0.0, idleStatCPU = 0.0, nodeIdleCPU = 0.0, nodeIdleStatCPU = 0.0
+        /// CPU over the same window, ms, of the app on A that was continued and streamed from.
+        var joinedAppIdleCPU = 0.0
         /// Resident bytes: the agent with 2 apps and 2 peers; an agent with nothing joined.
         var agentResident = 0.0, emptyAgentResident = 0.0, agentPrivate = 0.0, emptyAgentPrivate = 0.0
         /// Resident bytes per joined app (`appsForMemory` apps joined to the empty agent).
@@ -221,7 +223,9 @@ enum AgentBenchmarks {
         MainLoop.run(until: { false }, timeout: .seconds(1))  // the new links' first exchanges end
         let (cpuA, statA, cpuD, statD) = (agentA.threadCPUNanoseconds(), agentA.statCPUMilliseconds(), node.threadCPUNanoseconds(),
                                           node.statCPUMilliseconds())
+        let cpuApp = appA.threadCPUNanoseconds()
         MainLoop.run(until: { false }, timeout: .seconds(idleSeconds))
+        results.joinedAppIdleCPU = appA.cpuMilliseconds(since: cpuApp)
         results.idleCPU = agentA.cpuMilliseconds(since: cpuA)
         results.idleStatCPU = agentA.statCPUMilliseconds() - statA
         results.nodeIdleCPU = node.cpuMilliseconds(since: cpuD)
@@ -303,6 +307,9 @@ enum AgentBenchmarks {
             Figure(name: "agent: idle \(idleSeconds) s, 2 apps + 2 peers, CPU", value: results.idleCPU,
                    baselineName: "app with embedded node, 2 peers", baseline: max(results.nodeIdleCPU, 0.001), unit: "ms",
                    aim: "aim < 5 ms (schedstat)"),
+            Figure(name: "a joined app (continued, streamed), same, CPU", value: results.joinedAppIdleCPU,
+                   baselineName: "app with embedded node, 2 peers", baseline: max(results.nodeIdleCPU, 0.001), unit: "ms",
+                   aim: "schedstat"),
             Figure(name: "agent: same, /proc/PID/stat utime+stime", value: results.idleStatCPU,
                    baselineName: "app with embedded node, 2 peers", baseline: max(results.nodeIdleStatCPU, 0.001), unit: "ms",
                    aim: "10 ms ticks"),
