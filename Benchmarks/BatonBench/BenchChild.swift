@@ -121,21 +121,19 @@ final class BenchChild {
     }
 
     /// Resident memory now (`VmRSS` of `/proc/PID/status`), in bytes.
-    func residentBytes() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-              let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return .nan }
-        return kib * 1024
-    }
+    func residentBytes() -> Double { kibField("VmRSS:", of: "status") * 1024 }
 
     /// The process's private dirty memory (`Private_Dirty` of /proc/PID/smaps_rollup): its heap,
     /// stacks and written data, which no other process shares. Most of its resident size is
     /// code of shared libraries (Swift's runtime, Foundation, GLib), shared with every Swift app.
-    func privateDirtyBytes() -> Double {
-        guard let text = try? String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8),
-              let line = text.split(separator: "\n").first(where: { $0.hasPrefix("Private_Dirty:") }),
+    func privateDirtyBytes() -> Double { kibField("Private_Dirty:", of: "smaps_rollup") * 1024 }
+
+    /// The number of kB on the line starting with `field` in /proc/PID/`file` (NaN if none).
+    private func kibField(_ field: String, of file: String) -> Double {
+        guard let text = try? String(contentsOfFile: "/proc/\(pid)/\(file)", encoding: .utf8),
+              let line = text.split(separator: "\n").first(where: { $0.hasPrefix(field) }),
               let kib = Double(line.split(separator: " ").dropFirst().first ?? "") else { return .nan }
-        return kib * 1024
+        return kib
     }
 }
 

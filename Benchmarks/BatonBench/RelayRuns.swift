@@ -67,12 +67,13 @@ enum RelayRuns {
     /// The figure of a line `Figure.line()` printed, or nil for any other line.
     static func parse(_ line: String) -> Reading? {
         let parts = line.components(separatedBy: " | ")
-        guard parts.count == 3, parts[0].count > 46, parts[1].count > 34 else { return nil }
-        let own = parts[0].dropFirst(46).split(separator: " "), base = parts[1].dropFirst(34).split(separator: " ")
+        let (width, baseWidth) = (Figure.nameWidth, Figure.baselineNameWidth)
+        guard parts.count == 3, parts[0].count > width, parts[1].count > baseWidth else { return nil }
+        let own = parts[0].dropFirst(width).split(separator: " "), base = parts[1].dropFirst(baseWidth).split(separator: " ")
         guard own.count == 2, base.count == 2, let value = Double(own[0]), let baseline = Double(base[0]) else { return nil }
         let aim = parts[2].split(separator: "×", maxSplits: 1).dropFirst().first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
-        return Reading(name: parts[0].prefix(46).trimmingCharacters(in: .whitespaces),
-                       baselineName: parts[1].prefix(34).trimmingCharacters(in: .whitespaces),
+        return Reading(name: parts[0].prefix(width).trimmingCharacters(in: .whitespaces),
+                       baselineName: parts[1].prefix(baseWidth).trimmingCharacters(in: .whitespaces),
                        unit: String(own[1]), aim: aim, value: value, baseline: baseline)
     }
 

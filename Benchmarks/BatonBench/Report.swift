@@ -11,10 +11,13 @@ struct Figure {
 
     var ratio: Double { value / baseline }
 
+    /// The columns `line()` pads the names to (`RelayRuns` reads the lines back).
+    static let nameWidth = 46, baselineNameWidth = 34
+
     func line() -> String {
         let v = String(format: "%10.3f", value), b = String(format: "%10.3f", baseline)
-        return "\(name.padding(toLength: 46, withPad: " ", startingAt: 0)) \(v) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0))"
-            + " | \(baselineName.padding(toLength: 34, withPad: " ", startingAt: 0)) \(b) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0))"
+        return "\(name.padding(toLength: Self.nameWidth, withPad: " ", startingAt: 0)) \(v) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0))"
+            + " | \(baselineName.padding(toLength: Self.baselineNameWidth, withPad: " ", startingAt: 0)) \(b) \(unit.padding(toLength: 6, withPad: " ", startingAt: 0))"
             + " | \(String(format: "%6.2f", ratio))×  \(aim)"
     }
 }

@@ -88,16 +88,16 @@ public func loopSleep(for duration: Duration) async {
 private final class LoopSleep: Sendable {
     private var resume: CheckedContinuation<Void, Never>?
     private var timer: LoopSource?
-    private var cancelled = false
+    private var ended = false
 
     func start(_ duration: Duration, _ resume: CheckedContinuation<Void, Never>) {
         self.resume = resume
-        if cancelled { return end() }
+        if ended { return end() }  // cancelled before it started
         timer = MainLoop.after(duration) { [weak self] in self?.end() }
     }
 
     func end() {
-        cancelled = true
+        ended = true
         timer?.cancel()
         timer = nil
         resume?.resume()

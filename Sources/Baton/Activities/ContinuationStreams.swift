@@ -66,10 +66,7 @@ public final class ContinuationInputStream: AsyncSequence, Sendable {
         public typealias Failure = any Error
         let stream: ContinuationInputStream
 
-        public mutating func next() async throws -> Data? {
-            let chunk = try await stream.read()
-            return chunk.isEmpty ? nil : chunk
-        }
+        public mutating func next() async throws -> Data? { try await next(isolation: nil) }
 
         /// The next chunk, on the caller's actor (`for try await` passes it): a plain `next()` is
         /// nonisolated, so each chunk would cross to Swift's pool and back.
