@@ -22,6 +22,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// revocation list it holds now (replaced when a newer list is copied in or relayed).
     public private(set) var identity: DeviceIdentity
     private let identityDirectory: URL?
+    /// `revocations` in `identityDirectory`, read before every call the node answers: its URL
+    /// is made once, since making it cost more than reading the file.
+    private let revocationsFile: URL?
     let credential: TLSCredential
     /// The peers this node dials.
     public let staticPeers: [PeerAddress]
@@ -153,6 +156,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                 provider: (any ActivityProvider)? = nil) throws {
         self.identity = identity
         self.identityDirectory = identityDirectory
+        revocationsFile = identityDirectory?.appendingPathComponent("revocations")
         self.staticPeers = staticPeers
         self.provider = provider ?? ApplicationActivityProvider()
         credential = try TLSCredential(identity: identity)
@@ -485,8 +489,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         guard updated.revocations.sequence > identity.revocations.sequence else { return }
         identity = updated
         log.info("revocation list \(updated.revocations.sequence) received from \(peer)")
-        if let directory = identityDirectory {
-            do { try SecureFiles.write(data, to: directory.appendingPathComponent("revocations"), mode: 0o600) } catch {
+        if let revocationsFile {
+            do { try SecureFiles.write(data, to: revocationsFile, mode: 0o600) } catch {
                 log.error("cannot save the revocation list: \(error)")
             }
         }
@@ -656,17 +660,15 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// The identity with the newest revocation list on disk, if it changed (and then the
     /// links of the devices it revokes are cut at once).
     func currentIdentity() -> DeviceIdentity {
-        if let directory = identityDirectory,
-           let data = try? SecureFiles.read(directory.appendingPathComponent("revocations")),
-           data != identity.revocationData {
+        if let revocationsFile, let data = try? SecureFiles.read(revocationsFile), data != identity.revocationData {
             let before = identity.revocations.sequence
             do { try identity.adopt(revocationData: data) } catch TrustError.revocationListOlder {
                 // an older copy written back: the newer list held stays
             } catch {
-                log.error("ignoring \(directory.path)/revocations: \(error)")
+                log.error("ignoring \(revocationsFile.path): \(error)")
             }
             if identity.revocations.sequence > before {
-                log.info("revocation list \(identity.revocations.sequence) read from \(directory.path)")
+                log.info("revocation list \(identity.revocations.sequence) read from \(revocationsFile.deletingLastPathComponent().path)")
                 tookRevocations()
             }
         }
