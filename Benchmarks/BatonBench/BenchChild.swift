@@ -15,6 +15,7 @@ final class BenchChild {
     private(set) var lines: [String] = []
     private var partial = Data()
     private var reader: LoopSource?
+    private var stopped = false
 
     var pid: Int32 { process.processIdentifier }
 
@@ -71,7 +72,10 @@ final class BenchChild {
     func send(_ line: String) { try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
 
     /// Ends the process: closes its input, sends SIGTERM and waits up to 5 s, then SIGKILL.
+    /// Again on a stopped process, does nothing.
     func stop() {
+        guard !stopped else { return }
+        stopped = true
         reader?.cancel()
         reader = nil
         try? input.fileHandleForWriting.close()

@@ -2,7 +2,7 @@
 // Times are medians of 5 runs; the idle figure is CPU time, not wall time.
 //
 //     BatonBench [--idle-seconds N]     (default 10)
-//     BatonBench --agent-only [--idle-seconds N]   (the agent's figures alone, without their embedded baselines)
+//     BatonBench --agent-only [--idle-seconds N]   (the agent's figures alone: of their baselines, only the embedded warm continuation)
 //     BatonBench --relay   (warm continuations and streams through agents, beside embedded nodes: issue 10's speed aims,
 //                           with each process's thread wake-ups per warm continuation; BATON_BENCH_THREADS=1 splits them by thread)
 //     BatonBench --relay-runs N   (--relay N times, each in its own process: per figure the median and range of value,
@@ -23,7 +23,8 @@ if let index = CommandLine.arguments.firstIndex(of: "--fleet-mode") {  // many d
 }
 
 // The other processes of the agent figures (AgentBenchmarks).
-for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", AgentMode.run), ("--node-mode", NodeMode.run)] as
+for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", AgentMode.run), ("--node-mode", NodeMode.run),
+                    ("--continuer-mode", ContinuerMode.run)] as
     [(String, @MainActor ([String]) -> Never)] {
     if let index = CommandLine.arguments.firstIndex(of: mode) {
         MainActor.assumeIsolated { run(Array(CommandLine.arguments[(index + 1)...])) }
