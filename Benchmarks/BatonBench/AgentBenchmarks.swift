@@ -4,11 +4,12 @@ import CGLib
 import Foundation
 
 /// The agent's figures (issue 10), from real processes on loopback: two `batond` (devices A and
-/// B), bench-mode apps joined to them (`AgentAppMode`), this process joined to B as the
-/// continuing app; an agent that launches an installed app (`AgentMode`, device L) for the
-/// launch figure; an app with an embedded node (`NodeMode`, device D) as the idle baseline;
-/// and, as the warm continuation's baseline, an embedded pair: a peer (`PeerMode`, device E)
-/// and an app continuing its activity (`ContinuerMode`, device F).
+/// B), bench-mode apps joined to them (`AgentAppMode`), a continuing app joined to B
+/// (`ContinuerMode`) and this process joined to B for the streams and the payload alone; an
+/// agent that launches an installed app (`AgentMode`, device L) for the launch figure; an app
+/// with an embedded node (`NodeMode`, device D) as the idle baseline; and, as the warm
+/// continuation's baseline, an embedded pair: a peer (`PeerMode`, device E) and a continuing
+/// app (`ContinuerMode`, device F).
 /// Every process started here is ended before `run` returns, also when it throws.
 @MainActor
 enum AgentBenchmarks {
@@ -104,12 +105,13 @@ enum AgentBenchmarks {
         func nearby(_ type: String) -> NearbyActivity? { Application.shared.nearbyActivities.first { $0.activityType == type } }
         var results = Results()
 
-        // 1. Warm continuation: an app on A joined to A's batond advertises; this process, joined
-        // to B's batond, continues it; "continue" to restoreUserActivityState, the links up.
-        // Beside it, the same between two apps with embedded nodes (E advertises, F continues),
-        // in blocks that alternate with the agents' so that both paths meet the same state of
-        // the shared machine. Then continuation streams over the continued activity, and the
-        // payload alone.
+        // 1. Warm continuation: an app on A joined to A's batond advertises; app B, joined to B's
+        // batond, continues it; "continue" to restoreUserActivityState, the links up. Beside
+        // it, the same between two apps with embedded nodes (E advertises, F continues), in
+        // blocks that alternate with the agents' so that both paths meet the same state of the
+        // shared machine; both continuing apps are `ContinuerMode` processes. Then this process,
+        // joined to B too, continues it once and opens continuation streams over it, and
+        // fetches the payload alone.
         let (agentA, addressA) = try startAgent("A")
         let (agentB, addressB) = try startAgent("B", peers: [addressA])
         let appA = try startApp("app-A", socket: socket("A"), appID: PeerMode.manifest.appID, types: [editing] + launchTypes, ["--advertise"])
@@ -125,24 +127,30 @@ enum AgentBenchmarks {
         guard let entry = nearby(editing) else { throw BenchFailure("B never saw A's activity\(agentB.logTail())") }
         let embeddedPeer = try start("embedded-E", executable, ["--peer-mode", folder("E")])
         let peerPort = try embeddedPeer.waitForLine("ready ").split(separator: " ")[1]
-        let embedded = try start("embedded-F", executable, ["--continuer-mode", folder("F"), "127.0.0.1:\(peerPort)"])
+        let embedded = try start("embedded-F", executable, ["--continuer-mode", "node", folder("F"), "127.0.0.1:\(peerPort)"])
+        let throughAgent = try start("app-B", executable, ["--continuer-mode", "agent", socket("B")])
         try embedded.waitForLine("ready")
+        try throughAgent.waitForLine("ready")
+        func block(_ continuer: BenchChild) throws -> [Double] {
+            let from = continuer.lines.count
+            continuer.send("warm \(warmBlock)")
+            let times = try continuer.waitForLine("warm ", from: from).dropFirst("warm ".count).split(separator: ",").compactMap { Double($0) }
+            guard times.count == warmBlock else { throw BenchFailure("\(continuer.name) timed \(times.count) of \(warmBlock) continuations") }
+            return times
+        }
         // The wake-ups are counted over the whole alternation: while the embedded pair runs,
-        // the agents and app A do nothing, and this process only reads one line a block.
-        let warmProcesses = [("batond B", agentB.pid), ("batond A", agentA.pid), ("app A", appA.pid), ("app B (this process)", getpid())]
+        // the agents and the apps joined to them do nothing.
+        let warmProcesses = [("batond B", agentB.pid), ("batond A", agentA.pid), ("app A", appA.pid), ("app B", throughAgent.pid)]
         let wakeupsBefore = warmProcesses.map { threadRuns(of: $0.1) }
         for _ in 0..<handoffs / warmBlock {
-            for _ in 0..<warmBlock { results.warm.append(ContinuityBenchmarks.timedContinuation(entry, continuer)) }
-            let from = embedded.lines.count
-            embedded.send("warm \(warmBlock)")
-            let times = try embedded.waitForLine("warm ", from: from).dropFirst("warm ".count).split(separator: ",").compactMap { Double($0) }
-            guard times.count == warmBlock else { throw BenchFailure("the embedded continuer timed \(times.count) of \(warmBlock)") }
-            results.embeddedWarm += times
+            results.warm += try block(throughAgent)
+            results.embeddedWarm += try block(embedded)
         }
-        embedded.stop()
-        embeddedPeer.stop()
-        results.failures += continuer.failures
         results.warmWakeups = zip(warmProcesses, wakeupsBefore).map { ($0.0.0, wakeups(of: $0.0.1, since: $0.1, per: handoffs)) }
+        for child in [throughAgent, embedded, embeddedPeer] { child.stop() }
+        // This process continues it once, for the streams below.
+        _ = ContinuityBenchmarks.timedContinuation(entry, continuer)
+        results.failures += continuer.failures
         for _ in 0..<handoffs / 5 {
             let start = ContinuousClock.now
             _ = try ContinuityBenchmarks.wait { try await connection.fetchPayload(of: entry) }

@@ -1,30 +1,42 @@
+import BatonAgent
 import BatonContinuity
 import Foundation
 
-/// The continuing app of the embedded path, in a process of its own, so that the agent
-/// figures can alternate blocks of warm continuations through embedded nodes with blocks
-/// through the agents: both then meet the same state of the machine. An app with an embedded
-/// node linked to a `PeerMode` peer, continuing as `ContinuityBenchmarks` does.
+/// The continuing app of the warm continuation figures through agents and through embedded
+/// nodes, each in a process of its own, so that the agent figures can alternate blocks of one
+/// with blocks of the other: both then meet the same state of the machine, in processes that
+/// differ only in how they reach the other device. It continues as `ContinuityBenchmarks` does.
 ///
-///     BatonBench --continuer-mode DEVICE-DIR PEER-HOST:PORT
+///     BatonBench --continuer-mode node DEVICE-DIR PEER-HOST:PORT   (an embedded node linked to a `PeerMode` peer)
+///     BatonBench --continuer-mode agent SOCKET                     (joined to the agent at SOCKET)
 ///
-/// It prints `ready` once the peer's activity is nearby. A line `warm N` on its input
-/// continues that activity N times, one at a time, and prints `warm T1,T2,…` (µs each, from
-/// "continue" to `restoreUserActivityState`). End of input ends it.
+/// It prints `ready` once the other device's activity is nearby. A line `warm N` on its input
+/// continues that activity once untimed, then N times, one at a time, and prints `warm
+/// T1,T2,…` (µs each, from "continue" to `restoreUserActivityState`). The untimed one takes
+/// the cost of having been idle while the other path ran, so that the N are timed as in one
+/// continuous run. End of input ends it.
 @MainActor
 enum ContinuerMode {
     static func run(_ arguments: [String]) -> Never {
-        guard arguments.count == 2, let peer = PeerAddress(arguments[1]) else {
-            say("usage: BatonBench --continuer-mode DEVICE-DIR PEER-HOST:PORT")
-            exit(2)
-        }
+        let usage = "usage: BatonBench --continuer-mode node DEVICE-DIR PEER-HOST:PORT | agent SOCKET"
         Application.shared.manifest = PeerMode.manifest
         let continuer = ContinuityBenchmarks.Continuer()
         Application.shared.delegate = continuer
         Application.shared.finishLaunching()
         do {
-            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: URL(fileURLWithPath: arguments[0])), staticPeers: [peer])
-            try node.start()
+            let connection: AnyObject
+            switch (arguments.first, arguments.count) {
+            case ("node", 3):
+                guard let peer = PeerAddress(arguments[2]) else { say(usage); exit(2) }
+                let node = try ContinuityNode(identity: try DeviceIdentity.load(from: URL(fileURLWithPath: arguments[1])), staticPeers: [peer])
+                try node.start()
+                connection = node
+            case ("agent", 2):
+                connection = AgentConnection.join(socketPath: arguments[1])
+            default:
+                say(usage)
+                exit(2)
+            }
             var commands: [String] = []
             let input = StandardInputLines(atEnd: { exit(0) }) { commands.append($0) }
             MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
@@ -33,13 +45,14 @@ enum ContinuerMode {
                 exit(1)
             }
             say("ready")
-            withExtendedLifetime((node, input)) {
+            withExtendedLifetime((connection, input)) {
                 while true {
                     MainLoop.run(until: { !commands.isEmpty }, timeout: .seconds(3600))
                     guard !commands.isEmpty else { continue }
                     let command = commands.removeFirst()
                     guard command.hasPrefix("warm "), let count = Int(command.dropFirst("warm ".count)) else { continue }
-                    let times = (0..<count).map { _ in ContinuityBenchmarks.timedContinuation(entry, continuer) }
+                    let times = (0...count).map { _ in ContinuityBenchmarks.timedContinuation(entry, continuer) }.dropFirst()
+                    if continuer.failures > 0 { exit(1) }  // said by the delegate; the bench stops on it
                     say("warm " + times.map { String($0) }.joined(separator: ","))
                 }
             }
