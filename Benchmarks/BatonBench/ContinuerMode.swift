@@ -41,7 +41,7 @@ enum ContinuerMode {
             let input = StandardInputLines(atEnd: { exit(0) }) { commands.append($0) }
             MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
             guard let entry = Application.shared.nearbyActivities.first else {
-                say("continuer failed: the peer's activity never came")
+                say("continuer failed: the other device's activity never came")
                 exit(1)
             }
             say("ready")
@@ -52,7 +52,10 @@ enum ContinuerMode {
                     let command = commands.removeFirst()
                     guard command.hasPrefix("warm "), let count = Int(command.dropFirst("warm ".count)) else { continue }
                     let times = (0...count).map { _ in ContinuityBenchmarks.timedContinuation(entry, continuer) }.dropFirst()
-                    if continuer.failures > 0 { exit(1) }  // said by the delegate; the bench stops on it
+                    if continuer.failures > 0 {  // each said by the delegate; the bench stops on it
+                        FileHandle.standardError.write(Data("\(continuer.failures) continuations failed\n".utf8))
+                        exit(1)
+                    }
                     say("warm " + times.map { String($0) }.joined(separator: ","))
                 }
             }

@@ -267,7 +267,6 @@ enum ContinuityBenchmarks {
         return (nanosPerOp(firstByte - start, 1) / 1_000_000, nanosPerOp(ContinuousClock.now - firstByte, 1) / 1_000_000_000)
     }
 
-    /// Runs an async call to completion on the GLib loop.
     /// One warm continuation of `entry` by this process's app (whose delegate is `continuer`):
     /// µs from "continue" to `restoreUserActivityState`. It returns once the continuation has
     /// ended (the other device acknowledged `Continued`), so the next starts after it, as a
@@ -283,6 +282,7 @@ enum ContinuityBenchmarks {
         return time
     }
 
+    /// Runs an async call to completion on the GLib loop.
     static func wait<T>(_ body: @escaping @MainActor () async throws -> T) throws -> T {
         var outcome: Result<T, Error>?
         Task { @MainActor in
