@@ -139,14 +139,16 @@ enum AgentBenchmarks {
             return times
         }
         // The wake-ups are counted over the whole alternation: while the embedded pair runs,
-        // the agents and the apps joined to them do nothing.
+        // the agents and the apps joined to them do nothing. Each block's untimed continuation
+        // wakes them too, so the count is shared among all the continuations made.
         let warmProcesses = [("batond B", agentB.pid), ("batond A", agentA.pid), ("app A", appA.pid), ("app B", throughAgent.pid)]
         let wakeupsBefore = warmProcesses.map { threadRuns(of: $0.1) }
         for _ in 0..<handoffs / warmBlock {
             results.warm += try block(throughAgent)
             results.embeddedWarm += try block(embedded)
         }
-        results.warmWakeups = zip(warmProcesses, wakeupsBefore).map { ($0.0.0, wakeups(of: $0.0.1, since: $0.1, per: handoffs)) }
+        let continuations = handoffs + handoffs / warmBlock
+        results.warmWakeups = zip(warmProcesses, wakeupsBefore).map { ($0.0.0, wakeups(of: $0.0.1, since: $0.1, per: continuations)) }
         for child in [throughAgent, embedded, embeddedPeer] { child.stop() }
         // This process continues it once, for the streams below.
         _ = ContinuityBenchmarks.timedContinuation(entry, continuer)
