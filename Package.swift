@@ -79,7 +79,7 @@ let package = Package(
         // Layer 5: the `baton` command.
         .executableTarget(
             name: "BatonTool",
-            dependencies: ["BatonContinuity", "BatonAgent", .product(name: "ArgumentParser", package: "swift-argument-parser")]
+            dependencies: ["BatonContinuity", "BatonAgent", "CGLib", .product(name: "ArgumentParser", package: "swift-argument-parser")]
         ),
         .executableTarget(name: "Screens", dependencies: ["Baton"], path: "Examples/Screens"),
         .executableTarget(name: "Hello", dependencies: ["Baton"], path: "Examples/Hello"),

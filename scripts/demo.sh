@@ -65,7 +65,7 @@ handoff() {
   while [ "$1" != "--" ]; do a_args+=("$1"); shift; done; shift
   b_args=("$@")
   : > "$work/a.log"
-  coproc device_a { "$bin/$product" --device "$work/A" "${a_args[@]}" 2>&1; }
+  coproc device_a { "$bin/$product" --device "$work/A" --listen 127.0.0.1:0 "${a_args[@]}" 2>&1; }
   local a_pid=$device_a_PID
   exec {a_out}<&"${device_a[0]}"  # a copy: bash closes the coprocess's own descriptors when it exits
   # A says where it listens; read its output until then (blocking reads: no polling).
@@ -76,7 +76,7 @@ handoff() {
   done
   [ -n "$address" ] || { cat "$work/a.log"; exit 1; }
   echo "-- device B: --"
-  "$bin/$product" --device "$work/B" --peer "$address" "${b_args[@]}" 2>/dev/null
+  "$bin/$product" --device "$work/B" --listen 127.0.0.1:0 --peer "$address" "${b_args[@]}" 2>/dev/null
   cat <&"$a_out" >> "$work/a.log"
   exec {a_out}<&-
   wait "$a_pid" 2>/dev/null || true
@@ -140,10 +140,10 @@ finish() {
 }
 trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
 
-start agent_a "$bin/batond" --config "$work/A" --socket "$run/a.sock"
+start agent_a "$bin/batond" --device "$work/A" --local --socket "$run/a.sock"
 wait_for agent_a "listening on"
 address=$(grep -o "listening on [^,]*" "$work/agent_a.log" | cut -d' ' -f3)
-XDG_DATA_HOME="$b_data" start agent_b "$bin/batond" --config "$work/B" --socket "$run/b.sock" --peer "$address"
+XDG_DATA_HOME="$b_data" start agent_b "$bin/batond" --device "$work/B" --local --socket "$run/b.sock" --peer "$address"
 wait_for agent_b "linked with A"
 echo "-- device B: baton app install (Mail and Reader, into B's XDG data folder) --"
 XDG_DATA_HOME="$b_data" "$bin/baton" app install "$here/Examples/Mail/Manifest/Info.plist" --name Mail \

@@ -93,7 +93,7 @@ enum AgentBenchmarks {
             return child
         }
         func startAgent(_ name: String, peers: [String] = []) throws -> (BenchChild, String) {
-            let agent = try start("batond-\(name)", batond, ["--config", folder(name), "--listen", "127.0.0.1:0", "--socket", socket(name)]
+            let agent = try start("batond-\(name)", batond, ["--device", folder(name), "--listen", "127.0.0.1:0", "--socket", socket(name)]
                                   + peers.flatMap { ["--peer", $0] })
             let line = try agent.waitForLine("batond:")
             guard let range = line.range(of: "listening on ") else { throw BenchFailure("batond-\(name) said: \(line)") }

@@ -66,7 +66,7 @@ enum AgentMode {
             let peers = arguments.dropFirst(2).compactMap { PeerAddress($0) }
             let agent = try Agent(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory, staticPeers: peers)
             agent.launcher = launcher
-            try agent.start()
+            try agent.start(host: "127.0.0.1")
             let socket = try AgentListeningSocket.bind(socketPath)
             let server = try AgentServer(listeningSocket: socket, agent: agent)
             g_object_unref(UnsafeMutableRawPointer(socket))

@@ -29,7 +29,7 @@ enum ContinuerMode {
             case ("node", 3):
                 guard let peer = PeerAddress(arguments[2]) else { say(usage); exit(2) }
                 let node = try ContinuityNode(identity: try DeviceIdentity.load(from: URL(fileURLWithPath: arguments[1])), staticPeers: [peer])
-                try node.start()
+                try node.start(host: "127.0.0.1")
                 connection = node
             case ("agent", 2):
                 connection = AgentConnection.join(socketPath: arguments[1])

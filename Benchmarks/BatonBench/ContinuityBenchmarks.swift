@@ -101,7 +101,7 @@ enum ContinuityBenchmarks {
         Application.shared.delegate = continuer
         Application.shared.finishLaunching()
         var node = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: nodePort)])
-        try node.start()
+        try node.start(host: "127.0.0.1")
         MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
         let wakeupsBefore = [peer.processIdentifier, getpid()].map { threadRuns(of: $0) }
         for _ in 0..<handoffs { results.warm.append(timedContinuation(Application.shared.nearbyActivities[0], continuer)) }
@@ -144,7 +144,7 @@ enum ContinuityBenchmarks {
         for _ in 0..<coldRuns {
             let start = ContinuousClock.now
             node = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: nodePort)])
-            try node.start()
+            try node.start(host: "127.0.0.1")
             MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
             let before = continuer.restorer.restored
             Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
@@ -199,7 +199,7 @@ enum ContinuityBenchmarks {
         let node = try ContinuityNode(identity: b, staticPeers: ready.dropFirst().map { PeerAddress(host: "127.0.0.1", port: UInt16($0)!) })
         var linked = false
         node.onFirstDialsFinished = { linked = true }  // every link up and asked for its current activity
-        try node.start()
+        try node.start(host: "127.0.0.1")
         defer { node.stop() }
         MainLoop.run(until: { linked }, timeout: .seconds(60))
         settle()

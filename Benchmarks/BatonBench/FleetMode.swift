@@ -11,7 +11,7 @@ enum FleetMode {
         Application.shared.activate()
         do {
             let nodes = try devices.map { try ContinuityNode(identity: try DeviceIdentity.load(from: $0)) }
-            for node in nodes { try node.start() }
+            for node in nodes { try node.start(host: "127.0.0.1") }
             var activity: UserActivity?
             MainLoop.whenReadable(STDIN_FILENO) {
                 var line = Data()

@@ -25,7 +25,7 @@ enum NodeMode {
             let node = try ContinuityNode(identity: try DeviceIdentity.load(from: URL(fileURLWithPath: directory)),
                                           staticPeers: arguments.dropFirst().compactMap { PeerAddress($0) })
             node.onFirstDialsFinished = { say("linked") }
-            try node.start()
+            try node.start(host: "127.0.0.1")
             let input = StandardInputLines(atEnd: { exit(0) }) { _ in }
             withExtendedLifetime((node, activity, input)) { MainLoop.run() }
         } catch {

@@ -24,7 +24,7 @@ enum PeerMode {
         do {
             let identity = try DeviceIdentity.load(from: device)
             let node = try ContinuityNode(identity: identity)
-            try node.start()
+            try node.start(host: "127.0.0.1")
             let echo = try SecureListener(identity: identity, credential: try TLSCredential(identity: identity))
             Task { @MainActor in
                 while true {

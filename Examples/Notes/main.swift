@@ -44,7 +44,7 @@ final class NotesApp: ApplicationDelegate {
     }
 
     func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
-        fail("could not continue \(userActivityType): \(error.localizedDescription)")
+        fail("could not continue \(PrintableText.escaped(userActivityType)): \(PrintableText.escaped(error.localizedDescription))")
     }
 }
 

@@ -1,12 +1,17 @@
 // `batond`: the per-user Baton agent. It owns this device (identity, listener, links, discovery)
 // for all of the user's Baton apps, which join it over a Unix socket.
 //
-//     batond [--config DIR | --device DIR] [--listen [HOST:]PORT] [--peer HOST:PORT]…
-//            [--socket PATH] [--authority DIR] [--no-notifications] [--ready-fd FD]
+//     batond [--config DIR | --device DIR] [--listen [HOST:]PORT | --local] [--peer HOST:PORT]…
+//            [--socket PATH] [--authority DIR] [--no-notifications] [--ready-fd FD] [--version]
 //
-// --config/--device: the device's identity directory (default: $XDG_CONFIG_HOME/baton/device);
-// --listen: where the device listens (default: `Listen=` in agent.conf, else 127.0.0.1:0);
-// --peer: static peers (also those of $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers);
+// --config: the configuration folder, as for `baton` (default: $XDG_CONFIG_HOME/baton): the
+// identity in DIR/device, the settings in DIR/agent.conf, the static peers in DIR/peers;
+// --device: the device's identity folder alone (settings and peers then from the default
+// configuration folder);
+// --listen: where the device listens (default: `Listen=` in agent.conf, else every interface,
+// IPv6 and IPv4, on any free port; the admission gate and mutual TLS keep strangers out);
+// --local: listen on loopback only (127.0.0.1), so no other machine reaches the device;
+// --peer: static peers (also those of $BATON_PEERS or the configuration folder's peers);
 // --socket: the agent's socket (default $BATON_AGENT_SOCKET, else
 // $XDG_RUNTIME_DIR/baton/agent.socket; systemd's when socket-activated);
 // --authority: the configuration folder whose group/ holds the group's authority, for pairing
@@ -15,8 +20,9 @@
 // --no-notifications: no desktop notifications, of nearby activities or pairing requests (also
 // `Notifications=false` in agent.conf);
 // --ready-fd: write one byte there once listening (how an app that started it knows).
-// Prints one line saying where the device listens and where the agent's socket is. A second
-// agent for the same socket says so and exits with status 3. SIGTERM and SIGINT stop it.
+// Prints one line saying where the device listens and where the agent's socket is, and one
+// saying whether the group's devices can find it (discovery). A second agent for the same
+// socket says so and exits with status 3. SIGTERM and SIGINT stop it.
 import BatonAgent
 import BatonContinuity
 import BatonLoop
@@ -37,11 +43,21 @@ func value(after option: String, in arguments: [String]) -> String? {
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 if arguments.contains("--help") {
-    print("usage: batond [--config DIR] [--listen [HOST:]PORT] [--peer HOST:PORT]… [--socket PATH] [--authority DIR] [--no-notifications] [--ready-fd FD]")
+    print("usage: batond [--config DIR | --device DIR] [--listen [HOST:]PORT | --local] [--peer HOST:PORT]… [--socket PATH] [--authority DIR] [--no-notifications] [--ready-fd FD] [--version]")
     exit(0)
 }
-let directory = (value(after: "--config", in: arguments) ?? value(after: "--device", in: arguments))
-    .map { URL(fileURLWithPath: $0) } ?? ConfigDirectory.standard().deviceDirectory
+if arguments.contains("--version") {
+    print("batond \(BatonVersion.current)")
+    exit(0)
+}
+let explicitFolder = value(after: "--config", in: arguments)
+if explicitFolder != nil, value(after: "--device", in: arguments) != nil { refuse("give --config (the configuration folder) or --device (the identity folder), not both") }
+let configFolder = explicitFolder.map { ConfigDirectory(url: URL(fileURLWithPath: $0)) } ?? .standard()
+if let explicitFolder, !FileManager.default.fileExists(atPath: configFolder.deviceDirectory.path),
+   FileManager.default.fileExists(atPath: URL(fileURLWithPath: explicitFolder).appendingPathComponent("certificate.pem").path) {
+    refuse("--config takes the configuration folder (the one that holds device/), as for baton; \(PrintableText.escaped(explicitFolder)) is a device's identity folder: give it with --device")
+}
+let directory = value(after: "--device", in: arguments).map { URL(fileURLWithPath: $0) } ?? configFolder.deviceDirectory
 let runtime = value(after: "--socket", in: arguments).map(AgentRuntimeDirectory.init(socketPath:)) ?? .standard()
 let readyFD: Int32? = value(after: "--ready-fd", in: arguments).map { text in
     guard let fd = Int32(text), fd >= 0 else { refuse("--ready-fd needs a descriptor number, not \(text)") }
@@ -51,15 +67,19 @@ let peerArguments = arguments.indices.filter { arguments[$0] == "--peer" }.map {
     guard index + 1 < arguments.count else { refuse("--peer needs a value") }
     return arguments[index + 1]
 }
+let local = arguments.contains("--local")
+if local, value(after: "--listen", in: arguments) != nil { refuse("give --listen or --local, not both") }
 let settings: AgentSettings
-do { settings = try AgentSettings.read(from: AgentSettings.file(in: ConfigDirectory.standard())) } catch { refuse("\(error)") }
-let configuration: PeerConfiguration
+do { settings = try AgentSettings.read(from: AgentSettings.file(in: configFolder)) } catch { refuse("\(error)") }
+var configuration: PeerConfiguration
 do {
-    configuration = try PeerConfiguration.read(environment: ProcessInfo.processInfo.environment, peerArguments: peerArguments,
-                                               listenArgument: value(after: "--listen", in: arguments) ?? settings.listen)
+    configuration = try PeerConfiguration.read(directory: configFolder, environment: ProcessInfo.processInfo.environment,
+                                               peerArguments: peerArguments,
+                                               listenArgument: local ? nil : value(after: "--listen", in: arguments) ?? settings.listen)
 } catch {
     refuse("\(error)")
 }
+if local { configuration.listen = .loopback }
 
 /// Stops the loop on SIGTERM or SIGINT (the sources stay until main removes them).
 let stopOnSignal: GSourceFunc = { _ in
@@ -83,6 +103,8 @@ MainActor.assumeIsolated {
     do {
         agent = try Agent(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
                           staticPeers: configuration.peers)
+        agent.startedBy = host.origin == .systemd ? .systemd : readyFD != nil ? .autostart : .command
+        agent.socketPath = runtime.socketPath
         try agent.start(host: configuration.listen.host, port: configuration.listen.port)
         server = try AgentServer(listeningSocket: host.socket, agent: agent)
     } catch {
@@ -114,6 +136,12 @@ MainActor.assumeIsolated {
     let listening = PeerAddress(host: configuration.listen.host, port: agent.node.port ?? 0)
     let origin = host.origin == .systemd ? " (from systemd)" : ""
     FileHandle.standardOutput.write(Data("batond: device \(PrintableText.escaped(agent.node.identity.name)) listening on \(listening), agent socket \(runtime.socketPath)\(origin)\n".utf8))
+    // Once, at start, in words a person can act on: whether the group's devices can find this
+    // one. (Discovery's later changes are logged, and `baton status` shows the state now.)
+    let discoveryNow = agent.node.discoveryStatus
+    if !discoveryNow.isWorking, discoveryNow != .stopped {
+        FileHandle.standardOutput.write(Data("batond: discovery \(discoveryNow.explanation)\n".utf8))
+    }
     if let readyFD { AgentHost.signalReady(on: readyFD) }
     let signals = [g_unix_signal_add(SIGTERM, stopOnSignal, nil), g_unix_signal_add(SIGINT, stopOnSignal, nil)]
     MainLoop.run()

@@ -1,4 +1,5 @@
 import ArgumentParser
+import BatonAgent
 import BatonContinuity
 import Foundation
 
@@ -16,7 +17,9 @@ struct BatonCommand: ParsableCommand {
             Every command changes the group's and the device's files all together or not at
             all: one that fails leaves them as they were. No command overwrites a private key.
             """,
-        subcommands: [GroupCommand.self, DeviceCommand.self, IdentityCommand.self, PairCommand.self, NearbyCommand.self, ContinueCommand.self, AppCommand.self])
+        version: BatonVersion.current,
+        subcommands: [GroupCommand.self, DeviceCommand.self, IdentityCommand.self, PairCommand.self, NearbyCommand.self, ContinueCommand.self,
+                      AppCommand.self, StatusCommand.self, AgentCommand.self])
 }
 
 struct ConfigOption: ParsableArguments {

@@ -60,7 +60,7 @@ final class BrowserContinuer: DeviceApp {
         node.onFirstDialsFinished = { [unowned self] in
             self.continueChosen { Application.shared.terminate(nil) }
         }
-        do { try node.start(discovery: .browseOnly) } catch {
+        do { try node.start(host: "127.0.0.1", discovery: .browseOnly) } catch {  // it dials; nobody dials a tool
             failure = "\(error)"
             Application.shared.terminate(nil)
         }

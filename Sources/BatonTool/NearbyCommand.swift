@@ -58,7 +58,7 @@ final class NearbyPrinter: DeviceApp {
                 MainActor.assumeIsolated { self.printList() }
             }
         }
-        do { try node.start(discovery: .browseOnly) } catch {
+        do { try node.start(host: "127.0.0.1", discovery: .browseOnly) } catch {  // it dials; nobody dials a tool
             failure = "\(error)"
             Application.shared.terminate(nil)
         }

@@ -60,18 +60,7 @@ struct PairCommand: ParsableCommand {
         }
     }
 
-    /// On the loop until `body` ends; returns its failure.
-    private func onLoop(_ body: @escaping @MainActor () async -> String?) -> String? {
-        MainActor.assumeIsolated {
-            var failure: String?
-            Task { @MainActor in
-                failure = await body()
-                MainLoop.quit()
-            }
-            MainLoop.run()
-            return failure
-        }
-    }
+    private func onLoop(_ body: @escaping @MainActor () async -> String?) -> String? { onToolLoop(body) }
 
     /// The window opened in the agent that runs for this device, if one does (and neither
     /// `--no-agent` nor `--code`: a notification cannot type); nil to open it here. The
@@ -118,7 +107,7 @@ struct PairCommand: ParsableCommand {
             }
             say("pairing window open on \(PeerAddress(host: address.host, port: listener.port)) for \(seconds) s")
             // Beyond loopback the window is published, so the new device finds it without an address.
-            let advertisement = address.host.hasPrefix("127.") || address.host == "::1" ? nil : PairingAdvertisement(port: listener.port)
+            let advertisement = PeerAddress.isLoopback(address.host) ? nil : PairingAdvertisement(port: listener.port)
             advertisement?.onPublished = { say("published as \($0) (\(PairingAdvertisement.serviceType)): `baton pair` on the new device finds it") }
             advertisement?.onUnavailable = { say("not published through DNS-SD (\($0)): give the new device this machine's address and port") }
             advertisement?.start()
@@ -140,16 +129,18 @@ struct PairCommand: ParsableCommand {
     private func startAgent(deviceDirectory: URL) async {
         guard !noAgent else { return }
         guard options.config == nil else {
-            return say("start its agent with: batond --config \(shown(deviceDirectory.path))")
+            return say("start its agent with: batond --config \(shown(options.directory.url.path))")
         }
         if ThroughAgent.runningAgent(nil) != nil {
-            return say("an agent (batond) already runs here: restart it to take the new identity")
+            return say("an agent (batond) already runs here with the identity it had: `baton agent restart` to take the new one")
         }
         do {
             try await AgentAutostart.start(in: .standard())
-            say("started the agent (batond): it links with the group's devices now")
+            // Whether it links is the network's say: `baton status` tells where it listens and
+            // whether the group's devices can find it.
+            say("started the agent (batond): it links with the group's devices as they find each other; `baton status` shows where it listens and whether discovery works")
         } catch {
-            say("could not start the agent (\(error)): start batond to link with the group's devices")
+            say("could not start the agent (\(error)): `baton agent start` to link with the group's devices")
         }
     }
 

@@ -6,6 +6,9 @@ import Foundation
 /// up, so the answer is instant, and `baton continue` reaches (or has the agent launch) the app
 /// that continues an activity.
 enum ThroughAgent {
+    /// The app ID `baton` joins the agent with.
+    static let toolAppID = "org.baton.tool"
+
     /// The agent's socket (`explicit`, else `AgentConnection.defaultSocketPath`) if an agent
     /// accepts connections there now.
     static func runningAgent(_ explicit: String?) -> String? {
@@ -28,7 +31,7 @@ enum ThroughAgent {
     /// terminates; returns its failure.
     static func run(_ app: @escaping @MainActor (AgentConnection) -> AgentToolApp, socket: String) -> String? {
         MainActor.assumeIsolated {
-            Application.shared.manifest = AppManifest(appID: "org.baton.tool", teamIdentifier: "baton")
+            Application.shared.manifest = AppManifest(appID: toolAppID, teamIdentifier: "baton")
             let connection = AgentConnection.join(socketPath: socket, advertising: false)
             let delegate = app(connection)
             connection.onJoined = { [weak delegate] in delegate?.joined() }
@@ -72,7 +75,18 @@ final class AgentNearbyPrinter: AgentToolApp {
     override func joined() {
         super.joined()
         printNearby(watch: watch)
-        if !watch { return Application.shared.terminate(nil) }
+        if !watch {
+            guard Application.shared.nearbyActivities.isEmpty else { return Application.shared.terminate(nil) }
+            // Nothing nearby: say why when no device is linked at all.
+            Task { @MainActor in
+                if let status = try? await connection.status(), status.links.isEmpty {
+                    print(status.discovery.working ? "no device of the group is linked yet (`baton status` shows the agent's state)"
+                          : "no device of the group is linked: discovery is \(shown(status.discovery.explanation))")
+                }
+                Application.shared.terminate(nil)
+            }
+            return
+        }
         guard observer == nil else { return }
         observer = NotificationCenter.default.addObserver(forName: Application.nearbyActivitiesDidChangeNotification,
                                                           object: nil, queue: nil) { [weak self] _ in

@@ -23,6 +23,16 @@ static inline int baton_is_initial_thread(void) {
     return cached;
 }
 
+// A descriptor for process `pid` that becomes readable when it exits (pidfd_open(2), Linux
+// 5.3), and a signal sent through it, so the signal can never reach a process that took the
+// number over (pidfd_send_signal(2)). -1 and errno on failure.
+static inline int baton_pidfd_open(pid_t pid) {
+    return (int)syscall(SYS_pidfd_open, pid, 0);
+}
+static inline int baton_pidfd_send_signal(int pidfd, int signal) {
+    return (int)syscall(SYS_pidfd_send_signal, pidfd, signal, (void *)0, 0);
+}
+
 // G_VARIANT_TYPE("…") is a cast macro Swift cannot import; the string must outlive the call.
 static inline const GVariantType *baton_variant_type(const char *type_string) {
     return (const GVariantType *)type_string;

@@ -46,7 +46,7 @@ final class AgentDesktopTests: AgentTestCase {
     }
 
     private func agentB(_ folder: String, peer: String, bus: String? = nil) throws -> RunningProcess {
-        let process = try start("batond", ["--config", folder, "--socket", socket("b.sock"), "--peer", peer], environment: environmentB(bus: bus))
+        let process = try start("batond", ["--device", folder, "--listen", "127.0.0.1:0", "--socket", socket("b.sock"), "--peer", peer], environment: environmentB(bus: bus))
         XCTAssertNotNil(process.waitForLine(containing: "linked with A"), process.output)
         return process
     }

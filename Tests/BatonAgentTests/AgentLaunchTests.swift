@@ -164,7 +164,7 @@ private func inProcessAgent(_ folder: String, peer: String, socket path: String)
     let directory = URL(fileURLWithPath: folder)
     let agent = try Agent(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
                           staticPeers: [try PeerAddress(parsing: peer, from: .argument("peer"))])
-    try agent.start()
+    try agent.start(host: "127.0.0.1")
     let listening = try AgentListeningSocket.bind(path)
     defer { g_object_unref(UnsafeMutableRawPointer(listening)) }
     return (agent, try AgentServer(listeningSocket: listening, agent: agent))

@@ -31,7 +31,7 @@ final class AgentPairingTests: AgentTestCase {
         environment["DBUS_SESSION_BUS_ADDRESS"] = busAddress
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("A-config").path
         environment["XDG_DATA_DIRS"] = root.appendingPathComponent("no-system-apps").path
-        let process = try start("batond", ["--config", admin.appendingPathComponent("device").path, "--socket", socket("a.sock"),
+        let process = try start("batond", ["--device", admin.appendingPathComponent("device").path, "--socket", socket("a.sock"),
                                            "--listen", "127.0.0.1:0"] + peers.flatMap { ["--peer", $0] }, environment: environment)
         let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
         let address = try XCTUnwrap(line.components(separatedBy: "listening on ").last?.split(separator: ",").first.map(String.init))

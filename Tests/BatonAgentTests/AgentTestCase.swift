@@ -45,7 +45,7 @@ class AgentTestCase: XCTestCase {
     /// Starts `batond` for the device in `folder` with its socket at `socket`; returns it and
     /// the address its device listens on (from the line it prints).
     func agent(_ folder: String, socket: String, listen: String = "127.0.0.1:0", peers: [String] = []) throws -> (RunningProcess, String) {
-        let process = try start("batond", ["--config", folder, "--listen", listen, "--socket", socket] + peers.flatMap { ["--peer", $0] })
+        let process = try start("batond", ["--device", folder, "--listen", listen, "--socket", socket] + peers.flatMap { ["--peer", $0] })
         let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
         let after = try XCTUnwrap(line.range(of: "listening on ")).upperBound
         let address = String(line[after...].prefix { $0 != "," })

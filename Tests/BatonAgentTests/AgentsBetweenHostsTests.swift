@@ -29,7 +29,7 @@ final class AgentsBetweenHostsTests: AgentTestCase {
     private func startHosts(_ folders: [String]) throws -> (TestHost, TestHost) {
         let batond = productURL("batond").path
         func agent(_ folder: String, _ socket: String) -> [String] {
-            [batond, "--config", folder, "--listen", "0.0.0.0:0", "--socket", socket, "--no-notifications"]
+            [batond, "--device", folder, "--listen", "0.0.0.0:0", "--socket", socket, "--no-notifications"]
         }
         let (a, b) = try TestHost.pair(agent(folders[0], socket("a.sock")), agent(folders[1], socket("b.sock")))
         hosts = [a, b]

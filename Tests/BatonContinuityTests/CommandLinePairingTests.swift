@@ -64,10 +64,10 @@ final class CommandLinePairingTests: ProcessTestCase {
         XCTAssertNotNil(identity.stdout.range(of: "device 'B'"), identity.stdout + identity.stderr)
 
         // A and B link and hand off an activity (the Shapes example, as between provisioned devices).
-        let a = try RunningProcess(product: "baton-shapes", ["--device", config("admin").deviceDirectory.path, "--create", "triangle"])
+        let a = try RunningProcess(product: "baton-shapes", ["--device", config("admin").deviceDirectory.path, "--listen", "127.0.0.1:0", "--create", "triangle"])
         processes.append(a)
         let listening = try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output)
-        let continued = try RunningProcess(product: "baton-shapes", ["--device", newRoot() + "/device", "--peer",
+        let continued = try RunningProcess(product: "baton-shapes", ["--device", newRoot() + "/device", "--listen", "127.0.0.1:0", "--peer",
                                                                     String(listening.split(separator: " ").last!), "--continue-nearby"])
         processes.append(continued)
         XCTAssertEqual(continued.waitForExit(), 0, continued.output)
@@ -106,7 +106,7 @@ final class CommandLinePairingTests: ProcessTestCase {
                 kill(pid, SIGKILL)
             }
         }
-        let agentA = try RunningProcess(product: "batond", ["--config", config("admin").deviceDirectory.path, "--socket",
+        let agentA = try RunningProcess(product: "batond", ["--device", config("admin").deviceDirectory.path, "--socket",
                                                             root.appendingPathComponent("a.sock").path, "--listen", "127.0.0.1:0",
                                                             "--no-notifications"])
         processes.append(agentA)

@@ -49,7 +49,7 @@ final class ContinuationStreamTests: TrustTestCase {
             let recorder = ContinuedActivityRecorder()
             launchAsProbeApp(recorder)
             let node = try ContinuityNode(identity: b, staticPeers: [address])
-            try node.start()
+            try node.start(host: "127.0.0.1")
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
             Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
             spin(until: { recorder.activity != nil || recorder.failure != nil })
@@ -226,7 +226,7 @@ final class ContinuationStreamTests: TrustTestCase {
             launchAsProbeApp(recorder)
             let node = try ContinuityNode(identity: b, staticPeers: [address])
             node.streamAcceptanceTimeout = acceptanceTimeout
-            try node.start()
+            try node.start(host: "127.0.0.1")
             defer { node.stop() }
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
             Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])

@@ -104,7 +104,7 @@ final class DeviceNamesTests: ProcessTestCase {
         try MainActor.assumeIsolated {
             let node = try ContinuityNode(identity: try DeviceIdentity.load(from: bFolder), identityDirectory: bFolder,
                                           staticPeers: [aAddress])
-            try node.start()
+            try node.start(host: "127.0.0.1")
             defer { node.stop() }
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
             let entry = try XCTUnwrap(Application.shared.nearbyActivities.first)

@@ -33,11 +33,11 @@ final class ExampleInputTests: TrustTestCase {
         let peers = root.appendingPathComponent("xdg/baton/peers")
         try FileManager.default.createDirectory(at: peers.deletingLastPathComponent(), withIntermediateDirectories: true)
         try "127.0.0.1:7300\n\n# spare\nlaptop:\n".write(to: peers, atomically: true, encoding: .utf8)
-        let fromFile = try runProduct("baton-shapes", ["--device", folders[0], "--create", "circle"], environment: isolated, timeout: 20)
+        let fromFile = try runProduct("baton-shapes", ["--device", folders[0], "--listen", "127.0.0.1:0", "--create", "circle"], environment: isolated, timeout: 20)
         XCTAssertEqual(fromFile.status, 2)
         XCTAssertTrue(fromFile.stderr.contains("'laptop:' (\(peers.path) line 4)"), fromFile.stderr)
         try FileManager.default.removeItem(at: peers)
-        let page = try runProduct("baton-reader", ["--device", folders[0], "--read", "7", "--page", "three"], environment: isolated, timeout: 20)
+        let page = try runProduct("baton-reader", ["--device", folders[0], "--listen", "127.0.0.1:0", "--read", "7", "--page", "three"], environment: isolated, timeout: 20)
         XCTAssertEqual(page.status, 2)
         XCTAssertTrue(page.stderr.contains("--page takes a number, not 'three'"), page.stderr)
     }
@@ -45,10 +45,10 @@ final class ExampleInputTests: TrustTestCase {
     /// An app dials the peers of `$BATON_PEERS`, as `baton nearby` does: no `--peer` needed.
     func testAnAppDialsThePeersConfiguredInTheEnvironment() throws {
         let folders = try devices("A", "B")
-        let a = try RunningProcess(product: "baton-reader", ["--device", folders[0], "--read", "7", "--page", "3"], environment: isolated)
+        let a = try RunningProcess(product: "baton-reader", ["--device", folders[0], "--listen", "127.0.0.1:0", "--read", "7", "--page", "3"], environment: isolated)
         defer { a.terminate() }
         let address = String(try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output).split(separator: " ").last!)
-        let b = try RunningProcess(product: "baton-reader", ["--device", folders[1], "--continue-nearby"],
+        let b = try RunningProcess(product: "baton-reader", ["--device", folders[1], "--listen", "127.0.0.1:0", "--continue-nearby"],
                                    environment: isolated.merging(["BATON_PEERS": address]) { $1 })
         defer { b.terminate() }
         XCTAssertEqual(b.waitForExit(timeout: 30), 0, b.output)
@@ -67,12 +67,12 @@ final class ExampleInputTests: TrustTestCase {
         try FileManager.default.createSymbolicLink(at: inbox.appendingPathComponent("pwned-2.txt"),
                                                    withDestinationURL: victim.appendingPathComponent("through-link.txt"))
         try Data("mine".utf8).write(to: inbox.appendingPathComponent("pwned.txt"))
-        let a = try RunningProcess(product: "baton-mail", ["--device", folders[0], "--compose", "--to", "ada@example.org", "--subject", "Report",
+        let a = try RunningProcess(product: "baton-mail", ["--device", folders[0], "--listen", "127.0.0.1:0", "--compose", "--to", "ada@example.org", "--subject", "Report",
                                                            "--body", "Attached.", "--attach", attachment.path, "--as", "../../victim-dir/pwned.txt"],
                                    environment: isolated)
         defer { a.terminate() }
         let address = String(try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output).split(separator: " ").last!)
-        let b = try RunningProcess(product: "baton-mail", ["--device", folders[1], "--peer", address, "--continue-nearby", "--save-to", inbox.path],
+        let b = try RunningProcess(product: "baton-mail", ["--device", folders[1], "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby", "--save-to", inbox.path],
                                    environment: isolated)
         defer { b.terminate() }
         XCTAssertEqual(b.waitForExit(timeout: 60), 0, b.output)
@@ -91,11 +91,11 @@ final class ExampleInputTests: TrustTestCase {
         try Data("x".utf8).write(to: attachment)
         let inbox = root.appendingPathComponent("inbox")
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
-        let a = try RunningProcess(product: "baton-mail", ["--device", folders[0], "--compose", "--to", "a@b", "--subject", "S", "--body", "B",
+        let a = try RunningProcess(product: "baton-mail", ["--device", folders[0], "--listen", "127.0.0.1:0", "--compose", "--to", "a@b", "--subject", "S", "--body", "B",
                                                            "--attach", attachment.path, "--as", "../..\u{1B}[2J/.."], environment: isolated)
         defer { a.terminate() }
         let address = String(try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output).split(separator: " ").last!)
-        let b = try RunningProcess(product: "baton-mail", ["--device", folders[1], "--peer", address, "--continue-nearby", "--save-to", inbox.path],
+        let b = try RunningProcess(product: "baton-mail", ["--device", folders[1], "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby", "--save-to", inbox.path],
                                    environment: isolated)
         defer { b.terminate() }
         XCTAssertEqual(b.waitForExit(timeout: 60), 1, b.output)
@@ -111,7 +111,7 @@ final class ExampleInputTests: TrustTestCase {
         try Data(repeating: 7, count: 4 << 20).write(to: attachment)
         let inbox = root.appendingPathComponent("inbox")
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
-        let a = try RunningProcess(product: "baton-mail", ["--device", folders[0], "--compose", "--to", "a@b", "--subject", "S", "--body", "B",
+        let a = try RunningProcess(product: "baton-mail", ["--device", folders[0], "--listen", "127.0.0.1:0", "--compose", "--to", "a@b", "--subject", "S", "--body", "B",
                                                            "--attach", attachment.path], environment: isolated)
         defer { a.terminate() }
         let address = String(try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output).split(separator: " ").last!)

@@ -53,7 +53,7 @@ final class FaultSuiteTests: TrustTestCase {
             let device = MisbehavingDevice(identity: a, answer: answer)
             let address = try device.start()
             let node = try ContinuityNode(identity: b, staticPeers: [address])
-            try node.start()
+            try node.start(host: "127.0.0.1")
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
             Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0], timeout: .seconds(5))
             spin(until: { recorder.ended })

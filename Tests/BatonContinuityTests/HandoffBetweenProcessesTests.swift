@@ -22,7 +22,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
 
     /// Starts device `folder` advertising a shape; returns it and the port it listens on.
     private func advertise(_ folder: URL, shape: String) throws -> (RunningProcess, String) {
-        let process = try RunningProcess(product: "baton-shapes", ["--device", folder.path, "--create", shape])
+        let process = try RunningProcess(product: "baton-shapes", ["--device", folder.path, "--listen", "127.0.0.1:0", "--create", shape])
         let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
         return (process, String(line.split(separator: " ").last!))
     }
@@ -30,7 +30,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
     func testAShapeCreatedOnOneDeviceIsContinuedOnAnother() throws {
         let (_, folders) = try devices(["A", "B"])
         let (a, address) = try advertise(folders["A"]!, shape: "triangle")
-        let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--peer", address, "--continue-nearby"])
+        let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(a.waitForExit(), 0, a.output)
         let onB = b.output, onA = a.output
@@ -50,9 +50,9 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
         let (authority, folders) = try devices(["A", "B", "C"])
         try authority.revokeDevice(named: "C").write(to: folders["A"]!.appendingPathComponent("revocations"))
         let (a, address) = try advertise(folders["A"]!, shape: "square")
-        let c = try RunningProcess(product: "baton-shapes", ["--device", folders["C"]!.path, "--peer", address, "--continue-nearby"])
+        let c = try RunningProcess(product: "baton-shapes", ["--device", folders["C"]!.path, "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
         XCTAssertNotNil(a.waitForLine(containing: "the peer 'C' has been revoked"), a.output)
-        let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--peer", address, "--continue-nearby"])
+        let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(a.waitForExit(), 0, a.output)
         c.terminate()
@@ -93,7 +93,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
         try MainActor.assumeIsolated {
             let node = try ContinuityNode(identity: try DeviceIdentity.load(from: bFolder), identityDirectory: bFolder,
                                           staticPeers: [aAddress])
-            try node.start()
+            try node.start(host: "127.0.0.1")
             defer { node.stop() }
             spin(until: { node.identity.revocations.sequence == 4 })  // 1–3 named A, B, C; 4 revokes C
             XCTAssertEqual(try Data(contentsOf: bFolder.appendingPathComponent("revocations")), list, "saved beside B's identity")

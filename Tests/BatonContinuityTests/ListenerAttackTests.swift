@@ -169,7 +169,7 @@ final class ListenerAttackTests: TrustTestCase {
         let recorder = ContinuedActivityRecorder()
         launchAsProbeApp(recorder)
         let node = try ContinuityNode(identity: identity, staticPeers: [address])
-        try node.start()
+        try node.start(host: "127.0.0.1")
         defer { node.stop() }
         spin(until: { !Application.shared.nearbyActivities.isEmpty })
         let linked = ContinuousClock.now - started

@@ -50,7 +50,7 @@ final class NetworkFailureTests: TrustTestCase {
             let recorder = FailureRecorder()
             launchAsProbeApp(recorder)
             let node = try ContinuityNode(identity: b, staticPeers: [address])
-            try node.start()
+            try node.start(host: "127.0.0.1")
             defer { node.stop() }
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
             let offered = Application.shared.nearbyActivities[0]

@@ -47,7 +47,7 @@ final class PeerResourceTests: TrustTestCase {
         try MainActor.assumeIsolated {
             launchAsProbeApp(ContinuedActivityRecorder())
             let node = try ContinuityNode(identity: b, staticPeers: [address])
-            try node.start()
+            try node.start(host: "127.0.0.1")
             defer { node.stop() }
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
             let sequence = Application.shared.nearbyActivities[0].sequence

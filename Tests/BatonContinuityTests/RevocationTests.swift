@@ -146,7 +146,7 @@ final class RevocationTests: ProcessTestCase {
         try MainActor.assumeIsolated {
             let node = try ContinuityNode(identity: try DeviceIdentity.load(from: bFolder), identityDirectory: bFolder,
                                           staticPeers: [aAddress])
-            try node.start()
+            try node.start(host: "127.0.0.1")
             defer { node.stop() }
             spin(until: { node.link(shownAs: "A")?.remote != nil })
             let sequence = try XCTUnwrap(node.link(shownAs: "A")?.remote?.sequence)

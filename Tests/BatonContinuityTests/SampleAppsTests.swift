@@ -9,7 +9,7 @@ import XCTest
 final class SampleAppsTests: TrustTestCase {
     /// Starts `product` as device `folder`; returns it and the address it listens on.
     private func originate(_ product: String, _ folder: String, _ arguments: [String]) throws -> (RunningProcess, String) {
-        let process = try RunningProcess(product: product, ["--device", folder] + arguments)
+        let process = try RunningProcess(product: product, ["--device", folder, "--listen", "127.0.0.1:0"] + arguments)
         let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
         return (process, String(line.split(separator: " ").last!))
     }
@@ -20,7 +20,7 @@ final class SampleAppsTests: TrustTestCase {
     func testMapViewerContinuesStoreEditingAndTheOriginDismissesItsPopover() throws {
         let folders = try devices("A", "B")
         let (a, address) = try originate("baton-mapviewer", folders[0], ["--edit-store", "Apple Union Square", "--favorite"])
-        let b = try RunningProcess(product: "baton-mapviewer", ["--device", folders[1], "--peer", address, "--continue-nearby"])
+        let b = try RunningProcess(product: "baton-mapviewer", ["--device", folders[1], "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(a.waitForExit(), 0, a.output)
         XCTAssertTrue(b.output.contains("restoreUserActivityState: map at center 37.7887, -122.4075, span 0.05 × 0.05"), b.output)
@@ -35,7 +35,7 @@ final class SampleAppsTests: TrustTestCase {
         let folders = try devices("A", "B")
         let (a, address) = try originate("baton-mapviewer", folders[0], ["--view-region", "40.7637,-73.9727,0.2,0.3"])
         defer { a.terminate() }
-        let b = try RunningProcess(product: "baton-mapviewer", ["--device", folders[1], "--peer", address, "--continue-nearby"])
+        let b = try RunningProcess(product: "baton-mapviewer", ["--device", folders[1], "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
         XCTAssertNotNil(b.waitForLine(containing: "restoreUserActivityState: map at center 40.7637, -73.9727, span 0.2 × 0.3"), b.output)
         a.terminate()
         XCTAssertEqual(b.waitForExit(), 0, b.output)
@@ -53,7 +53,7 @@ final class SampleAppsTests: TrustTestCase {
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
         let (a, address) = try originate("baton-mail", folders[0], ["--compose", "--to", "ada@example.org", "--subject", "Photos",
                                                                    "--body", "Here it is.", "--attach", attachment.path])
-        let b = try RunningProcess(product: "baton-mail", ["--device", folders[1], "--peer", address, "--continue-nearby", "--save-to", inbox.path])
+        let b = try RunningProcess(product: "baton-mail", ["--device", folders[1], "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby", "--save-to", inbox.path])
         XCTAssertEqual(b.waitForExit(timeout: 60), 0, b.output)
         XCTAssertEqual(a.waitForExit(), 0, a.output)
         XCTAssertTrue(b.output.contains("restoreUserActivityState: draft \"Photos\" to ada@example.org: Here it is."), b.output)
@@ -66,7 +66,7 @@ final class SampleAppsTests: TrustTestCase {
     func testReaderContinuesInTheReaderOnAnotherDevice() throws {
         let folders = try devices("A", "B")
         let (a, address) = try originate("baton-reader", folders[0], ["--read", "7", "--page", "3", "--scroll", "0.42"])
-        let b = try RunningProcess(product: "baton-reader", ["--device", folders[1], "--peer", address, "--continue-nearby"])
+        let b = try RunningProcess(product: "baton-reader", ["--device", folders[1], "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(a.waitForExit(), 0, a.output)
         XCTAssertTrue(b.output.contains("restoreUserActivityState: article 7, page 3, scrolled to 0.42"), b.output)

@@ -98,7 +98,7 @@ final class WebToAppTests: TrustTestCase {
             Application.shared.associatedDomainVerifier = try verifier?() ?? AssociatedDomains(trustedCertificates: caFile)
             Application.shared.finishLaunching()
             let node = try ContinuityNode(identity: b, staticPeers: [address])
-            try node.start()
+            try node.start(host: "127.0.0.1")
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
             let entry = Application.shared.nearbyActivities[0]
             XCTAssertEqual(entry.activityType, UserActivity.browsingWebType)

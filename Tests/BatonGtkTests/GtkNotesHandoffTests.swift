@@ -62,7 +62,7 @@ final class GtkNotesHandoffTests: XCTestCase {
             return folder.path
         }
         let socketA = root.appendingPathComponent("a.sock").path
-        let agentA = try start("batond", ["--config", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
+        let agentA = try start("batond", ["--device", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
         let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
         let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
         let notesA = try start("baton-gtknotes", ["--agent", socketA, "--notes", root.appendingPathComponent("A-notes").path,
@@ -76,7 +76,7 @@ final class GtkNotesHandoffTests: XCTestCase {
 
     /// B's agent, once linked with A.
     private func agentB(_ folder: String, peer: String, _ b: GtkNotesSession) throws -> RunningProcess {
-        let agent = try start("batond", ["--config", folder, "--socket", socketB, "--peer", peer], environment: b.environment)
+        let agent = try start("batond", ["--device", folder, "--listen", "127.0.0.1:0", "--socket", socketB, "--peer", peer], environment: b.environment)
         XCTAssertNotNil(agent.waitForLine(containing: "linked with A"), agent.output)
         return agent
     }

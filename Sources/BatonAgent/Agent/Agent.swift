@@ -46,9 +46,18 @@ public final class Agent {
     /// Called with the peers' activities each time they change (the agent's notifications).
     public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
 
+    /// When the agent was made (`baton status`).
+    public let startedAt = Date()
+    /// Who started the agent's process (`baton status`); `batond` sets it.
+    public var startedBy = StartedBy.command
+    /// The socket apps join the agent at (`baton status`); `batond` sets it.
+    public var socketPath = ""
+    /// The address the device listens on, as given to `start`.
+    public private(set) var listeningHost = PeerAddress.allInterfaces
+
     /// Pairing windows, once enabled (`enablePairing`): nil on a device that opens none.
     public private(set) var pairing: AgentPairing?
-    private let identityDirectory: URL?
+    let identityDirectory: URL?
 
     /// An agent for the device `identity` (see `ContinuityNode.init`).
     public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
@@ -58,8 +67,10 @@ public final class Agent {
         apps.nearbyChanged = { [weak self] activities in self?.onNearbyChanged?(activities) }
     }
 
-    /// Starts the device: listens on `host:port`, dials the static peers (`ContinuityNode.start`).
-    public func start(host: String = "127.0.0.1", port: UInt16 = 0, discovery: ContinuityNode.DiscoveryMode = .automatic) throws {
+    /// Starts the device: listens on `host:port` (by default every interface), dials the static
+    /// peers and the devices discovery finds (`ContinuityNode.start`).
+    public func start(host: String = PeerAddress.allInterfaces, port: UInt16 = 0, discovery: ContinuityNode.DiscoveryMode = .automatic) throws {
+        listeningHost = host
         try node.start(host: host, port: port, discovery: discovery)
     }
 
@@ -178,6 +189,8 @@ public final class Agent {
             call.reply([])
         case "GetNearby":
             call.reply([AgentInterface.encode(apps.nearby)])
+        case "GetStatus":
+            call.reply([.string(String(decoding: status().json(), as: UTF8.self))])
         case "OpenPairingWindow", "AnswerPairing", "ClosePairingWindow":
             answerPairing(call, from: app)
         case "ContinueNearby":

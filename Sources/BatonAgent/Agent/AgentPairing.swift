@@ -111,7 +111,7 @@ public final class AgentPairing {
         self.window = window
         self.opener = opener
         self.signal = signal
-        if !(host.hasPrefix("127.") || host == "::1") {
+        if !PeerAddress.isLoopback(host) {
             let advertisement = PairingAdvertisement(port: listener.port)
             advertisement.onUnavailable = { [weak self] reason in self?.log.info("pairing window not published through DNS-SD: \(reason)") }
             advertisement.start()

@@ -125,6 +125,20 @@ public final class AgentConnection: NearbyActivitySource {
         }
     }
 
+    /// The agent's status (`baton status`): its program and version, where the device
+    /// listens, discovery, links, joined apps and the latest failures. Throws when the app is
+    /// not joined, or the agent does not answer within `timeout`.
+    public func status(timeout: Duration = .seconds(5)) async throws -> AgentStatus {
+        guard isJoined, let bus else {
+            throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
+        }
+        let reply = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "GetStatus", [], replyType: "(s)", timeout: timeout)
+        guard case .string(let text)? = reply.first, let status = AgentStatus.decode(Data(text.utf8)) else {
+            throw CocoaError.handoff(.userActivityHandoffFailed, "the agent's status did not decode")
+        }
+        return status
+    }
+
     private func start() {
         Application.shared.nearbySource = self
         if Application.shared.associatedDomainVerifier == nil {

@@ -17,8 +17,8 @@ import Glibc
 /// `alreadyRunningStatus`, which counts as success here (the caller then connects to the
 /// winner, retrying as it does after any refused connection).
 ///
-/// The agent program is `$BATOND` if set, else `batond` beside the running executable, else
-/// `batond` on the `PATH`. Variables that belong to one launch (`LISTEN_*`,
+/// The agent program is `$BATOND` if set, else the installed `batond` (the first on `PATH`),
+/// else `batond` beside the running executable (see `program(environment:)`). Variables that belong to one launch (`LISTEN_*`,
 /// `BATON_CONTINUE_ACTIVITY_TYPE`, activation tokens) are not passed on.
 @MainActor
 public enum AgentAutostart {
@@ -27,13 +27,26 @@ public enum AgentAutostart {
     /// What batond writes on its ready descriptor once it listens.
     nonisolated public static let readyByte: UInt8 = 0x2E  // "."
 
-    /// The program `start` runs.
+    /// The program `start` runs, and why that one (`baton status` shows both). One agent
+    /// program per user, whichever app starts it: `$BATOND` if set; else the installed
+    /// `batond`, the first on `PATH`; else, where none is installed, the `batond` beside the
+    /// running executable (a build folder). So an app run from a build folder never starts
+    /// its own `batond` beside an installed one.
     public static func program(environment: [String: String] = ProcessInfo.processInfo.environment) -> String {
-        if let explicit = environment["BATOND"], !explicit.isEmpty { return explicit }
+        choice(environment: environment).program
+    }
+
+    /// Which program `start` runs, and the reason in words.
+    public static func choice(environment: [String: String] = ProcessInfo.processInfo.environment) -> (program: String, reason: String) {
+        if let explicit = environment["BATOND"], !explicit.isEmpty { return (explicit, "$BATOND") }
+        for folder in (environment["PATH"] ?? "").split(separator: ":") where folder.hasPrefix("/") {
+            let candidate = "\(folder)/batond"
+            if access(candidate, X_OK) == 0 { return (candidate, "installed: the first batond on PATH") }
+        }
         let beside = URL(fileURLWithPath: CommandLine.arguments.first.flatMap(resolvedExecutable) ?? "")
             .deletingLastPathComponent().appendingPathComponent("batond").path
-        if access(beside, X_OK) == 0 { return beside }
-        return "batond"
+        if access(beside, X_OK) == 0 { return (beside, "none on PATH: the one beside this program") }
+        return ("batond", "none found: batond on PATH when started")
     }
 
     private static func resolvedExecutable(_ argument: String) -> String? {

@@ -8,8 +8,8 @@ import Foundation
 /// GDBus checks every incoming call's arguments against them.
 enum AgentInterface {
     /// The version `Join` returns; a new method or signal raises it (2: pairing windows; 3:
-    /// `HoldPayload` and `PayloadChanged`).
-    static let version: UInt32 = 3
+    /// `HoldPayload` and `PayloadChanged`; 4: `GetStatus`).
+    static let version: UInt32 = 4
 
     static let agentName = "org.baton.Agent1"
     static let agentPath = "/org/baton/Agent"
@@ -31,6 +31,7 @@ enum AgentInterface {
             </method>
             <method name="PayloadChanged"><arg name="id" type="t" direction="in"/></method>
             <method name="GetNearby"><arg name="activities" type="aa{sv}" direction="out"/></method>
+            <method name="GetStatus"><arg name="status" type="s" direction="out"/></method>
             <method name="FetchPayload">
               <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
               <arg name="payload" type="ay" direction="out"/>

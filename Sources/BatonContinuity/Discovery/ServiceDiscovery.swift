@@ -39,6 +39,9 @@ public final class ServiceDiscovery {
 
     /// Where discovery stands now.
     public private(set) var state: State = .stopped
+    /// True when the last record could not be published because no interface is up with an
+    /// IPv4 address that can multicast.
+    public private(set) var hasNoInterface = false
     /// Called once, when the first browse has reported what the network holds now (Avahi's
     /// "all for now") and each service found by then is resolved; or at once when no daemon
     /// answers, since nothing more will come soon.
@@ -123,7 +126,7 @@ public final class ServiceDiscovery {
         }, userdata, &error)
         guard client == nil else { return }
         if error == Int32(AVAHI_ERR_NO_DAEMON) {  // no system bus to wait on: nothing will tell us of a daemon
-            log.notice("no avahi-daemon is reachable (no system D-Bus): using the static peers only")
+            log.notice("no avahi-daemon is reachable (no system D-Bus): other devices cannot find this one; install and start avahi-daemon, or list them in the peers file")
             state = .failed("no avahi-daemon")
             settle()
         } else {
@@ -178,7 +181,7 @@ public final class ServiceDiscovery {
             state = .waitingForDaemon
             if !saidWaiting {
                 saidWaiting = true
-                log.notice("no avahi-daemon is reachable: using the static peers; discovery starts when the daemon appears")
+                log.notice("no avahi-daemon is reachable: other devices cannot find this one and it finds none until one runs (apt-get install avahi-daemon); the static peers are dialed meanwhile")
             }
             settle()
         case AVAHI_CLIENT_FAILURE:
@@ -216,9 +219,10 @@ public final class ServiceDiscovery {
         // replayed from another host does not verify.
         let instanceName = ServiceRecord.freshName()
         let interfaces = Self.interfaceAddresses()
+        hasNoInterface = interfaces.isEmpty
         guard !interfaces.isEmpty else {
             record = nil
-            log.notice("no network interface with an IPv4 address: nothing to publish until the next rotation")
+            log.notice("no network interface is up with an IPv4 address that can multicast: nothing to publish until the next rotation")
             return scheduleRotation()
         }
         for (index, addresses) in interfaces {
@@ -253,7 +257,7 @@ public final class ServiceDiscovery {
         }
     }
 
-    /// The IPv4 addresses (text) of each interface that is up and not loopback, by interface
+    /// The IPv4 addresses (text) of each interface that is up, multicasts and is not loopback, by interface
     /// index, at most `DiscoveryKey.maxAddresses` each, in a stable order.
     nonisolated static func interfaceAddresses() -> [(Int32, [String])] {
         var list: UnsafeMutablePointer<ifaddrs>?
@@ -264,7 +268,8 @@ public final class ServiceDiscovery {
         while let item = entry?.pointee {
             entry = item.ifa_next
             guard let address = item.ifa_addr, address.pointee.sa_family == sa_family_t(AF_INET),
-                  item.ifa_flags & UInt32(IFF_UP) != 0, item.ifa_flags & UInt32(IFF_LOOPBACK) == 0 else { continue }
+                  item.ifa_flags & UInt32(IFF_UP) != 0, item.ifa_flags & UInt32(IFF_LOOPBACK) == 0,
+                  item.ifa_flags & UInt32(IFF_MULTICAST) != 0 else { continue }
             let index = Int32(if_nametoindex(item.ifa_name))
             guard index > 0 else { continue }
             var text = [CChar](repeating: 0, count: Int(INET_ADDRSTRLEN))

@@ -131,6 +131,39 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     public var port: UInt16? { listener?.port }
     /// Where discovery stands; nil when the node does not use it.
     public var discoveryState: ServiceDiscovery.State? { discovery?.state }
+    /// Why discovery is off when the node runs without it (set by `start`).
+    private var discoveryOff: DiscoveryStatus?
+
+    /// Whether the group's devices find this one and it finds them, and if not, why.
+    public var discoveryStatus: DiscoveryStatus {
+        guard listener != nil else { return .stopped }
+        if let discovery {
+            switch discovery.state {
+            case .running: return discovery.hasNoInterface ? .noNetworkInterface : .running(publishing: discoveryStart ?? false)
+            case .waitingForDaemon: return .noDaemon
+            case .failed(let reason): return reason == "no avahi-daemon" ? .noDaemon : .failed(reason)
+            case .stopped: return .stopped
+            }
+        }
+        if let discoveryOff { return discoveryOff }
+        if discoveryStart != nil { return identity.discoveryKey == nil ? .noDiscoveryKey : .waitingForNewKey }
+        return .turnedOff
+    }
+
+    /// When each linked device's link came up, by identifier.
+    private var linkedSince: [String: Date] = [:]
+
+    /// The devices linked now: name, address, since when and who dialed, in name order.
+    public var linkStatus: [LinkStatus] {
+        links.values.map { link in
+            LinkStatus(device: name(of: link), address: link.dialed?.host ?? link.host ?? "?", since: linkedSince[link.id] ?? Date(),
+                       dialedByThisDevice: link.dialed != nil)
+        }.sorted { $0.device < $1.device }
+    }
+
+    /// The latest failures to reach or accept a device, newest last (at most
+    /// `RecentFailures.capacity`).
+    public private(set) var recentFailures = RecentFailures()
     /// The names of the devices linked now, as the group's list held gives them.
     public var connectedPeers: [String] { links.values.map(name(of:)).sorted() }
 
@@ -168,8 +201,10 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                       identityDirectory: directory.deviceDirectory, staticPeers: PeerAddress.configured(in: directory))
     }
 
-    /// Listens on `host:port` (0: any free port), dials the static peers and starts
-    /// advertising what the provider offers. With the default provider, the app's
+    /// Listens on `host:port` (by default every interface, IPv6 and IPv4, on any free port:
+    /// `PeerAddress.network`), dials the static peers and starts advertising what the provider
+    /// offers. Strangers are kept out by the admission gate and mutual TLS, not by the address;
+    /// pass `"127.0.0.1"` for a device only this machine reaches. With the default provider, the app's
     /// `nearbySource` becomes this node.
     ///
     /// With discovery (by default: when `host` is not a loopback address), the node also
@@ -178,7 +213,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// peers. A node that publishes and was given port 0 moves to a fresh random port at each
     /// rotation of its published name (`discoveryRotation`, `listenerRotationGrace`); a port
     /// given stays.
-    public func start(host: String = "127.0.0.1", port: UInt16 = 0, discovery mode: DiscoveryMode = .automatic) throws {
+    public func start(host: String = PeerAddress.allInterfaces, port: UInt16 = 0, discovery mode: DiscoveryMode = .automatic) throws {
         let listener = try openListener(host: host, port: port)
         self.listener = listener
         rotatingHost = port == 0 ? host : nil
@@ -189,9 +224,11 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         Task { @MainActor [weak self] in await self?.acceptLoop(listener) }
         firstDialsPending = Set(staticPeers)
         for peer in staticPeers { dial(peer) }
+        discoveryOff = nil
         switch mode {
-        case .automatic: if !Self.isLoopback(host) { startDiscovery(port: listener.port, publishes: true) }
-        case .off: break
+        case .automatic:
+            if Self.isLoopback(host) { discoveryOff = .loopbackOnly } else { startDiscovery(port: listener.port, publishes: true) }
+        case .off: discoveryOff = .turnedOff
         case .browseOnly: startDiscovery(port: listener.port, publishes: false)
         case .publishAndBrowse: startDiscovery(port: listener.port, publishes: true)
         }
@@ -285,9 +322,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         self.listener === listener || previousListeners.contains { $0.listener === listener }
     }
 
-    static func isLoopback(_ host: String) -> Bool {
-        host == "localhost" || host == "::1" || host.hasPrefix("127.")
-    }
+    static func isLoopback(_ host: String) -> Bool { PeerAddress.isLoopback(host) }
 
     /// A device of the group published itself: dial it, unless a device at that IP address
     /// is linked already (tokens are blinded, so the IP is all that tells who published; a
@@ -341,6 +376,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         streamGrants = []
         for link in links.values { retire(link) }
         links = [:]
+        linkedSince = [:]
         publishNearby()
         provider.nodeDidStop(self)
     }
@@ -365,6 +401,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                 }
             } catch {
                 guard accepts(on: listener) else { return }
+                recentFailures.add("refused an incoming connection: \(error)")
                 log.notice("refused an incoming connection: \(error)")
             }
         }
@@ -382,6 +419,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                 backoff[address] = nil
                 await adopt(channel, dialed: address)
             } catch {
+                recentFailures.add("cannot reach \(address): \(error)")
                 log.info("cannot reach \(address): \(error)")
                 scheduleRedial(address)
                 firstDialFinished(address)
@@ -429,6 +467,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         }
         let link = PeerLink(channel, bus: bus, service: service, dialed: address)
         links[link.id] = link
+        linkedSince[link.id] = Date()
         log.info("linked with \(name(of: link)) (\(address.map { "dialed \($0)" } ?? "from \(link.host ?? "?")"))")
         bus.onCurrentChanged({ [weak self, weak link] metadata in
             guard let self, let link else { return }
@@ -630,7 +669,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     private func drop(_ link: PeerLink, because reason: String) {
         guard links[link.id] === link else { return }
         log.info("dropped \(name(of: link)): \(reason)")
+        recentFailures.add("lost the link with \(name(of: link)): \(reason)")
         links[link.id] = nil
+        linkedSince[link.id] = nil
         retire(link)
         publishNearby()
         if let address = link.dialed { scheduleRedial(address) }

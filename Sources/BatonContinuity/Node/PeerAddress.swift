@@ -66,6 +66,25 @@ public struct PeerAddress: Sendable, Hashable, CustomStringConvertible {
 
     public var description: String { host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)" }
 
+    /// The host that means every interface, IPv6 and IPv4 alike (one dual-stack socket; IPv4
+    /// only on a system without IPv6).
+    public static let allInterfaces = "::"
+    /// Where a device listens unless told otherwise: every interface, any free port. The
+    /// admission gate and mutual TLS keep strangers out, not the address.
+    public static let network = PeerAddress(host: allInterfaces, port: 0)
+    /// Loopback only, any free port: a device the other machines cannot reach (`--local`,
+    /// `Listen=127.0.0.1:0`, and tests).
+    public static let loopback = PeerAddress(host: "127.0.0.1", port: 0)
+
+    /// Whether `host` is a loopback address (or `localhost`): listening there, the device is
+    /// reachable from this machine only.
+    public static func isLoopback(_ host: String) -> Bool {
+        host == "localhost" || host == "::1" || host.hasPrefix("127.")
+    }
+
+    /// Whether this is the address of every interface (`::` or `0.0.0.0`).
+    public var isAllInterfaces: Bool { host == Self.allInterfaces || host == "0.0.0.0" }
+
     /// The static peers: `$BATON_PEERS` (comma-separated), else the file `peers` in the config
     /// directory (one per line, `#` starts a comment, blank lines are skipped). An entry that
     /// is not `host:port`, or a file that exists but cannot be read, throws an error naming

@@ -40,24 +40,10 @@ public final class PairingListener {
     /// Listens on `host` (an IP address) and `port` (0: any free port).
     public init(host: String = "127.0.0.1", port: UInt16 = 0) throws(PairingError) {
         certificate = try PairingCertificate(key: P256.Signing.PrivateKey())
-        guard let inet = g_inet_address_new_from_string(host) else {
-            throw .connectionFailed(GLibError(domain: "baton", code: 0, message: "'\(host)' is not an IP address to listen on"))
-        }
-        defer { g_object_unref(inet) }
-        let address = g_inet_socket_address_new(inet, port)!
-        defer { g_object_unref(address) }
-        var error: UnsafeMutablePointer<GError>?
-        guard let socket = g_socket_new(g_inet_address_get_family(inet), G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error) else {
-            throw .connectionFailed(GLibError(consuming: error!))
-        }
-        g_socket_set_blocking(socket, 0)
-        guard g_socket_bind(socket, address, 1, &error) != 0, g_socket_listen(socket, &error) != 0,
-              let local = g_socket_get_local_address(socket, &error) else {
-            g_object_unref(socket)
-            throw .connectionFailed(GLibError(consuming: error!))
-        }
-        self.port = g_inet_socket_address_get_port(gCast(local))
-        g_object_unref(local)
+        let opened: (socket: UnsafeMutablePointer<GSocket>, port: UInt16)
+        do { opened = try ListeningSocket.open(host: host, port: port) } catch { throw .connectionFailed(error) }
+        let socket = opened.socket
+        self.port = opened.port
         self.socket = SendablePointer(socket)
     }
 

@@ -227,7 +227,17 @@ public final class SecureChannel: @unchecked Sendable {
         defer { g_object_unref(address) }
         guard let host = g_inet_socket_address_get_address(gCast(address)), let text = g_inet_address_to_string(host) else { return nil }
         defer { g_free(text) }
-        return String(cString: text)
+        return plainHost(String(cString: text))
+    }
+
+    /// `host` with an IPv4-mapped IPv6 address (`::ffff:192.0.2.7`, how a socket listening on
+    /// every interface sees an IPv4 peer) written as the IPv4 address it is, so one device has
+    /// one address wherever it is compared (links, per-address caps, discovery).
+    static func plainHost(_ host: String) -> String {
+        let prefix = "::ffff:"
+        guard host.lowercased().hasPrefix(prefix) else { return host }
+        let rest = String(host.dropFirst(prefix.count))
+        return rest.split(separator: ".").count == 4 && !rest.contains(":") ? rest : host
     }
 
     /// The handshake and the checks after it, shared by both sides. Takes ownership of `tls`.

@@ -72,26 +72,17 @@ public final class SecureListener {
     /// True once `stopListening()` closed the listening socket.
     private var stoppedListening = false
 
-    /// Listens on `host` (an IP address; loopback by default) and `port` (0: any free port).
+    /// Listens on `host` (an IP address, or `PeerAddress.allInterfaces` for every interface;
+    /// loopback by default) and `port` (0: any free port).
     public init(identity: DeviceIdentity, credential: TLSCredential, host: String = "127.0.0.1",
                 port: UInt16 = 0) throws(TransportError) {
-        guard let inet = g_inet_address_new_from_string(host) else { throw .invalidAddress(host) }
-        defer { g_object_unref(inet) }
-        let address = g_inet_socket_address_new(inet, port)!
-        defer { g_object_unref(address) }
-        var error: UnsafeMutablePointer<GError>?
-        guard let socket = g_socket_new(g_inet_address_get_family(inet), G_SOCKET_TYPE_STREAM, G_SOCKET_PROTOCOL_TCP, &error) else {
-            throw .connectionFailed(GLibError(consuming: error!))
+        guard g_inet_address_new_from_string(host).map({ g_object_unref($0); return true }) == true else { throw .invalidAddress(host) }
+        let opened: (socket: UnsafeMutablePointer<GSocket>, port: UInt16)
+        do { opened = try ListeningSocket.open(host: host, port: port, backlog: Self.listenBacklog) } catch {
+            throw .connectionFailed(error)
         }
-        g_socket_set_blocking(socket, 0)
-        g_socket_set_listen_backlog(socket, Self.listenBacklog)
-        guard g_socket_bind(socket, address, 1, &error) != 0, g_socket_listen(socket, &error) != 0,
-              let local = g_socket_get_local_address(socket, &error) else {
-            g_object_unref(socket)
-            throw .connectionFailed(GLibError(consuming: error!))
-        }
-        self.port = g_inet_socket_address_get_port(gCast(local))
-        g_object_unref(local)
+        let socket = opened.socket
+        self.port = opened.port
         self.socket = SendablePointer(socket)
         self.identity = identity
         self.credential = credential

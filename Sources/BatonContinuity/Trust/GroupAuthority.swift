@@ -70,6 +70,10 @@ public struct GroupAuthority: Sendable {
     public static func load(from directory: ConfigDirectory) throws -> GroupAuthority {
         let group = directory.groupDirectory
         guard try SecureFiles.exists(group.appendingPathComponent("authority.pem")) else {
+            // A device of a group administered elsewhere is not told to create a group.
+            if let member = try? DeviceIdentity.load(from: directory.deviceDirectory) {
+                throw TrustError.authorityElsewhere(directory: group.path, group: member.groupName)
+            }
             throw TrustError.noGroup(directory: group.path)
         }
         let certificate = try SecureFiles.certificate(at: group.appendingPathComponent("authority.pem"))

@@ -29,6 +29,9 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
     case noSuchDevice(String)
     /// The folder holds no group authority (`baton group create` makes one).
     case noGroup(directory: String)
+    /// The folder holds no group authority, but this device is a member of `group`, which is
+    /// administered on another machine (the one where `baton group create` made it).
+    case authorityElsewhere(directory: String, group: String)
     /// The folder already holds a group authority, which is never overwritten.
     case groupExists(directory: String)
     /// The folder holds no device identity (`baton device add --install` makes one).
@@ -69,6 +72,8 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
         case .deviceExists(let name): "a device named '\(shown(name))' is already in the group"
         case .noSuchDevice(let name): "no device named '\(shown(name))' in the group"
         case .noGroup(let dir): "no device group in \(shown(dir)); create one with `baton group create`"
+        case .authorityElsewhere(let dir, let group):
+            "no group authority in \(shown(dir)): this device is a member of group '\(shown(group))', whose authority is on the machine that administers it; run this command there"
         case .groupExists(let dir): "\(shown(dir)) already holds a device group"
         case .noIdentity(let dir): "no device identity in \(shown(dir)); add this device with `baton device add NAME --install`"
         case .revocationListNotSigned(let path): "\(shown(path)) is not a revocation list signed by the group authority"
