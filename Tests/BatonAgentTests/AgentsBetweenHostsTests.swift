@@ -1,3 +1,4 @@
+import BatonAgent
 import BatonTestSupport
 import Foundation
 import XCTest
@@ -37,6 +38,41 @@ final class AgentsBetweenHostsTests: AgentTestCase {
             XCTAssertNotNil(host.process.waitForLine(containing: "listening on 0.0.0.0:"), host.process.output)
         }
         return (a, b)
+    }
+
+    /// Issue 25, "Defaults that work on a network": agents given nothing but their identity
+    /// (no --listen, no agent.conf, no peers) listen on every interface, publish and browse
+    /// through the host's avahi-daemon and link; `baton status` says so, with the peer's plain
+    /// IPv4 address (not the IPv4-mapped form the dual-stack socket sees).
+    func testAgentsWithNoSettingsListenOnTheNetworkAndLinkThroughAvahi() throws {
+        let folders = try devices("A", "B")
+        let batond = productURL("batond").path
+        let empty = root.appendingPathComponent("no-config").path
+        func agent(_ folder: String, _ socket: String) -> [String] {
+            ["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folder, "--socket", socket, "--no-notifications"]
+        }
+        let (a, b) = try TestHost.pair(agent(folders[0], socket("a.sock")), agent(folders[1], socket("b.sock")))
+        hosts = [a, b]
+        for host in hosts {
+            XCTAssertNotNil(host.process.waitForLine(containing: "listening on [::]:"), host.process.output)
+        }
+        XCTAssertNotNil(b.process.waitForLine(containing: "linked with A"), b.process.output + a.process.output)
+        let status = try b.start([productURL("baton").path, "status", "--json", "--agent", socket("b.sock")])
+        XCTAssertEqual(status.waitForExit(), 0, status.output)
+        let text = status.output
+        let json = try XCTUnwrap(text.firstIndex(of: "{").map { String(text[$0...]) }, text)
+        struct Report: Decodable { var running: Bool; var agent: AgentStatus? }
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .iso8601
+        let report = try decoder.decode(Report.self, from: Data(json.utf8))
+        let agent = try XCTUnwrap(report.agent, text)
+        XCTAssertEqual(agent.listening.host, "::")
+        XCTAssertEqual(agent.listening.reach, "network")
+        XCTAssertEqual(agent.discovery.state, "running", agent.discovery.explanation)
+        XCTAssertTrue(agent.discovery.working)
+        XCTAssertEqual(agent.staticPeers, [])
+        XCTAssertEqual(agent.links.map(\.device), ["A"])
+        XCTAssertEqual(agent.links.first?.address, "10.77.0.1")
     }
 
     /// Starts `command` inside `host` (a process of the host, ended with it and with the
