@@ -72,7 +72,7 @@ final class AgentClientAttackTests: AgentTestCase {
         }
         let path = runtime.appendingPathComponent("agent.socket").path
         let agent = try start("/usr/bin/setpriv", ["--reuid=4242", "--regid=4242", "--clear-groups", productURL("batond").path,
-                                                   "--config", folders[0], "--socket", path],
+                                                   "--device", folders[0], "--local", "--socket", path],
                           environment: ["XDG_CONFIG_HOME": runtime.path, "HOME": runtime.path, "PATH": "/usr/bin:/bin"])
         XCTAssertNotNil(agent.waitForLine(containing: "listening on"), agent.output)
         let fd = try connectedSocket(path)

@@ -59,7 +59,7 @@ final class AgentDaemonTests: AgentTestCase {
         let path = socket("agent.socket")
         let (_, address) = try agent(folders[1], socket: socket("b.sock"))
         let activator = try start(activate.path, ["--listen=\(path)", "--fdname=agent", productURL("batond").path,
-                                                  "--config", folders[0], "--socket", path, "--peer", address])
+                                                  "--device", folders[0], "--local", "--socket", path, "--peer", address])
         XCTAssertNotNil(activator.waitForLine(containing: "Listening on"), activator.output)
         var bound = stat()
         XCTAssertEqual(lstat(path, &bound), 0)
