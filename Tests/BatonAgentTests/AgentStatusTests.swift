@@ -68,6 +68,16 @@ final class AgentStatusTests: AgentTestCase {
         XCTAssertTrue(text.stdout.contains("discovery: NOT WORKING"), text.stdout)
     }
 
+    /// Nothing nearby and no device linked: `baton nearby` says why instead of nothing.
+    func testNearbyWithNoLinkSaysWhyNothingIsOffered() throws {
+        let folders = try devices("A")
+        _ = try agent(folders[0], socket: socket("a.sock"))
+        let nearby = try runProduct("baton", ["nearby", "--agent", socket("a.sock")], timeout: 30)
+        XCTAssertEqual(nearby.status, 0, nearby.stderr)
+        XCTAssertTrue(nearby.stdout.contains("nothing nearby"), nearby.stdout)
+        XCTAssertTrue(nearby.stdout.contains("no device of the group is linked: discovery is off: the device listens on loopback only"), nearby.stdout)
+    }
+
     func testStatusOfNoAgentExitsWithThreeAndNamesWhatAnAppWouldStart() throws {
         let (exit, report) = try status(socket("none.sock"), environment: ["BATOND": "/opt/elsewhere/batond", "PATH": "/usr/bin:/bin"])
         XCTAssertEqual(exit, 3)
