@@ -1,7 +1,7 @@
 # Every target installs the Debian packages it needs first (scripts/install-deps.sh).
 SWIFT ?= swift
 
-.PHONY: deps build demo test docs docs-coverage fuzz bench install uninstall clean
+.PHONY: deps build demo test docs docs-coverage fuzz bench install uninstall deb clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -63,6 +63,15 @@ install: deps
 
 uninstall:
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/uninstall.sh
+
+# `make deb [DEB_DIR=.build] [DEB_VERSION=]`: baton_VERSION_ARCH.deb (scripts/deb.sh) from a release
+# build with the Swift runtime linked in (--static-swift-stdlib: no Debian package has it), so
+# the package needs only Debian's libraries. DEB_VERSION defaults to dist/VERSION.
+DEB_DIR ?= .build
+deb: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product baton
+	$(SWIFT) build -c release --static-swift-stdlib --product batond
+	DEB_VERSION="$(DEB_VERSION)" bash scripts/deb.sh "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)" "$(DEB_DIR)"
 
 clean:
 	rm -rf .build .build-fuzz
