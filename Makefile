@@ -1,7 +1,7 @@
 # Every target installs the Debian packages it needs first (scripts/install-deps.sh).
 SWIFT ?= swift
 
-.PHONY: deps build demo test docs docs-coverage fuzz bench install clean
+.PHONY: deps build demo test docs docs-coverage fuzz bench install uninstall deb clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -50,13 +50,28 @@ bench: deps
 	$(SWIFT) build -c release --product BatonBench
 	$(SWIFT) run -c release --skip-build BatonBench $(BENCH_ARGS)
 
-# `make install [PREFIX=/usr/local] [DESTDIR=]`: baton, batond, the systemd user units
-# (batond.socket, batond.service) and the docs, built in release mode (scripts/install.sh).
+# `make install [PREFIX=/usr/local] [DESTDIR=] [UNITDIR=]`: baton, batond, the systemd user units
+# (batond.socket, batond.service) and the docs, built in release mode (scripts/install.sh). The
+# units go in $(PREFIX)/share/systemd/user (/usr/lib/systemd/user for PREFIX=/usr) unless UNITDIR
+# says otherwise. `make uninstall` with the same PREFIX and DESTDIR removes exactly what was
+# installed, from the list install wrote ($(PREFIX)/share/baton/installed-files; scripts/uninstall.sh).
 PREFIX ?= /usr/local
 install: deps
 	$(SWIFT) build -c release --product baton
 	$(SWIFT) build -c release --product batond
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)"
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" UNITDIR="$(UNITDIR)" bash scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)"
+
+uninstall:
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/uninstall.sh
+
+# `make deb [DEB_DIR=.build] [DEB_VERSION=]`: baton_VERSION_ARCH.deb (scripts/deb.sh) from a release
+# build with the Swift runtime linked in (--static-swift-stdlib: no Debian package has it), so
+# the package needs only Debian's libraries. DEB_VERSION defaults to dist/VERSION.
+DEB_DIR ?= .build
+deb: deps
+	$(SWIFT) build -c release --static-swift-stdlib --product baton
+	$(SWIFT) build -c release --static-swift-stdlib --product batond
+	DEB_VERSION="$(DEB_VERSION)" bash scripts/deb.sh "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)" "$(DEB_DIR)"
 
 clean:
 	rm -rf .build .build-fuzz

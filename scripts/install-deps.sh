@@ -6,12 +6,13 @@ set -euo pipefail
 # iproute2 and util-linux (unshare, nsenter, setpriv) for the network-namespace test hosts;
 # systemd for systemd-socket-activate (the agent started by socket activation, as its user unit does).
 # Docs: python3 for the documentation coverage check (scripts/doc-coverage.py).
+# make deb: dpkg-dev for dpkg-shlibdeps (the package's Depends; dpkg-deb itself is in dpkg).
 # BatonGtk (optional; without these the package builds without it and its tests skip): GTK 4's
 # development files (libgtk-4-dev), GTK's tools and settings schemas (libgtk-4-bin), and Xvfb
 # (xvfb), the virtual display its tests and the GTK figure of `make bench` open windows on;
 # libxtst6, the X server's test extension, through which those tests type real key presses.
 packages=(pkg-config libglib2.0-dev glib-networking libavahi-client-dev libavahi-glib-dev libsoup-3.0-dev
-          openssl dbus-daemon avahi-daemon avahi-utils iproute2 util-linux systemd python3
+          openssl dbus-daemon avahi-daemon avahi-utils iproute2 util-linux systemd python3 dpkg-dev
           libgtk-4-dev libgtk-4-bin xvfb libxtst6)
 missing=()
 for p in "${packages[@]}"; do
