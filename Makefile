@@ -56,17 +56,19 @@ bench: deps
 # says otherwise. `make uninstall` with the same PREFIX and DESTDIR removes exactly what was
 # installed, from the list install wrote ($(PREFIX)/share/baton/installed-files; scripts/uninstall.sh).
 PREFIX ?= /usr/local
+# Built with the Swift runtime linked in, as for the package: installed programs do not depend
+# on where the toolchain is.
 install: deps
-	$(SWIFT) build -c release --product baton
-	$(SWIFT) build -c release --product batond
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" UNITDIR="$(UNITDIR)" bash scripts/install.sh "$$($(SWIFT) build -c release --show-bin-path)"
+	$(SWIFT) build -c release --static-swift-stdlib --product baton
+	$(SWIFT) build -c release --static-swift-stdlib --product batond
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" UNITDIR="$(UNITDIR)" bash scripts/install.sh "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)"
 
 uninstall:
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/uninstall.sh
 
 # `make deb [DEB_DIR=.build] [DEB_VERSION=]`: baton_VERSION_ARCH.deb (scripts/deb.sh) from a release
 # build with the Swift runtime linked in (--static-swift-stdlib: no Debian package has it), so
-# the package needs only Debian's libraries. DEB_VERSION defaults to dist/VERSION.
+# the package needs only Debian's libraries. DEB_VERSION defaults to BatonVersion.current (Sources/BatonAgent/BatonVersion.swift).
 DEB_DIR ?= .build
 deb: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product baton

@@ -3,8 +3,8 @@
 # and docs, made with dpkg-deb from a staged install (scripts/install.sh, PREFIX=/usr).
 #   scripts/deb.sh BIN_DIR [OUT_DIR]   (BIN_DIR: where `swift build` put baton and batond;
 #                                       OUT_DIR: where the .deb is written, default .)
-# VERSION is DEB_VERSION if set, else the one line of dist/VERSION (the single place the version
-# lives; git is not needed). ARCH is `dpkg --print-architecture`. Depends are what
+# VERSION is DEB_VERSION if set, else BatonVersion.current in Sources/BatonAgent/BatonVersion.swift
+# (the single place the version lives, what `baton --version` says; git is not needed). ARCH is `dpkg --print-architecture`. Depends are what
 # dpkg-shlibdeps finds the binaries link from Debian packages, plus glib-networking (GIO's TLS,
 # loaded at run time). A library the binaries link that no Debian package provides (the Swift
 # runtime of a toolchain, unless built with --static-swift-stdlib) stops it, naming the library;
@@ -25,10 +25,12 @@ done
 
 version=${DEB_VERSION:-}
 if [ -z "$version" ]; then
-  [ -f "$here/dist/VERSION" ] || fail "$here/dist/VERSION is missing and DEB_VERSION is not set"
-  version=$(head -n 1 "$here/dist/VERSION" | tr -d '[:space:]')
+  # The one place the version is written: what `baton --version` and `baton status` say.
+  source_file="$here/Sources/BatonAgent/BatonVersion.swift"
+  version=$(sed -n 's/^ *public static let current = "\(.*\)"$/\1/p' "$source_file")
+  [ -n "$version" ] || fail "$source_file says no version (public static let current = \"…\") and DEB_VERSION is not set"
 fi
-[[ "$version" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || fail "'$version' is not a Debian version (from ${DEB_VERSION:+DEB_VERSION}${DEB_VERSION:-dist/VERSION}): digits first, then letters, digits and . + ~ -"
+[[ "$version" =~ ^[0-9][A-Za-z0-9.+~-]*$ ]] || fail "'$version' is not a Debian version (from ${DEB_VERSION:+DEB_VERSION}${DEB_VERSION:-BatonVersion.swift}): digits first, then letters, digits and . + ~ -"
 arch=$(dpkg --print-architecture)
 
 work=$(mktemp -d)
