@@ -4,9 +4,10 @@ import BatonContinuity
 import BatonLoop
 import Foundation
 
-/// Prints one line of an example's transcript. Anything another device sent goes through
-/// `shown(_:)` first.
-public func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+/// Prints one line of an example's transcript, escaped as a whole (`PrintableText.escaped`,
+/// which leaves what is already escaped as it is): whatever part of it came from a file or
+/// another device, no control or bidirectional character reaches the terminal.
+public func say(_ line: String) { FileHandle.standardOutput.write(Data((PrintableText.escaped(line) + "\n").utf8)) }
 
 /// `text`, from another device, made safe to print: control and bidirectional characters
 /// written as visible escapes (`PrintableText.escaped`).

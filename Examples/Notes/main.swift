@@ -56,7 +56,9 @@ var exitCode: Int32 = 0
     Application.shared.terminate(nil)
 }
 
-func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }
+/// One line of the transcript, escaped as a whole: a handoff file's or a note's text never
+/// reaches the terminal raw.
+func say(_ line: String) { FileHandle.standardOutput.write(Data((PrintableText.escaped(line) + "\n").utf8)) }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func value(after flag: String, _ offset: Int = 1) -> String? {

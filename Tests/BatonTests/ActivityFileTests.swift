@@ -67,4 +67,23 @@ final class PrintableTextTests: XCTestCase {
         }
         XCTAssertTrue(PrintableText.isPrintable("Ada's phone (2)"))
     }
+
+    /// Issue 25: an example prints what comes from a file through `PrintableText.escaped`, so a
+    /// handoff file whose activity type carries an escape sequence cannot act on the terminal.
+    func testAnExamplePrintsAHandoffFilesTextEscaped() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("baton-escape-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("hostile.handoff")
+        try MainActor.assumeIsolated {
+            let activity = UserActivity(activityType: "com.example.\u{1B}[2J\u{1B}]0;owned\u{7}")
+            activity.title = "title\u{202E}gnp.exe"
+            try ActivityFile.write(activity, to: file)
+        }
+        let result = try runProduct("baton-shapes", ["--continue", file.path], timeout: 30)
+        let output = result.stdout + result.stderr
+        XCTAssertFalse(output.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x07 || $0.value == 0x202E }, output)
+        XCTAssertTrue(result.stdout.contains("com.example.\\u{1B}[2J"), result.stdout)
+    }
+
 }
