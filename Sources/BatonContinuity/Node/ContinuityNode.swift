@@ -421,10 +421,26 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             } catch {
                 recentFailures.add("cannot reach \(address): \(error)")
                 log.info("cannot reach \(address): \(error)")
+                if let error = error as? TransportError { sayUnreachableOnce(address, error) }
                 scheduleRedial(address)
                 firstDialFinished(address)
             }
         }
+    }
+
+    /// Devices found through DNS-SD that could not be connected to, said once each (at most
+    /// `maximumSaidUnreachable` remembered).
+    private var saidUnreachable: Set<String> = []
+    private static let maximumSaidUnreachable = 64
+
+    /// Once per host: a device that published itself for this group but does not answer on
+    /// its port is most often behind a firewall that drops it. Said in words a person can act
+    /// on; `baton status` lists the failure too.
+    private func sayUnreachableOnce(_ address: PeerAddress, _ error: TransportError) {
+        guard discovered.contains(address), case .connectionFailed = error, !saidUnreachable.contains(address.host),
+              saidUnreachable.count < Self.maximumSaidUnreachable else { return }
+        saidUnreachable.insert(address.host)
+        log.notice("a device of the group published itself at \(address) but does not answer there (\(error)): a firewall on that machine may drop TCP port \(address.port); allow batond's port there (the port moves with its published name unless Listen= gives one)")
     }
 
     /// Dials `address` again after a delay that doubles up to 30 s: a retry timer, not a poll.

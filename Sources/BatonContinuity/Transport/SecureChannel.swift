@@ -171,21 +171,30 @@ public final class SecureChannel: @unchecked Sendable {
         }
     }
 
-    /// A TCP connection to `host:port`, straight (no proxy).
+    /// How long a TCP connect may wait for the peer's answer. A firewall that drops the port
+    /// gives none, and the kernel alone would retry for about two minutes.
+    nonisolated static let connectTimeout: UInt32 = 5
+
+    /// A TCP connection to `host:port`, straight (no proxy), within `connectTimeout`.
     @MainActor
     static func openTCP(host: String, port: UInt16) async throws(TransportError) -> UnsafeMutablePointer<GSocketConnection> {
         let client = g_socket_client_new()!
         defer { g_object_unref(client) }
+        g_socket_client_set_timeout(client, connectTimeout)
         // Straight to the device: a desktop's HTTP proxy has no business with links between
         // the user's own devices (and resolving it costs a GSettings or libproxy lookup).
         g_socket_client_set_enable_proxy(client, 0)
         let address = PeerAddress(host: host, port: port).description  // brackets an IPv6 host
         do {
-            return try await GIOAsync.call { cancellable, callback, userData in
+            let connection = try await GIOAsync.call { cancellable, callback, userData in
                 g_socket_client_connect_to_host_async(client, address, port, cancellable, callback, userData)
             } finish: { result, error in
                 g_socket_client_connect_to_host_finish(client, result, error).map(SendablePointer.init)
             }.pointer
+            // The client's timeout stays on the socket it made: off again for the link, whose
+            // own deadlines, keepalive and TCP_USER_TIMEOUT bound it (`configureSocket`).
+            g_socket_set_timeout(g_socket_connection_get_socket(connection), 0)
+            return connection
         } catch {
             throw .connectionFailed(GLibError(error))
         }
