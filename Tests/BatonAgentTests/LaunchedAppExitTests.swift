@@ -147,3 +147,62 @@ final class LaunchedAppLogTests: XCTestCase {
         XCTAssertEqual(try String(contentsOf: file, encoding: .utf8), lines + "only mine\n")
     }
 }
+
+/// The launch form the agent starts a device example with (docs/EXAMPLES.md): its program with
+/// no mode, joining the agent and waiting. Reader, installed that way and launched by B's agent
+/// through GIO, takes the article A's Reader offers and restores it exactly once; its output is
+/// in its log.
+final class ExampleLaunchFormTests: AgentTestCase {
+    func testReaderLaunchedWithNoModeRestoresTheActivityTheAgentHandsItOnce() throws {
+        let xdg = try XDGFixture()
+        defer { xdg.remove() }
+        let folders = try devices("A", "B")
+        let (_, address) = try agent(folders[0], socket: socket("a.sock"))
+        let readerA = try app("baton-reader", socket: socket("a.sock"), ["--read", "2", "--page", "3"])
+        let (folderB, socketB) = (folders[1], socket("b.sock"))
+        try xdg.goodEntry("com.example.reader", exec: "\(productURL("baton-reader").path) --agent \(socketB)")
+        try FileManager.default.createDirectory(at: xdg.dataHome.appendingPathComponent("baton/apps"), withIntermediateDirectories: true)
+        try FileManager.default.copyItem(at: URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+                                            .appendingPathComponent("../../Examples/Reader/Manifest/Info.plist").standardized,
+                                         to: xdg.dataHome.appendingPathComponent("baton/apps/com.example.reader.plist"))
+        var environment = xdg.environment
+        let state = xdg.root.appendingPathComponent("state")
+        environment["XDG_STATE_HOME"] = state.path
+        let (answer, exits) = try MainActor.assumeIsolated { () throws -> ((app: String?, error: GLibError?)?, [LaunchedAppExit]) in
+            let (agentB, server) = try inProcessAgent(folderB, peer: address, socket: socketB)
+            let launcher = DesktopAppLauncher(catalog: InstalledAppCatalog(environment: environment))
+            var pids: [pid_t] = []
+            var exits: [LaunchedAppExit] = []
+            launcher.onLaunched = { pids.append($1) }
+            launcher.onExited = { exits.append($0) }
+            // The launched Reader waits on: it is ended, and the loop runs until it is reaped.
+            @MainActor func endLaunched() {
+                for pid in pids { kill(pid, SIGTERM) }
+                spin(until: { exits.count == pids.count })
+            }
+            defer {
+                endLaunched()
+                server.stop()
+                agentB.stop()
+            }
+            agentB.launcher = launcher
+            spin(until: { agentB.apps.nearby.contains { $0.activityType == "com.example.reader.reading" } })
+            guard let offered = agentB.apps.nearby.first else { return (nil, []) }
+            let answer = continueNearby(offered, through: socketB, activationToken: "")
+            spin(until: { answer.value != nil })
+            // A's Reader exits once the launched one has confirmed the continuation.
+            let continued = waitInBackground { readerA.waitForExit(timeout: 20) }
+            spin(until: { continued.value != nil })
+            endLaunched()
+            return (answer.value, exits)
+        }
+        XCTAssertEqual(answer?.app, "com.example.reader", String(describing: answer))
+        XCTAssertEqual(exits.count, 1, "one Reader launched")
+        XCTAssertEqual(readerA.waitForExit(timeout: 1), 0, readerA.output)
+        XCTAssertTrue(readerA.output.contains("userActivityWasContinued"), readerA.output)
+        let log = try String(contentsOf: state.appendingPathComponent("baton/apps/com.example.reader.log"), encoding: .utf8)
+        XCTAssertTrue(log.contains("launched to continue com.example.reader.reading"), log)
+        XCTAssertTrue(log.contains("waiting for the agent to hand over an activity"), log)
+        XCTAssertEqual(log.components(separatedBy: "restoreUserActivityState: article 2, page 3").count - 1, 1, "restored once: \(log)")
+    }
+}
