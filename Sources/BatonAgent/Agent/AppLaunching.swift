@@ -27,6 +27,8 @@ import Baton
 extension AppLaunching {
     public func appID(continuing activity: NearbyActivity) -> String? { activity.appID }
 
+    /// Starts the app with `launch(appID:activityType:activationToken:)`; never calls `exited`,
+    /// so a continuation waiting for this launcher's app is bounded by the join timeout alone.
     public func launch(appID: String, activityType: String, activationToken: String?,
                        exited: @escaping @MainActor (LaunchedAppExit) -> Void) throws {
         try launch(appID: appID, activityType: activityType, activationToken: activationToken)
