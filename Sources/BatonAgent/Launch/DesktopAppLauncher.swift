@@ -135,9 +135,13 @@ public final class DesktopAppLauncher: AppLaunching {
     /// with the last box that holds it).
     private func watch(_ pid: pid_t, of appID: String, output: LaunchedAppLog.Opened?,
                        exited: @escaping @MainActor (LaunchedAppExit) -> Void) {
+        let logFile = output == nil ? nil : log.file(of: appID)
         let box = ChildWatchBox { [weak self] pid, waitStatus in
             let exit = LaunchedAppExit(appID: appID, processID: pid, status: LaunchedAppExit.status(waitStatus: waitStatus),
                                        lastLines: output.map(LaunchedAppLog.lastLines(of:)) ?? [])
+            let said = "launched app \(PrintableText.escaped(appID)) (pid \(pid)) \(exit.statusDescription)"
+                + (logFile.map { "; its output is in \(PrintableText.escaped($0.path))" } ?? "")
+            Logger(label: "baton").info("\(said)")
             exited(exit)
             self?.onExited?(exit)
         }
