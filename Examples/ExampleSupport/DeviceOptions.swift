@@ -1,3 +1,4 @@
+import BatonAgent
 import BatonContinuity
 import Foundation
 
@@ -34,6 +35,28 @@ public struct DeviceOptions: Sendable {
         let configuration = try PeerConfiguration.read(environment: environment, peerArguments: peerArguments, listenArgument: listen)
         self.listen = configuration.listen
         peers = configuration.peers
+    }
+
+    /// Options that join the agent at `agentSocket`.
+    public init(agentSocket: String) {
+        self.agentSocket = agentSocket
+        directory = URL(fileURLWithPath: "/")
+        listen = PeerAddress(host: "127.0.0.1", port: 0)
+        peers = []
+    }
+
+    /// The launch form the agent starts a device example with to continue an activity
+    /// (docs/EXAMPLES.md): no mode and no `--device` — the app joins the agent at `--agent
+    /// SOCKET`, else the user's own (`AgentConnection.defaultSocketPath`: `$BATON_AGENT_SOCKET`,
+    /// else `$XDG_RUNTIME_DIR/baton/agent.socket`), and waits for the continuation the agent
+    /// hands it. Nil with `--device` (a device of its own has no agent to wait for). A `--agent`
+    /// without its value ends the process with status 2.
+    public static func waitingForTheAgent(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> DeviceOptions? {
+        guard !arguments.contains("--device") else { return nil }
+        guard arguments.contains("--agent") else { return DeviceOptions(agentSocket: AgentConnection.defaultSocketPath) }
+        do { return DeviceOptions(agentSocket: try ExampleArguments.required(after: "--agent", in: arguments)) } catch {
+            ExampleArguments.refuse("\(error)")
+        }
     }
 
     /// The options on this process's command line; nil without `--device`. A bad value ends

@@ -60,6 +60,13 @@ public final class ExampleDevice {
         say("device \(shown(node.identity.name)) listening on \(PeerAddress(host: options.listen.host, port: node.port ?? 0))")
     }
 
+    /// Says that the app waits for the continuation the agent hands it (the launch form the
+    /// agent starts it with: `DeviceOptions.waitingForTheAgent`). The app continues only what
+    /// the agent hands it, once; it looks at no nearby activity itself.
+    public func waitForTheAgent() {
+        say("waiting for the agent to hand over an activity")
+    }
+
     /// Continues the first nearby activity whose type is one of `types` as soon as one is
     /// offered; then `whenGone` runs once the device it came from has gone.
     public func continueFirstNearby(of types: [String], whenGone: @escaping @MainActor () -> Void) {

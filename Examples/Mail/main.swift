@@ -5,8 +5,9 @@
 //     baton-mail DEVICE-OPTIONS --continue-nearby [--save-to DIR]
 //         continue the draft, fetch the attachment into DIR, check it. The name the other device
 //         gives is reduced to a plain file name in DIR, which replaces no file there.
-//     baton-mail --agent SOCKET --wait [--save-to DIR]
-//         joined to the agent, wait until it hands over a draft to continue (`baton continue`)
+//     baton-mail [--agent SOCKET] [--wait] [--save-to DIR]
+//         joined to the agent (at SOCKET, else the user's own), wait until it hands over a draft
+//         to continue (`baton continue`): the form the agent launches Mail with (docs/EXAMPLES.md)
 // DEVICE-OPTIONS: --agent SOCKET (join the agent), or --device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…, and the peers configured in
 // $BATON_PEERS or $XDG_CONFIG_HOME/baton/peers. A bad value ends the app with status 2.
 import Baton
@@ -29,14 +30,16 @@ final class MailApp: DeviceExampleApp<DraftViewController> {
                                named: value(after: "--as"))
         } else if arguments.contains("--continue-nearby") {
             device.continueFirstNearby(of: [DraftViewController.composeType]) {}
+        } else {
+            device.waitForTheAgent()
         }
     }
 }
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: baton-mail \(DeviceOptions.usage) (--compose --to ADDR --subject S --body B [--attach FILE [--as NAME]] | --continue-nearby [--save-to DIR] | --agent SOCKET --wait [--save-to DIR])"
-guard let options = DeviceOptions.fromCommandLine(), arguments.contains("--compose") || arguments.contains("--continue-nearby")
-        || (options.agentSocket != nil && arguments.contains("--wait")) else {
+let usage = "usage: baton-mail \(DeviceOptions.usage) (--compose --to ADDR --subject S --body B [--attach FILE [--as NAME]] | --continue-nearby [--save-to DIR]) | baton-mail [--agent SOCKET] [--wait] [--save-to DIR]"
+let waiting = !arguments.contains("--compose") && !arguments.contains("--continue-nearby")
+guard let options = waiting ? DeviceOptions.waitingForTheAgent() : DeviceOptions.fromCommandLine() else {
     say(usage)
     exit(2)
 }

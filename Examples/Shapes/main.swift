@@ -6,6 +6,9 @@
 // Between devices (each process a device of one group, identities made by `baton`):
 //     baton-shapes --device DIR [--listen [HOST:]PORT] --create TYPE     advertise a shape; exit once continued
 //     baton-shapes --device DIR --peer HOST:PORT --continue-nearby       continue the first nearby shape
+// Launched by the agent to continue a shape (docs/EXAMPLES.md):
+//     baton-shapes [--agent SOCKET]      joined to the agent (at SOCKET, else the user's own), wait until
+//                                        it hands over a shape
 // Listening beyond loopback (--listen 0.0.0.0:0), a device also finds the others through
 // avahi-daemon, and needs no --peer.
 import Baton
@@ -22,6 +25,8 @@ final class ShapesApp: ApplicationDelegate {
         case continueFrom(URL)
         case advertise(ExampleDevice, shape: String)
         case continueNearby(ExampleDevice)
+        /// Launched by the agent: continue what it hands over.
+        case waitForTheAgent(ExampleDevice)
     }
 
     init(mode: Mode) { self.mode = mode }
@@ -47,6 +52,9 @@ final class ShapesApp: ApplicationDelegate {
         case .advertise(let device, let shape):
             do { try device.start() } catch { return fail("\(error)") }
             shapes.startCreatingShape(shape)
+        case .waitForTheAgent(let device):
+            do { try device.start() } catch { return fail("\(error)") }
+            device.waitForTheAgent()
         case .continueNearby(let device):
             // Continues the first shape another device offers; ends when that device has gone.
             device.continueFirstNearby(of: [ShapesViewController.createShape]) { Application.shared.terminate(nil) }
@@ -56,7 +64,7 @@ final class ShapesApp: ApplicationDelegate {
 
     func applicationWillTerminate(_ notification: Notification) {
         switch mode {
-        case .advertise(let device, _), .continueNearby(let device): device.stop()
+        case .advertise(let device, _), .continueNearby(let device), .waitForTheAgent(let device): device.stop()
         default: break
         }
     }
@@ -95,10 +103,14 @@ if let file = value(after: "--save") {
     mode = MainActor.assumeIsolated { .advertise(ExampleDevice(options), shape: shape) }
 } else if let options, arguments.contains("--continue-nearby") {
     mode = MainActor.assumeIsolated { .continueNearby(ExampleDevice(options)) }
+} else if !["--save", "--continue", "--create", "--continue-nearby"].contains(where: arguments.contains),
+          let waiting = DeviceOptions.waitingForTheAgent() {
+    mode = MainActor.assumeIsolated { .waitForTheAgent(ExampleDevice(waiting)) }
 } else {
     say("""
         usage: baton-shapes --save FILE [--shape TYPE] | --continue FILE
                baton-shapes \(DeviceOptions.usage) (--create TYPE | --continue-nearby)
+               baton-shapes [--agent SOCKET]
         """)
     exit(2)
 }

@@ -11,6 +11,7 @@ import XCTest
 final class AgentDesktopTests: AgentTestCase {
     private var inbox: URL { root.appendingPathComponent("inbox") }
     private var dataHome: URL { root.appendingPathComponent("B-data") }
+    private var stateHome: URL { root.appendingPathComponent("B-state") }
 
     /// Devices A and B; Mail composing on A (joined to A's agent); Mail installed on B.
     private func setUpDevices() throws -> (folderB: String, address: String, mailA: RunningProcess, attachment: Data) {
@@ -40,6 +41,7 @@ final class AgentDesktopTests: AgentTestCase {
         environment["XDG_DATA_HOME"] = dataHome.path
         environment["XDG_DATA_DIRS"] = root.appendingPathComponent("no-system-apps").path
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("B-config").path
+        environment["XDG_STATE_HOME"] = stateHome.path
         environment.removeValue(forKey: "DBUS_SESSION_BUS_ADDRESS")
         if let bus { environment["DBUS_SESSION_BUS_ADDRESS"] = bus }
         return environment
@@ -52,11 +54,13 @@ final class AgentDesktopTests: AgentTestCase {
     }
 
     private func assertContinued(_ agentB: RunningProcess, _ mailA: RunningProcess, _ bytes: Data) throws {
-        // The launched Mail writes to B's agent's output (it inherited it).
-        XCTAssertNotNil(agentB.waitForLine(containing: "saved it as", timeout: 60), agentB.output)
-        XCTAssertEqual(agentB.output.components(separatedBy: "launched to continue com.example.mail.compose").count - 1, 1,
-                       "one Mail started, told in its launch options what it continues: \(agentB.output)")
-        XCTAssertTrue(agentB.output.contains("restoreUserActivityState: draft \"Notes\" to ada@example.org: Attached."), agentB.output)
+        // The launched Mail writes to its log in B's state folder; B's agent says when it has ended.
+        XCTAssertNotNil(agentB.waitForLine(containing: "launched app com.example.mail (pid", timeout: 60), agentB.output)
+        let output = (try? String(contentsOf: stateHome.appendingPathComponent("baton/apps/com.example.mail.log"), encoding: .utf8)) ?? ""
+        XCTAssertTrue(output.contains("saved it as"), output)
+        XCTAssertEqual(output.components(separatedBy: "launched to continue com.example.mail.compose").count - 1, 1,
+                       "one Mail started, told in its launch options what it continues: \(output)")
+        XCTAssertTrue(output.contains("restoreUserActivityState: draft \"Notes\" to ada@example.org: Attached."), output)
         XCTAssertEqual(try Data(contentsOf: inbox.appendingPathComponent("notes.txt")), bytes)
         XCTAssertEqual(mailA.waitForExit(timeout: 30), 0, mailA.output)
         XCTAssertTrue(mailA.output.contains("userActivityWasContinued"), mailA.output)
@@ -88,7 +92,9 @@ final class AgentDesktopTests: AgentTestCase {
         XCTAssertTrue(running.output.contains("restoreUserActivityState: draft \"Notes\" to ada@example.org: Attached."), running.output)
         XCTAssertEqual(try Data(contentsOf: inbox.appendingPathComponent("notes.txt")), bytes)
         XCTAssertEqual(mailA.waitForExit(timeout: 30), 0, mailA.output)
-        XCTAssertFalse(agentB.output.contains("launched to continue"), "no second Mail: \(agentB.output)")
+        XCTAssertFalse(FileManager.default.fileExists(atPath: stateHome.appendingPathComponent("baton/apps/com.example.mail.log").path),
+                       "no second Mail: \(agentB.output)")
+        XCTAssertFalse(agentB.output.contains("launched app com.example.mail (pid"), "no second Mail: \(agentB.output)")
     }
 
     /// On a desktop session: B's agent posts "Continue … from A" to the session's notification
@@ -109,8 +115,9 @@ final class AgentDesktopTests: AgentTestCase {
             XCTAssertTrue(posted.body.contains("Mail"), posted.body)
             XCTAssertEqual(posted.actions.first, "continue")
             server.click(posted.id, token: "click-token")
-            // The loop runs (serving the agent's calls to the server) until Mail has saved the attachment.
-            let saved = waitInBackground { agentB.waitForLine(containing: "saved it as", timeout: 60) == nil ? 1 : 0 }
+            // The loop runs (serving the agent's calls to the server) until Mail has saved the
+            // attachment and ended (B's agent says when its launched app has ended).
+            let saved = waitInBackground { agentB.waitForLine(containing: "launched app com.example.mail (pid", timeout: 60) == nil ? 1 : 0 }
             spin(until: { saved.value != nil })
         }
         try assertContinued(agentB, mailA, bytes)

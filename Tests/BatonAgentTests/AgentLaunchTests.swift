@@ -160,7 +160,7 @@ final class AgentLaunchTests: AgentTestCase {
 
 /// Device `folder`'s agent in this process, dialing `peer`, served on `socket`.
 @MainActor
-private func inProcessAgent(_ folder: String, peer: String, socket path: String) throws -> (Agent, AgentServer) {
+func inProcessAgent(_ folder: String, peer: String, socket path: String) throws -> (Agent, AgentServer) {
     let directory = URL(fileURLWithPath: folder)
     let agent = try Agent(identity: try DeviceIdentity.load(from: directory), identityDirectory: directory,
                           staticPeers: [try PeerAddress(parsing: peer, from: .argument("peer"))])
@@ -172,7 +172,7 @@ private func inProcessAgent(_ folder: String, peer: String, socket path: String)
 
 /// Calls `Agent1.ContinueNearby` on another thread (as `baton continue` would); the answer
 /// comes back through the main queue, which wakes the loop.
-private func continueNearby(_ activity: NearbyActivity, through path: String, activationToken: String) -> Answer<(app: String?, error: GLibError?)> {
+func continueNearby(_ activity: NearbyActivity, through path: String, activationToken: String) -> Answer<(app: String?, error: GLibError?)> {
     let answer = Answer<(app: String?, error: GLibError?)>()
     Thread {
         var outcome: (app: String?, error: GLibError?)

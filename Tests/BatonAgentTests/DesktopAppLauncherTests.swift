@@ -18,10 +18,14 @@ final class DesktopAppLauncherTests: XCTestCase {
 
     override func tearDown() {
         // The probe quits once it has reported; one that did not is ended here (GIO's spawn
-        // detaches it from the runner, so it is found by its pid and its command line).
+        // starts it outside the test's own processes, so it is found by its pid and its command line).
         for pid in launched where (try? String(contentsOfFile: "/proc/\(pid)/cmdline", encoding: .utf8))?.contains("LaunchProbe") == true {
             kill(pid, SIGKILL)
         }
+        // The probe is the runner's child (the launcher's child watch reaps it on the loop):
+        // the loop runs until each has been reaped.
+        let pids = launched
+        MainActor.assumeIsolated { spin(until: { pids.allSatisfy { kill($0, 0) != 0 } }) }
         for (name, value) in savedEnvironment {
             if let value { setenv(name, value, 1) } else { unsetenv(name) }
         }

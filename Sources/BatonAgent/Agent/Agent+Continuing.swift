@@ -39,6 +39,9 @@ extension Agent {
     /// when that app joins, within `launchJoinTimeout`; else, when no app here continues it and
     /// it has a web page, opens the page in the web browser and tells the originating device
     /// it was continued. `finish` gets the app's ID (`"browser"` for the browser), or why not.
+    /// A launched app that ends before it joins fails the continuation at once
+    /// (`launchedAppEnded`), when the launcher can tell (an Exec launch by
+    /// `DesktopAppLauncher`; not D-Bus activation, where `launchJoinTimeout` stays the bound).
     ///
     /// While a launched app starts, the activity's payload is fetched from the originating
     /// device beside the launch (`PayloadPrefetch`), and the app's own fetch takes it.
@@ -55,7 +58,13 @@ extension Agent {
             return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.unsupported,
                                                             "no app here continues \(activity.activityType), and it has no web page")))
         }
-        do { try launcher.launch(appID: appID, activityType: activity.activityType, activationToken: activationToken) } catch {
+        waitingCount &+= 1
+        let id = waitingCount
+        do {
+            try launcher.launch(appID: appID, activityType: activity.activityType, activationToken: activationToken) { [weak self] exit in
+                self?.launchedAppEnded(exit, continuation: id)
+            }
+        } catch {
             return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, "cannot launch \(appID): \(error)")))
         }
         if waitingForLaunch.count >= Self.maximumWaitingForLaunch {
@@ -65,8 +74,6 @@ extension Agent {
             oldest.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.refused, "too many continuations waiting for apps to start")))
         }
         let bound = launchJoinTimeout
-        waitingCount &+= 1
-        let id = waitingCount
         let expiry = MainLoop.after(bound) { [weak self] in
             guard let self, let index = self.waitingForLaunch.firstIndex(where: { $0.id == id }) else { return }
             let waiting = self.waitingForLaunch.remove(at: index)
@@ -77,6 +84,23 @@ extension Agent {
         waitingForLaunch.append(WaitingContinuation(activity: activity, finish: finish, expiry: expiry, id: id))
         if prefetches.count >= 2 * Self.maximumWaitingForLaunch { prefetches.removeFirst().drop() }
         prefetches.append(PayloadPrefetch(activity: activity, continuation: id, node: node))
+    }
+
+    /// A process the launcher started for the waiting continuation `id` ended: if the
+    /// continuation still waits (the app never joined and took it), it fails now with
+    /// `HandoffFailed` — the app could not continue it, which is what
+    /// `CocoaError.userActivityHandoffFailed` says; nothing timed out and no connection was
+    /// missing — saying how the app ended and its last lines (escaped by the launcher). Other
+    /// continuations waiting for the same app have launches of their own, reported apart.
+    func launchedAppEnded(_ exit: LaunchedAppExit, continuation id: UInt64) {
+        guard let index = waitingForLaunch.firstIndex(where: { $0.id == id }) else { return }
+        let waiting = waitingForLaunch.remove(at: index)
+        waiting.expiry.cancel()
+        dropPrefetch(of: id)
+        let message = "\(PrintableText.escaped(exit.appID)) \(exit.statusDescription) before joining"
+            + (exit.lastLines.isEmpty ? "" : ": " + exit.lastLines.joined(separator: " / "))
+        log.notice("\(message)")
+        waiting.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, message)))
     }
 
     /// A newly joined app takes the continuations that wait for its team's activity types.

@@ -24,9 +24,18 @@ import Logging
 /// - none of systemd's socket-activation variables (`LISTEN_FDS`, `LISTEN_PID`,
 ///   `LISTEN_FDNAMES`), which are the agent's own: they are unset in the context's environment.
 ///
-/// GIO's spawn closes every descriptor but 0–2 in the app and does not wait for it. The launch
-/// is synchronous (GIO's own call; a D-Bus activation is sent and not waited for). It starts on
-/// the app's loop (what GIO attaches, a session-bus connection, attaches there).
+/// An Exec launch gives the app `/dev/null` as standard input and its log
+/// (`LaunchedAppLog`: `$XDG_STATE_HOME/baton/apps/<appID>.log`) as standard output and error;
+/// GIO's spawn closes every other descriptor in the app. The app stays the launcher's child
+/// (`G_SPAWN_DO_NOT_REAP_CHILD`: without it GLib's spawn reaps the app through an intermediate
+/// process, and no one here could learn how it ended): a child watch on the loop's context reaps
+/// it and reports how it ended, with its last lines, to `launch(…, exited:)`'s handler and to
+/// `onExited`. A D-Bus activated app is the bus's child, not the launcher's: nothing reports
+/// its end.
+///
+/// The launch is synchronous (GIO's own call; a D-Bus activation is sent and not waited for). It
+/// starts on the app's loop (what GIO attaches, a session-bus connection, attaches there). A
+/// child watch lives until its process ends, even past the launcher.
 @MainActor
 public final class DesktopAppLauncher: AppLaunching {
     /// Where installed apps are looked up.
@@ -34,15 +43,22 @@ public final class DesktopAppLauncher: AppLaunching {
     /// Called with the app's id and process id after each Exec launch (not for D-Bus
     /// activation, where the bus starts the app).
     public var onLaunched: ((_ appID: String, _ processID: pid_t) -> Void)?
+    /// Called when a process of an Exec launch ends (after the handler given to that launch).
+    public var onExited: ((LaunchedAppExit) -> Void)?
+    /// Where the output of the apps started by their Exec line goes.
+    public let log: LaunchedAppLog
 
     /// The environment variables a launched app never inherits from the agent.
     nonisolated public static let withheldVariables = ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"]
     /// The longest activation token passed on.
     nonisolated public static let maximumTokenLength = 256
 
-    /// A launcher for the apps `catalog` finds (by default, the user's and the system's).
-    public init(catalog: InstalledAppCatalog = InstalledAppCatalog()) {
+    /// A launcher for the apps `catalog` finds (by default, the user's and the system's),
+    /// writing their output to `log` (by default, under the state directory of the catalog's
+    /// environment).
+    public init(catalog: InstalledAppCatalog = InstalledAppCatalog(), log: LaunchedAppLog? = nil) {
         self.catalog = catalog
+        self.log = log ?? LaunchedAppLog(environment: catalog.environment)
     }
 
     /// The installed app that continues `activity` (`InstalledAppCatalog.app(continuing:)`).
@@ -51,6 +67,13 @@ public final class DesktopAppLauncher: AppLaunching {
     /// Starts the installed app `appID` to continue an activity of `activityType`, passing
     /// `activationToken` (see the type's description). Throws `AppLaunchError`.
     public func launch(appID: String, activityType: String, activationToken: String?) throws {
+        try launch(appID: appID, activityType: activityType, activationToken: activationToken) { _ in }
+    }
+
+    /// Starts the app as `launch(appID:activityType:activationToken:)` does; `exited` is called
+    /// on the loop when a process started by its Exec line ends (never for D-Bus activation).
+    public func launch(appID: String, activityType: String, activationToken: String?,
+                       exited: @escaping @MainActor (LaunchedAppExit) -> Void) throws {
         guard let app = catalog.app(withID: appID) else { throw AppLaunchError.notInstalled(appID: appID) }
         let manifest = app.manifest
         let declared = activityType == UserActivity.browsingWebType ? !manifest.continuationDomains.isEmpty
@@ -67,6 +90,11 @@ public final class DesktopAppLauncher: AppLaunching {
             return token
         }
 
+        let opened: LaunchedAppLog.Opened?
+        do { opened = try log.open(for: appID) } catch {
+            Logger(label: "baton").notice("\(PrintableText.escaped(appID))'s output is not logged: \(error)")
+            opened = nil
+        }
         let result: (pids: [pid_t], error: String?, launchable: Bool) = MainLoop.withThreadDefaultContext {
             guard let info = g_desktop_app_info_new_from_filename(entry) else { return ([], nil, false) }
             defer { g_object_unref(UnsafeMutableRawPointer(info)) }
@@ -83,18 +111,45 @@ public final class DesktopAppLauncher: AppLaunching {
             for variable in Self.withheldVariables { g_app_launch_context_unsetenv(context, variable) }
             var pids: [pid_t] = []
             var error: UnsafeMutablePointer<GError>?
+            let flags = GSpawnFlags(G_SPAWN_SEARCH_PATH.rawValue | G_SPAWN_DO_NOT_REAP_CHILD.rawValue)
+            let output = opened?.descriptor ?? -1
             let launched = withUnsafeMutablePointer(to: &pids) { pidsPointer in
-                g_desktop_app_info_launch_uris_as_manager(info, nil, context, G_SPAWN_SEARCH_PATH, nil, nil,
-                                                          { _, pid, data in
-                                                              data!.assumingMemoryBound(to: [pid_t].self).pointee.append(pid)
-                                                          }, pidsPointer, &error)
+                g_desktop_app_info_launch_uris_as_manager_with_fds(info, nil, context, flags, nil, nil,
+                                                                   { _, pid, data in
+                                                                       data!.assumingMemoryBound(to: [pid_t].self).pointee.append(pid)
+                                                                   }, pidsPointer, -1, output, output, &error)
             }
             guard launched != 0 else { return (pids, GLibError(consuming: error!).message, true) }
             return (pids, nil, true)
         }
         guard result.launchable else { throw AppLaunchError.notLaunchable(appID: appID, desktopEntry: entry) }
         if let reason = result.error { throw AppLaunchError.failed(appID: appID, desktopEntry: entry, reason: reason) }
-        for pid in result.pids { onLaunched?(appID, pid) }
+        for pid in result.pids {
+            watch(pid, of: appID, output: opened, exited: exited)
+            onLaunched?(appID, pid)
+        }
+    }
+
+    /// Reaps `pid` when it ends, on the loop's context, and reports how it ended with the last
+    /// lines of `output`; the watch source and its box are released then (and `output` closed
+    /// with the last box that holds it).
+    private func watch(_ pid: pid_t, of appID: String, output: LaunchedAppLog.Opened?,
+                       exited: @escaping @MainActor (LaunchedAppExit) -> Void) {
+        let logFile = output == nil ? nil : log.file(of: appID)
+        let box = ChildWatchBox { [weak self] pid, waitStatus in
+            let exit = LaunchedAppExit(appID: appID, processID: pid, status: LaunchedAppExit.status(waitStatus: waitStatus),
+                                       lastLines: output.map(LaunchedAppLog.lastLines(of:)) ?? [])
+            let said = "launched app \(PrintableText.escaped(appID)) (pid \(pid)) \(exit.statusDescription)"
+                + (logFile.map { "; its output is in \(PrintableText.escaped($0.path))" } ?? "")
+            Logger(label: "baton").info("\(said)")
+            exited(exit)
+            self?.onExited?(exit)
+        }
+        let source = g_child_watch_source_new(pid)!
+        g_source_set_callback(source, unsafeBitCast(childWatchTrampoline, to: GSourceFunc.self), box.retainedOpaque(),
+                              CallbackBox.destroyNotify)
+        g_source_attach(source, MainLoop.context.gContext)
+        g_source_unref(source)
     }
 
     /// Whether `token` may be passed on: 1–`maximumTokenLength` bytes of printable ASCII (what
@@ -102,4 +157,17 @@ public final class DesktopAppLauncher: AppLaunching {
     nonisolated static func isAcceptable(token: String) -> Bool {
         !token.isEmpty && token.utf8.count <= maximumTokenLength && token.utf8.allSatisfy { (0x21...0x7E).contains($0) }
     }
+}
+
+/// The closure a child watch runs, handed to GLib as `user_data`.
+private final class ChildWatchBox: CallbackBox, @unchecked Sendable {
+    let body: @MainActor (pid_t, Int32) -> Void
+    init(_ body: @escaping @MainActor (pid_t, Int32) -> Void) { self.body = body }
+}
+
+/// GLib's `GChildWatchFunc` for `ChildWatchBox`: runs on the loop's (main) thread. GLib reaps
+/// the child before calling it, and removes the source after.
+private let childWatchTrampoline: GChildWatchFunc = { pid, waitStatus, userData in
+    let box = ChildWatchBox.borrow(userData!)
+    MainActor.assumeIsolated { box.body(pid, waitStatus) }
 }

@@ -20,7 +20,8 @@ import Foundation
 /// read); nothing here throws.
 @MainActor
 public final class InstalledAppCatalog {
-    private let environment: [String: String]
+    /// The environment whose XDG variables name the folders searched.
+    public let environment: [String: String]
     private let report: (String) -> Void
     private var reported: Set<String> = []
     /// The most distinct messages remembered as said (past it, nothing more is said).
