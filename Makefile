@@ -1,7 +1,7 @@
 # Every target installs the Debian packages it needs first (scripts/install-deps.sh).
 SWIFT ?= swift
 
-.PHONY: deps build demo test docs docs-coverage fuzz bench install uninstall deb clean
+.PHONY: deps build demo test docs docs-coverage fuzz bench install uninstall deb install-examples clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -62,6 +62,12 @@ install: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product baton
 	$(SWIFT) build -c release --static-swift-stdlib --product batond
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" UNITDIR="$(UNITDIR)" bash scripts/install.sh "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)"
+
+# `make install-examples`: the device examples (Shapes, Map Viewer, Mail, Reader, GTK Notes) as
+# apps the agent can launch, their desktop entries and manifests in $XDG_DATA_HOME pointing at
+# this build (scripts/install-examples.sh, docs/EXAMPLES.md); `baton app remove APPID` removes one.
+install-examples: build
+	bash scripts/install-examples.sh "$$($(SWIFT) build --show-bin-path)"
 
 uninstall:
 	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" bash scripts/uninstall.sh

@@ -143,13 +143,13 @@ trap 'kill "${pids[@]}" 2>/dev/null; rm -rf "$work"' EXIT
 start agent_a "$bin/batond" --device "$work/A" --local --socket "$run/a.sock"
 wait_for agent_a "listening on"
 address=$(grep -o "listening on [^,]*" "$work/agent_a.log" | cut -d' ' -f3)
-XDG_DATA_HOME="$b_data" start agent_b "$bin/batond" --device "$work/B" --local --socket "$run/b.sock" --peer "$address"
+XDG_DATA_HOME="$b_data" XDG_STATE_HOME="$work/B-state" start agent_b "$bin/batond" --device "$work/B" --local --socket "$run/b.sock" --peer "$address"
 wait_for agent_b "linked with A"
 echo "-- device B: baton app install (Mail and Reader, into B's XDG data folder) --"
 XDG_DATA_HOME="$b_data" "$bin/baton" app install "$here/Examples/Mail/Manifest/Info.plist" --name Mail \
-  --exec "$bin/baton-mail --agent $run/b.sock --wait --save-to $work/B-inbox" | sed "s|$work|…|g"
+  --exec "$bin/baton-mail --save-to $work/B-inbox" | sed "s|$work|…|g"
 XDG_DATA_HOME="$b_data" "$bin/baton" app install "$here/Examples/Reader/Manifest/Info.plist" --name Reader \
-  --exec "$bin/baton-reader --agent $run/b.sock --continue-nearby" | sed "s|$work|…|g"
+  --exec "$bin/baton-reader" | sed "s|$work|…|g"
 echo "-- device A: Reader, then Mail (active last) join A's agent --"
 start reader_a "$bin/baton-reader" --agent "$run/a.sock" --read 7 --page 3
 wait_for reader_a "joined the agent"
@@ -166,9 +166,9 @@ echo "-- device B: baton continue (B's agent starts Mail from its desktop entry 
 "$bin/baton" continue --agent "$run/b.sock" --config "$work/no-config"
 wait "$mail_a_pid" || true
 finish mail_a
-wait_for agent_b "saved it as"
+wait_for agent_b "launched app com.example.mail (pid"
 echo "-- device B: the Mail the agent started --"
-grep -E "launched to|restoreUserActivityState|received|saved it" "$work/agent_b.log" | grep -v " info " | sed "s|$work|…|g"
+grep -E "launched to|restoreUserActivityState|received|saved it" "$work/B-state/baton/apps/com.example.mail.log" | sed "s|$work|…|g"
 cmp -s "$work/holiday.jpg" "$work/B-inbox/holiday.jpg" && echo "(the attachment in B's inbox is the same 8 MB)"
 echo "-- device A: Mail --"
 grep -v " info " "$work/mail_a.log"

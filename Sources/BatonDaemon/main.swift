@@ -115,6 +115,7 @@ MainActor.assumeIsolated {
     // nearby in notifications, where there is a desktop session.
     let catalog = InstalledAppCatalog()
     let launcher = DesktopAppLauncher(catalog: catalog)
+    launcher.agentSocketPath = runtime.socketPath  // a launched app joins this agent, wherever its socket is
     agent.launcher = launcher
     let log = Logger(label: "baton.agent")
     let notifier = ContinueNotifier(enabled: settings.notifications && !arguments.contains("--no-notifications"),

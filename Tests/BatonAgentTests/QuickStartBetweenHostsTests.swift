@@ -77,8 +77,8 @@ final class QuickStartBetweenHostsTests: AgentTestCase {
         let reader = productURL("baton-reader").path
         let manifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples/Reader/Manifest/Info.plist")
             .standardizedFileURL.path
-        let laptopSocket = root.appendingPathComponent("laptop/run/baton/agent.socket").path
-        let install = try run(in: b, laptop, [baton, "app", "install", manifest, "--exec", "\(reader) --agent \(laptopSocket) --continue-nearby"])
+        // The Reader's launch form (docs/EXAMPLES.md): no mode; it joins the agent that started it.
+        let install = try run(in: b, laptop, [baton, "app", "install", manifest, "--exec", reader])
         XCTAssertEqual(install.waitForExit(), 0, install.output)
 
         // Desk: reading an article, joined to its agent.
@@ -98,6 +98,12 @@ final class QuickStartBetweenHostsTests: AgentTestCase {
         XCTAssertEqual(continued.waitForExit(), 0, continued.output)
         XCTAssertTrue(continued.output.contains("from desk in com.example.reader"), continued.output)
         XCTAssertNotNil(article.waitForLine(containing: "userActivityWasContinued"), article.output)
+        // The launched Reader restored the article once; its output is in its log.
+        let log = root.appendingPathComponent("laptop/.local/state/baton/apps/com.example.reader.log")
+        let launched = try run(in: b, laptop, ["/usr/bin/tail", "-n", "+1", "-f", log.path])
+        XCTAssertNotNil(launched.waitForLine(containing: "restoreUserActivityState: article 7, page 3"), launched.output)
+        launched.terminate()
+        XCTAssertEqual(launched.output.components(separatedBy: "restoreUserActivityState").count - 1, 1, launched.output)
 
         // Neither machine has a settings file or a peers file: nothing was edited by hand.
         for home in ["desk", "laptop"] {

@@ -39,7 +39,7 @@ extension Agent {
     /// when that app joins, within `launchJoinTimeout`; else, when no app here continues it and
     /// it has a web page, opens the page in the web browser and tells the originating device
     /// it was continued. `finish` gets the app's ID (`"browser"` for the browser), or why not.
-    /// A launched app that ends before it joins fails the continuation at once
+    /// A launched app that fails (a non-zero status, a signal) before it joins fails the continuation at once
     /// (`launchedAppEnded`), when the launcher can tell (an Exec launch by
     /// `DesktopAppLauncher`; not D-Bus activation, where `launchJoinTimeout` stays the bound).
     ///
@@ -92,8 +92,15 @@ extension Agent {
     /// `CocoaError.userActivityHandoffFailed` says; nothing timed out and no connection was
     /// missing — saying how the app ended and its last lines (escaped by the launcher). Other
     /// continuations waiting for the same app have launches of their own, reported apart.
+    ///
+    /// A process that exited with status 0 may have handed the launch on (a GApplication's
+    /// second instance passes it to the first and exits 0; a wrapper starts the app and exits):
+    /// the continuation then goes on waiting for a join, within `launchJoinTimeout`.
     func launchedAppEnded(_ exit: LaunchedAppExit, continuation id: UInt64) {
         guard let index = waitingForLaunch.firstIndex(where: { $0.id == id }) else { return }
+        if exit.status == .exited(0) {
+            return log.info("\(PrintableText.escaped(exit.appID)) (pid \(exit.processID)) exited with status 0 before joining: waiting for the app it handed the launch to")
+        }
         let waiting = waitingForLaunch.remove(at: index)
         waiting.expiry.cancel()
         dropPrefetch(of: id)

@@ -48,6 +48,11 @@ public final class DesktopAppLauncher: AppLaunching {
     /// Where the output of the apps started by their Exec line goes.
     public let log: LaunchedAppLog
 
+    /// The agent's socket, passed to Exec-launched apps as `BATON_AGENT_SOCKET`, so an app
+    /// started with no `--agent` joins the agent that launched it wherever its socket is
+    /// (`batond --socket`); nil passes nothing (the app finds the user's default socket).
+    public var agentSocketPath: String?
+
     /// The environment variables a launched app never inherits from the agent.
     nonisolated public static let withheldVariables = ["LISTEN_FDS", "LISTEN_PID", "LISTEN_FDNAMES"]
     /// The longest activation token passed on.
@@ -101,6 +106,7 @@ public final class DesktopAppLauncher: AppLaunching {
             let context = baton_app_launch_context_new(token)!.assumingMemoryBound(to: GAppLaunchContext.self)
             defer { g_object_unref(context) }
             g_app_launch_context_setenv(context, LaunchEnvironment.continueActivityTypeVariable, activityType)
+            if let socket = agentSocketPath { g_app_launch_context_setenv(context, "BATON_AGENT_SOCKET", socket) }
             if let token {
                 g_app_launch_context_setenv(context, "XDG_ACTIVATION_TOKEN", token)
                 g_app_launch_context_setenv(context, "DESKTOP_STARTUP_ID", token)
