@@ -15,7 +15,8 @@ public struct DeviceOptions: Sendable {
     /// The agent's socket, with `--agent`: the app joins it instead of running a node.
     public var agentSocket: String?
 
-    /// The options in `arguments`; nil without `--device` or `--agent`. A bad value (a port out of range,
+    /// The options in `arguments`: without `--device` or `--agent`, those that join the user's
+    /// own agent (`AgentConnection.defaultSocketPath`). A bad value (a port out of range,
     /// a missing host or value, a malformed configured peer) throws an error naming it.
     public init?(arguments: [String], environment: [String: String] = ProcessInfo.processInfo.environment) throws {
         if arguments.contains("--agent") {
@@ -25,7 +26,14 @@ public struct DeviceOptions: Sendable {
             peers = []
             return
         }
-        guard arguments.contains("--device") else { return nil }
+        // Neither: the user's own agent, as for the launch form.
+        guard arguments.contains("--device") else {
+            agentSocket = AgentConnection.defaultSocketPath
+            directory = URL(fileURLWithPath: "/")
+            listen = .loopback
+            peers = []
+            return
+        }
         directory = URL(fileURLWithPath: try ExampleArguments.required(after: "--device", in: arguments))
         let listen = arguments.contains("--listen") ? try ExampleArguments.required(after: "--listen", in: arguments) : nil
         let peerArguments = try arguments.indices.filter { arguments[$0] == "--peer" }.map { index in
@@ -59,7 +67,8 @@ public struct DeviceOptions: Sendable {
         }
     }
 
-    /// The options on this process's command line; nil without `--device`. A bad value ends
+    /// The options on this process's command line (the user's agent without `--device` or
+    /// `--agent`). A bad value ends
     /// the process at once, with status 2 and a message that names it.
     public static func fromCommandLine() -> DeviceOptions? {
         do { return try DeviceOptions(arguments: Array(CommandLine.arguments.dropFirst())) } catch {

@@ -4,10 +4,15 @@ import BatonContinuity
 import BatonLoop
 import Foundation
 
-/// Prints one line of an example's transcript, escaped as a whole (`PrintableText.escaped`,
-/// which leaves what is already escaped as it is): whatever part of it came from a file or
-/// another device, no control or bidirectional character reaches the terminal.
-public func say(_ line: String) { FileHandle.standardOutput.write(Data((PrintableText.escaped(line) + "\n").utf8)) }
+/// Prints a line of an example's transcript escaped (`PrintableText.escaped`, which leaves what
+/// is already escaped as it is): whatever part of it came from a file or another device, no
+/// control or bidirectional character reaches the terminal.
+public func say(_ line: String) {
+    // Line by line, so a usage text keeps its lines; what another device sent is escaped whole
+    // where it is interpolated (`shown`), newlines included.
+    let text = line.split(separator: "\n", omittingEmptySubsequences: false).map { PrintableText.escaped(String($0)) }.joined(separator: "\n")
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
 
 /// `text`, from another device, made safe to print: control and bidirectional characters
 /// written as visible escapes (`PrintableText.escaped`).

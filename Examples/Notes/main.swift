@@ -56,9 +56,14 @@ var exitCode: Int32 = 0
     Application.shared.terminate(nil)
 }
 
-/// One line of the transcript, escaped as a whole: a handoff file's or a note's text never
-/// reaches the terminal raw.
-func say(_ line: String) { FileHandle.standardOutput.write(Data((PrintableText.escaped(line) + "\n").utf8)) }
+/// A line of the transcript, escaped: a handoff file's or a note's text never reaches the
+/// terminal raw.
+func say(_ line: String) {
+    // Line by line, so a usage text keeps its lines; what another device sent is escaped whole
+    // where it is interpolated (`shown`), newlines included.
+    let text = line.split(separator: "\n", omittingEmptySubsequences: false).map { PrintableText.escaped(String($0)) }.joined(separator: "\n")
+    FileHandle.standardOutput.write(Data((text + "\n").utf8))
+}
 
 let arguments = Array(CommandLine.arguments.dropFirst())
 func value(after flag: String, _ offset: Int = 1) -> String? {
