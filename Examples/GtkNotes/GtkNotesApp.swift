@@ -10,6 +10,9 @@ struct NotesOptions {
     /// Text to type into a new note at launch, and where to leave the cursor.
     var typing: String?
     var cursor: Int?
+    /// Text to type into each note continued here, once restored, at its cursor (a test hook:
+    /// an edit made on this device before the note continues back).
+    var typingWhenContinued: String?
     /// Where to save a picture of the first note window that is continued (or, with `typing`, opened).
     var screenshot: URL?
     /// Terminate once that picture is saved.
@@ -92,21 +95,45 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking {
         return false
     }
 
-    /// A note from another device: kept in this device's notes (a copy, under a name of its
-    /// own if another note here has that name), opened in its window, restored by its editor.
+    /// A note from another device. If its identity (`id`) is a note's here — it was continued
+    /// from here before — that note: its window (opened, or brought forward if open) shows the
+    /// text from the other device. Otherwise kept in this device's notes as a new note (under a
+    /// name of its own if another note here has that name) with that identity. Restored by the
+    /// note's editor. Everything in `userInfo` came from another device: checked and bounded.
     func application(_ application: Application, continue userActivity: UserActivity,
                      restorationHandler: @escaping @MainActor ([any UserActivityRestoring]) -> Void) -> Bool {
         guard userActivity.activityType == NoteEditorController.activityType, let info = userActivity.userInfo,
-              let name = info["name"] as? String, let text = info["text"] as? String,
+              let name = info["name"] as? String, name.utf8.count <= 4096, let text = info["text"] as? String,
               text.utf8.count <= NoteStore.sizeLimit else { return false }
-        let note = store.incoming(named: name, text: text)
+        let identity = Self.identity(info["id"])
+        let note = store.incoming(named: name, text: text, identity: identity)
+        let known = editors[note.file.path] != nil
+        say("continuing \(shown(name)) as \(shown(note.name))\(identity.map { " (note \($0.uuidString))" } ?? ""), \(known ? "in its open window" : "in a new window")")
         let editor = openEditor(for: note)
         // Restored once the window is on screen (GTK lays the text out for it first).
-        editor.window.afterNextPaint {
+        editor.window.afterNextPaint { [options] in
             restorationHandler([editor.controller])
+            if let typing = options.typingWhenContinued {
+                editor.controller.type(typing)
+                editor.controller.focusText()
+                say("typed into \(shown(editor.controller.note.name)), cursor at \(editor.controller.cursor)")
+            }
             self.takeScreenshotOnce(of: editor.window)
         }
         return true
+    }
+
+    /// The note identity another device sent: a UUID in its string form, else none.
+    private static func identity(_ value: Any?) -> UUID? {
+        guard let string = value as? String else {
+            if value != nil { say("ignored a note identity that is not a string") }
+            return nil
+        }
+        guard string.utf8.count <= 64, let identity = UUID(uuidString: string) else {
+            say("ignored a note identity that is not a UUID: \(shown(String(string.prefix(64))))")
+            return nil
+        }
+        return identity
     }
 
     func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String,

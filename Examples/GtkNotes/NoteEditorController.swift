@@ -3,7 +3,7 @@ import ExampleSupport
 import Foundation
 
 /// One note in its window: a banner (shown once the note continues on another device) above a
-/// text view. Its user activity carries the note — name, text, cursor — and is current while
+/// text view. Its user activity carries the note — identity, name, text, cursor — and is current while
 /// the person works in the text view. Editing or moving the cursor only marks the activity
 /// `needsSave`; `updateUserActivityState(_:)` fills it when Handoff needs it (Apple's lazy
 /// save). The text is saved to the note's file a moment after each change, and on close.
@@ -156,7 +156,10 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
 
     /// Apple's lazy save: the activity is filled only when Handoff needs it.
     override func updateUserActivityState(_ activity: UserActivity) {
-        activity.addUserInfoEntries(from: ["name": note.name, "text": note.text, "cursor": cursor])
+        var entries: [String: Any] = ["name": note.name, "text": note.text, "cursor": cursor]
+        // Which note this is (NoteIdentities): continued back here, it updates this note.
+        if let identity = store.identity(of: note) { entries["id"] = identity.uuidString }
+        activity.addUserInfoEntries(from: entries)
         activity.title = note.title
     }
 
@@ -168,6 +171,7 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
               let text = info["text"] as? String, text.utf8.count <= NoteStore.sizeLimit else { return }
         let offset = min(max(info["cursor"] as? Int ?? 0, 0), text.unicodeScalars.count)
         fill(with: text, cursor: offset)
+        gtk_widget_set_visible(banner, 0)  // back here: no longer only continued elsewhere
         note.text = text
         retitle()
         save()

@@ -16,8 +16,9 @@ struct Note: Equatable {
     }
 }
 
-/// The folder of notes: `NAME.txt` files, listed newest first. Notes that arrive from another
-/// device are saved here under a name of their own (never over another note).
+/// The folder of notes: `NAME.txt` files, listed newest first, each with its identity
+/// (`NoteIdentities`). A note that arrives from another device updates the note here with its
+/// identity; otherwise it is saved under a name of its own (never over another note).
 struct NoteStore {
     /// The largest note this app reads or takes from another device.
     static let sizeLimit = 48 * 1024
@@ -25,11 +26,14 @@ struct NoteStore {
     static let listLimit = 500
 
     let folder: URL
+    /// The notes' identities, kept in the folder.
+    let identities: NoteIdentities
 
     /// The store in `folder` (made, private to the user, if missing).
     init(folder: URL) throws {
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         self.folder = folder
+        identities = NoteIdentities(folder: folder)
     }
 
     /// `$XDG_DATA_HOME/baton-gtknotes` (default `~/.local/share/baton-gtknotes`).
@@ -58,9 +62,17 @@ struct NoteStore {
         return Note(file: file, text: String(decoding: data, as: UTF8.self))
     }
 
-    /// Writes `note` to its file, atomically.
+    /// Writes `note` to its file, atomically; a note of the folder gets its identity.
     func save(_ note: Note) throws {
         try Data(note.text.utf8).write(to: note.file, options: .atomic)
+        _ = identity(of: note)
+    }
+
+    /// The identity of `note`, made the first time; nil for a file outside the folder (opened
+    /// with the app), which is not this folder's to name.
+    func identity(of note: Note) -> UUID? {
+        guard note.file.deletingLastPathComponent().standardizedFileURL.path == folder.standardizedFileURL.path else { return nil }
+        return identities.identityMade(forNoteNamed: note.name)
     }
 
     /// A new, empty note with a name of its own.
@@ -68,18 +80,31 @@ struct NoteStore {
         let formatter = DateFormatter()
         formatter.dateFormat = "yyyy-MM-dd HH.mm.ss"
         let stamp = formatter.string(from: Date())
-        return Note(file: uniqueFile(for: "Note \(stamp).txt"), text: "")
+        let file = uniqueFile(for: "Note \(stamp).txt")
+        identities.forget(noteNamed: file.lastPathComponent)  // a note gone may have had the name
+        return Note(file: file, text: "")
     }
 
-    /// Where a note named `remoteName` by another device goes: a plain name in the folder
-    /// (`IncomingFile.safeName`), ending in `.txt`; if a note of that name holds other text,
-    /// a new name beside it. Returns the note with `text`, and whether it replaced nothing.
-    func incoming(named remoteName: String, text: String) -> Note {
+    /// Where a note from another device goes, with `text`. If `identity` is a note's here, that
+    /// note (same file, its name here kept). Otherwise a new note, which keeps `identity` (or
+    /// a new one): named `remoteName` made plain (`IncomingFile.safeName`), ending in `.txt`;
+    /// if a note of that name holds other text or is another note, a new name beside it.
+    func incoming(named remoteName: String, text: String, identity: UUID?) -> Note {
+        if let identity, let name = identities.noteName(for: identity),
+           let existing = try? Self.load(folder.appendingPathComponent(name)) {
+            return Note(file: existing.file, text: text)
+        }
         var name = IncomingFile.safeName(remoteName) ?? "Note.txt"
         if !name.hasSuffix(".txt") { name += ".txt" }
         let file = folder.appendingPathComponent(name)
-        if let existing = try? Self.load(file), existing.text == text { return existing }
-        return Note(file: FileManager.default.fileExists(atPath: file.path) ? uniqueFile(for: name) : file, text: text)
+        let note: Note
+        if let existing = try? Self.load(file), existing.text == text, identities.identity(ofNoteNamed: name) == nil {
+            note = existing
+        } else {
+            note = Note(file: FileManager.default.fileExists(atPath: file.path) ? uniqueFile(for: name) : file, text: text)
+        }
+        identities.set(identity ?? UUID(), forNoteNamed: note.name)
+        return note
     }
 
     /// `name` in the folder, or `name-2.txt`, `name-3.txt`… if taken.

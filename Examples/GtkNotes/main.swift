@@ -7,6 +7,8 @@
 //         note continued from one opens here at the same place. A second launch hands its FILEs
 //         to the running one (one instance per session).
 //     --type TEXT [--cursor N]      at launch, a new note with TEXT typed in, the cursor at N
+//     --type-when-continued TEXT    (for tests) type TEXT at the cursor of each note continued
+//                                   here once it is restored, the focus left in its text view
 //     --screenshot PNG [--quit-after-screenshot]
 //                                   save a picture of the first note window continued here (or
 //                                   opened by --type) once GTK has drawn it; then quit
@@ -21,12 +23,12 @@ import ExampleSupport
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: baton-gtknotes [--agent SOCKET] [--notes DIR] [--type TEXT [--cursor N]] [--screenshot PNG [--quit-after-screenshot]] [--screenshot-banner PNG] [FILE…]"
+let usage = "usage: baton-gtknotes [--agent SOCKET] [--notes DIR] [--type TEXT [--cursor N]] [--type-when-continued TEXT] [--screenshot PNG [--quit-after-screenshot]] [--screenshot-banner PNG] [FILE…]"
 if arguments.contains("--help") {
     say(usage)
     exit(0)
 }
-let valued: Set = ["--agent", "--notes", "--type", "--cursor", "--screenshot", "--screenshot-banner"]
+let valued: Set = ["--agent", "--notes", "--type", "--type-when-continued", "--cursor", "--screenshot", "--screenshot-banner"]
 var files: [URL] = []
 var index = 0
 while index < arguments.count {
@@ -45,7 +47,7 @@ while index < arguments.count {
 }
 let options = NotesOptions(
     folder: value(after: "--notes").map { URL(fileURLWithPath: $0) } ?? NoteStore.defaultFolder,
-    typing: value(after: "--type"), cursor: number(after: "--cursor"),
+    typing: value(after: "--type"), cursor: number(after: "--cursor"), typingWhenContinued: value(after: "--type-when-continued"),
     screenshot: value(after: "--screenshot").map { URL(fileURLWithPath: $0) },
     quitAfterScreenshot: arguments.contains("--quit-after-screenshot"),
     bannerScreenshot: value(after: "--screenshot-banner").map { URL(fileURLWithPath: $0) })
