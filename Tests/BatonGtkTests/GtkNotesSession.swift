@@ -34,7 +34,8 @@ final class GtkNotesSession {
         display = try VirtualDisplay(width: 1024, height: 768)
         let socket = root.appendingPathComponent("\(name)-bus").path
         var environment = ProcessInfo.processInfo.environment.merging(display.environment) { _, display in display }
-        for (variable, folder) in [("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_RUNTIME_DIR", "runtime")] {
+        for (variable, folder) in [("XDG_DATA_HOME", "data"), ("XDG_CONFIG_HOME", "config"), ("XDG_RUNTIME_DIR", "runtime"),
+                                   ("XDG_STATE_HOME", "state")] {
             let path = root.appendingPathComponent("\(name)-\(folder)")
             try FileManager.default.createDirectory(at: path, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
             environment[variable] = path.path
