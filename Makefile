@@ -1,7 +1,7 @@
 # Every target installs the Debian packages it needs first (scripts/install-deps.sh).
 SWIFT ?= swift
 
-.PHONY: deps build demo test docs docs-coverage fuzz bench install uninstall deb install-examples clean
+.PHONY: deps build demo test docs docs-coverage fuzz bench release install uninstall deb install-examples clean
 
 deps:
 	@bash scripts/install-deps.sh
@@ -56,12 +56,22 @@ bench: deps
 # says otherwise. `make uninstall` with the same PREFIX and DESTDIR removes exactly what was
 # installed, from the list install wrote ($(PREFIX)/share/baton/installed-files; scripts/uninstall.sh).
 PREFIX ?= /usr/local
-# Built with the Swift runtime linked in, as for the package: installed programs do not depend
-# on where the toolchain is.
-install: deps
+# `make release`: baton and batond built with the Swift runtime linked in, as for the package, so
+# installed programs do not depend on where the toolchain is (.build/release).
+# `sudo make install` does not build as root (that would leave root's files in your .build, and
+# sudo's PATH may lack the toolchain): it installs what `make release` built, and asks for that
+# first when nothing is built. Without sudo, `make install` builds, then installs.
+RELEASE_BIN := .build/release
+release: deps
 	$(SWIFT) build -c release --static-swift-stdlib --product baton
 	$(SWIFT) build -c release --static-swift-stdlib --product batond
-	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" UNITDIR="$(UNITDIR)" bash scripts/install.sh "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)"
+
+install:
+	@if [ "$$(id -u)" = 0 ] && [ -n "$${SUDO_USER:-}" ]; then \
+	  [ -x "$(RELEASE_BIN)/baton" ] && [ -x "$(RELEASE_BIN)/batond" ] || { \
+	    echo "make install: nothing built: run 'make release' as $$SUDO_USER first, then sudo make install" >&2; exit 2; }; \
+	else $(MAKE) --no-print-directory release; fi
+	PREFIX="$(PREFIX)" DESTDIR="$(DESTDIR)" UNITDIR="$(UNITDIR)" bash scripts/install.sh "$(RELEASE_BIN)"
 
 # `make install-examples`: the device examples (Shapes, Map Viewer, Mail, Reader, GTK Notes) as
 # apps the agent can launch, their desktop entries and manifests in $XDG_DATA_HOME pointing at
@@ -76,10 +86,8 @@ uninstall:
 # build with the Swift runtime linked in (--static-swift-stdlib: no Debian package has it), so
 # the package needs only Debian's libraries. DEB_VERSION defaults to BatonVersion.current (Sources/BatonAgent/BatonVersion.swift).
 DEB_DIR ?= .build
-deb: deps
-	$(SWIFT) build -c release --static-swift-stdlib --product baton
-	$(SWIFT) build -c release --static-swift-stdlib --product batond
-	DEB_VERSION="$(DEB_VERSION)" bash scripts/deb.sh "$$($(SWIFT) build -c release --static-swift-stdlib --show-bin-path)" "$(DEB_DIR)"
+deb: release
+	DEB_VERSION="$(DEB_VERSION)" bash scripts/deb.sh "$(RELEASE_BIN)" "$(DEB_DIR)"
 
 clean:
 	rm -rf .build .build-fuzz

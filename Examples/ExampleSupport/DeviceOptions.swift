@@ -2,12 +2,12 @@ import BatonAgent
 import BatonContinuity
 import Foundation
 
-/// What makes an example app a device of the user's group: `--agent SOCKET` (join the agent
-/// that runs the device), or `--device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…` (a node of
+/// What makes an example app a device of the user's group: the user's agent (by default, or
+/// `--agent SOCKET`), or `--device DIR [--listen [HOST:]PORT] [--peer HOST:PORT]…` (a node of
 /// its own in the app), and the peers configured for
 /// every app of this user (`$BATON_PEERS`, else `$XDG_CONFIG_HOME/baton/peers`), read the way
-/// `baton nearby` reads them (`PeerConfiguration`). Listening beyond loopback
-/// (`--listen 0.0.0.0:0`), the device also finds the others through avahi-daemon.
+/// `baton nearby` reads them (`PeerConfiguration`). A node of its own listens on every interface
+/// unless `--listen` says otherwise, and then also finds the others through avahi-daemon.
 public struct DeviceOptions: Sendable {
     public var directory: URL
     public var listen: PeerAddress
@@ -57,10 +57,23 @@ public struct DeviceOptions: Sendable {
     /// (docs/EXAMPLES.md): no mode and no `--device` — the app joins the agent at `--agent
     /// SOCKET`, else the user's own (`AgentConnection.defaultSocketPath`: `$BATON_AGENT_SOCKET`,
     /// else `$XDG_RUNTIME_DIR/baton/agent.socket`), and waits for the continuation the agent
-    /// hands it. Nil with `--device` (a device of its own has no agent to wait for). A `--agent`
-    /// without its value ends the process with status 2.
-    public static func waitingForTheAgent(arguments: [String] = Array(CommandLine.arguments.dropFirst())) -> DeviceOptions? {
-        guard !arguments.contains("--device") else { return nil }
+    /// hands it. Nil — the caller prints its usage — with `--device` (a device of its own has no
+    /// agent to wait for), `--help`, or any argument but `--agent SOCKET` and the app's own
+    /// `options` (each name, and whether it takes a value): a typo never leaves the app waiting.
+    /// A `--agent` without its value ends the process with status 2.
+    public static func waitingForTheAgent(arguments: [String] = Array(CommandLine.arguments.dropFirst()),
+                                          options: [String: Bool] = [:]) -> DeviceOptions? {
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            if argument == "--agent" {
+                index += 2
+            } else if let takesValue = options[argument] {
+                index += takesValue ? 2 : 1
+            } else {
+                return nil
+            }
+        }
         guard arguments.contains("--agent") else { return DeviceOptions(agentSocket: AgentConnection.defaultSocketPath) }
         do { return DeviceOptions(agentSocket: try ExampleArguments.required(after: "--agent", in: arguments)) } catch {
             ExampleArguments.refuse("\(error)")

@@ -39,7 +39,7 @@ final class MailApp: DeviceExampleApp<DraftViewController> {
 let arguments = Array(CommandLine.arguments.dropFirst())
 let usage = "usage: baton-mail \(DeviceOptions.usage) (--compose --to ADDR --subject S --body B [--attach FILE [--as NAME]] | --continue-nearby [--save-to DIR]) | baton-mail [--agent SOCKET] [--wait] [--save-to DIR]"
 let waiting = !arguments.contains("--compose") && !arguments.contains("--continue-nearby")
-guard let options = waiting ? DeviceOptions.waitingForTheAgent() : DeviceOptions.fromCommandLine() else {
+guard let options = waiting ? DeviceOptions.waitingForTheAgent(options: ["--save-to": true, "--wait": false]) : DeviceOptions.fromCommandLine() else {
     say(usage)
     exit(2)
 }

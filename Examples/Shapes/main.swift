@@ -9,8 +9,8 @@
 // Launched by the agent to continue a shape (docs/EXAMPLES.md):
 //     baton-shapes [--agent SOCKET]      joined to the agent (at SOCKET, else the user's own), wait until
 //                                        it hands over a shape
-// Listening beyond loopback (--listen 0.0.0.0:0), a device also finds the others through
-// avahi-daemon, and needs no --peer.
+// A device of its own listens on every interface unless --listen says otherwise, finds the
+// others through avahi-daemon, and then needs no --peer.
 import Baton
 import BatonContinuity
 import ExampleSupport

@@ -134,7 +134,7 @@ MainActor.assumeIsolated {
     agent.enablePairing(authorityFolder: authorityFolder, notifier: pairingNotifier)
     pairingNotifier.start()
 
-    let listening = PeerAddress(host: configuration.listen.host, port: agent.node.port ?? 0)
+    let listening = PeerAddress(host: agent.node.listeningHost ?? configuration.listen.host, port: agent.node.port ?? 0)
     let origin = host.origin == .systemd ? " (from systemd)" : ""
     FileHandle.standardOutput.write(Data("batond: device \(PrintableText.escaped(agent.node.identity.name)) listening on \(listening), agent socket \(runtime.socketPath)\(origin)\n".utf8))
     // Once, at start, in words a person can act on: whether the group's devices can find this

@@ -16,8 +16,14 @@ struct AgentCommand: ParsableCommand {
     struct SocketOption: ParsableArguments {
         @Option(name: .long, help: "The agent's socket (default: $BATON_AGENT_SOCKET, else $XDG_RUNTIME_DIR/baton/agent.socket); never through systemd.")
         var agent: String?
-        /// Whether systemd's units are to be used: the user's own agent, and systemd has them.
-        var throughSystemd: Bool { agent == nil && SystemdUserUnits.available() }
+        /// Whether systemd's units are to be used: the user's own agent at the socket the units
+        /// listen on (`$XDG_RUNTIME_DIR/baton/agent.socket`, not a `$BATON_AGENT_SOCKET`
+        /// elsewhere), and systemd has them.
+        var throughSystemd: Bool {
+            guard agent == nil, let runtime = ProcessInfo.processInfo.environment["XDG_RUNTIME_DIR"],
+                  AgentConnection.defaultSocketPath == runtime + "/baton/agent.socket" else { return false }
+            return SystemdUserUnits.available()
+        }
     }
 
     struct Start: ParsableCommand {
@@ -67,36 +73,35 @@ enum AgentControl {
     }
 
     static func stop(_ options: AgentCommand.SocketOption) throws {
-        let report = try StatusReport.read(socket: options.agent)
-        guard let agent = report.agent else { return print("the agent is not running (\(shown(report.socket)))") }
-        if agent.startedBy == Agent.StartedBy.systemd.rawValue, options.throughSystemd {
+        let (report, process) = try StatusReport.readHoldingProcess(socket: options.agent)
+        defer { if let process { close(process) } }
+        guard report.running else { return print("the agent is not running (\(shown(report.socket)))") }
+        if report.agent?.startedBy == Agent.StartedBy.systemd.rawValue, options.throughSystemd {
             guard let result = SystemdUserUnits.systemctl(["stop", SystemdUserUnits.socket, SystemdUserUnits.service]), result.status == 0 else {
                 throw ValidationError("systemctl --user stop \(SystemdUserUnits.service) failed")
             }
             return print("stopped \(SystemdUserUnits.service) and \(SystemdUserUnits.socket) (systemd user units; `baton agent start` starts them)")
         }
-        try terminate(agent.processID)
-        print("stopped batond (pid \(agent.processID))")
+        guard let process else {
+            throw ValidationError("the agent at \(shown(report.socket)) answers, but its process could not be found to stop it")
+        }
+        try terminate(process)
+        print("stopped batond" + (report.agent.map { " (pid \($0.processID))" } ?? ""))
     }
 
-    /// SIGTERM to `pid` through a pidfd, then waits (no polling: the pidfd becomes readable when
-    /// the process exits) up to `exitTimeout` ms.
-    static func terminate(_ pid: Int32) throws {
-        let pidfd = baton_pidfd_open(pid)
-        guard pidfd >= 0 else {
-            if errno == ESRCH { return }  // gone already
-            throw ValidationError("cannot reach the agent's process \(pid): \(String(cString: strerror(errno)))")
-        }
-        defer { close(pidfd) }
+    /// SIGTERM through `pidfd` (opened while connected to the agent, so it is the agent's
+    /// process and no other that took its number since), then waits — no polling: the pidfd
+    /// becomes readable when the process exits — up to `exitTimeout` ms.
+    static func terminate(_ pidfd: Int32) throws {
         guard baton_pidfd_send_signal(pidfd, SIGTERM) == 0 else {
-            if errno == ESRCH { return }
-            throw ValidationError("cannot signal the agent's process \(pid): \(String(cString: strerror(errno)))")
+            if errno == ESRCH { return }  // gone already
+            throw ValidationError("cannot signal the agent: \(String(cString: strerror(errno)))")
         }
         var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
         while true {
             let ready = poll(&entry, 1, exitTimeout)
             if ready < 0, errno == EINTR { continue }
-            guard ready == 1 else { throw ValidationError("the agent (pid \(pid)) did not exit within \(exitTimeout / 1000) s of SIGTERM") }
+            guard ready == 1 else { throw ValidationError("the agent did not exit within \(exitTimeout / 1000) s of SIGTERM") }
             return
         }
     }

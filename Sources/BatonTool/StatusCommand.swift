@@ -1,5 +1,6 @@
 import ArgumentParser
 import BatonAgent
+import CGLib
 import Foundation
 
 /// `baton status`: whether this user's agent runs, which program, where the device listens,
@@ -43,23 +44,62 @@ struct StatusReport: Codable {
 
     /// Asks the agent at `socket` (default: the user's), if one runs.
     static func read(socket explicit: String?) throws -> StatusReport {
-        try MainActor.assumeIsolated { try readOnMain(socket: explicit) }
+        try MainActor.assumeIsolated { try readOnMain(socket: explicit, holdingProcess: false).report }
+    }
+
+    /// As `read`, and, while still connected to the agent (so the process is the agent's),
+    /// a pidfd for its process: from its status, or, for an agent older than `GetStatus`, from
+    /// its lock file (`agent.socket.lock`), if that process is a `batond`.
+    static func readHoldingProcess(socket explicit: String?) throws -> (report: StatusReport, process: Int32?) {
+        try MainActor.assumeIsolated { try readOnMain(socket: explicit, holdingProcess: true) }
     }
 
     @MainActor
-    private static func readOnMain(socket explicit: String?) throws -> StatusReport {
+    private static func readOnMain(socket explicit: String?, holdingProcess: Bool) throws -> (report: StatusReport, process: Int32?) {
         let path = explicit ?? AgentConnection.defaultSocketPath
         let choice = AgentAutostart.choice()
         let program = "\(choice.program) (\(choice.reason))"
         guard let socket = ThroughAgent.runningAgent(path) else {
-            return StatusReport(running: false, socket: path, autostartProgram: program, agent: nil)
+            return (StatusReport(running: false, socket: path, autostartProgram: program, agent: nil), nil)
         }
         var status: AgentStatus?
-        if let failure = ThroughAgent.run({ AgentStatusReader(connection: $0) { status = $0 } }, socket: socket) {
-            throw ValidationError(failure)
-        }
+        var process: Int32?
+        var older: String?
+        let failure = ThroughAgent.run({ connection in
+            AgentStatusReader(connection: connection) { outcome in
+                switch outcome {
+                case .success(let agent):
+                    status = agent
+                    if holdingProcess { process = openProcess(agent.processID) }
+                case .failure(let error):
+                    older = "\(error)"
+                    if holdingProcess { process = agentProcessFromLock(of: path) }
+                }
+            }
+        }, socket: socket)
+        if let failure { throw ValidationError(failure) }
+        if let older, !holdingProcess { throw ValidationError("the agent did not give its status: \(older)") }
         status?.apps.removeAll { $0.appID == ThroughAgent.toolAppID }  // this command itself
-        return StatusReport(running: status != nil, socket: path, autostartProgram: program, agent: status)
+        return (StatusReport(running: true, socket: path, autostartProgram: program, agent: status), process)
+    }
+
+    /// A pidfd for `pid`, or nil.
+    private static func openProcess(_ pid: Int32) -> Int32? {
+        let fd = baton_pidfd_open(pid)
+        return fd >= 0 ? fd : nil
+    }
+
+    /// The pid in the agent's lock file, as a pidfd, if that process runs a `batond`.
+    private static func agentProcessFromLock(of socket: String) -> Int32? {
+        let lock = AgentRuntimeDirectory(socketPath: socket).lockPath
+        guard let text = try? String(contentsOfFile: lock, encoding: .utf8), let pid = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)),
+              pid > 0, let fd = openProcess(pid) else { return nil }
+        let program = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/\(pid)/exe")) ?? ""
+        guard URL(fileURLWithPath: program).lastPathComponent.hasPrefix("batond") else {
+            close(fd)
+            return nil
+        }
+        return fd
     }
 
     func json() -> Data {
@@ -104,11 +144,12 @@ struct StatusReport: Codable {
     }
 }
 
-/// Joins the agent as a tool, asks its status, and quits.
+/// Joins the agent as a tool, asks its status, hands it (or why not) to `done` while still
+/// connected, and quits.
 final class AgentStatusReader: AgentToolApp {
-    let done: @MainActor (AgentStatus) -> Void
+    let done: @MainActor (Result<AgentStatus, any Error>) -> Void
 
-    init(connection: AgentConnection, done: @escaping @MainActor (AgentStatus) -> Void) {
+    init(connection: AgentConnection, done: @escaping @MainActor (Result<AgentStatus, any Error>) -> Void) {
         self.done = done
         super.init(connection: connection)
     }
@@ -116,7 +157,7 @@ final class AgentStatusReader: AgentToolApp {
     override func joined() {
         super.joined()
         Task { @MainActor in
-            do { done(try await connection.status()) } catch { failure = "the agent did not give its status: \(error)" }
+            do { done(.success(try await connection.status())) } catch { done(.failure(error)) }
             Application.shared.terminate(nil)
         }
     }

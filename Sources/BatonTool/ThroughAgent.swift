@@ -32,7 +32,9 @@ enum ThroughAgent {
     static func run(_ app: @escaping @MainActor (AgentConnection) -> AgentToolApp, socket: String) -> String? {
         MainActor.assumeIsolated {
             Application.shared.manifest = AppManifest(appID: toolAppID, teamIdentifier: "baton")
-            let connection = AgentConnection.join(socketPath: socket, advertising: false)
+            // A tool asks the agent that runs; it never starts one (an agent that went away
+            // between the probe and the join is reported as not answering).
+            let connection = AgentConnection.join(socketPath: socket, advertising: false, autostart: false)
             let delegate = app(connection)
             connection.onJoined = { [weak delegate] in delegate?.joined() }
             // The agent answered the probe: if it does not take the join in time, say so.

@@ -73,17 +73,15 @@ final class QuickStartBetweenHostsTests: AgentTestCase {
         XCTAssertTrue(newcomer.output.contains("started the agent"), newcomer.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
 
-        // Laptop: the Reader, installed; its agent links with the desk's through Avahi.
-        let reader = productURL("baton-reader").path
-        let manifest = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../Examples/Reader/Manifest/Info.plist")
+        // Laptop: the examples installed as `make install-examples` does (their launch form:
+        // no mode, joining the agent that starts them); its agent links with the desk's through Avahi.
+        let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("../../scripts/install-examples.sh")
             .standardizedFileURL.path
-        // The Reader's launch form (docs/EXAMPLES.md): no mode; it joins the agent that started it.
-        let install = try run(in: b, laptop, [baton, "app", "install", manifest, "--exec", reader])
+        let install = try run(in: b, laptop, ["/bin/bash", script, productURL("baton").deletingLastPathComponent().path])
         XCTAssertEqual(install.waitForExit(), 0, install.output)
 
-        // Desk: reading an article, joined to its agent.
-        let deskSocket = root.appendingPathComponent("desk/run/baton/agent.socket").path
-        let article = try run(in: a, desk, [reader, "--agent", deskSocket, "--read", "7", "--page", "3"])
+        // Desk: reading an article, as the README says (it joins the user's agent).
+        let article = try run(in: a, desk, [productURL("baton-reader").path, "--read", "7", "--page", "3"])
         XCTAssertNotNil(article.waitForLine(containing: "joined the agent"), article.output)
 
         // Laptop: the article is nearby, and continuing it launches the Reader, which restores it.

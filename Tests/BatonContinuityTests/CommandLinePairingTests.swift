@@ -114,8 +114,12 @@ final class CommandLinePairingTests: ProcessTestCase {
         let addressA = try XCTUnwrap(listening.components(separatedBy: "listening on ").last?.split(separator: ",").first.map(String.init))
         var environment = ProcessInfo.processInfo.environment
         environment["BATON_AGENT_SOCKET"] = nil
+        // The agent pairing starts: the one just built (not one installed on PATH), on loopback.
+        let settings = home.appendingPathComponent(".config/baton/agent.conf")
+        try FileManager.default.createDirectory(at: settings.deletingLastPathComponent(), withIntermediateDirectories: true)
+        try "[Agent]\nListen=127.0.0.1:0\nNotifications=false\n".write(to: settings, atomically: true, encoding: .utf8)
         environment.merge(["HOME": home.path, "XDG_CONFIG_HOME": home.appendingPathComponent(".config").path,
-                           "XDG_RUNTIME_DIR": run.path, "BATON_PEERS": addressA]) { $1 }
+                           "XDG_RUNTIME_DIR": run.path, "BATON_PEERS": addressA, "BATOND": productURL("batond").path]) { $1 }
         let (window, port) = try openWindow()
         let b = try RunningProcess(product: "baton", ["pair", "127.0.0.1:\(port)", "--name", "B"], environment: environment)
         processes.append(b)

@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonLoop
+import CGLib
 import BatonTestSupport
 import Foundation
 import XCTest
@@ -28,7 +29,9 @@ final class ConnectTimeoutTests: TrustTestCase {
             let credential = try TLSCredential(identity: phone)
             let waited = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: port, identity: phone, credential: credential) }
             spin(until: { waited.done })  // bounded at 20 s: the kernel alone would retry for about two minutes
-            guard case .connectionFailed? = waited.error as? TransportError else { return XCTFail("\(String(describing: waited.error))") }
+            guard case .connectionFailed(let failure)? = waited.error as? TransportError else { return XCTFail("\(String(describing: waited.error))") }
+            XCTAssertEqual(failure.domain, "g-io-error-quark")
+            XCTAssertEqual(failure.code, Int32(G_IO_ERROR_TIMED_OUT.rawValue), "no answer, not a refusal: \(failure)")
         }
     }
 }

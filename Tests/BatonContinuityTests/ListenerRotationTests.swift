@@ -40,7 +40,7 @@ final class ListenerRotationTests: TrustTestCase {
             let node = try ContinuityNode(identity: a)
             node.listenerRotationGrace = .seconds(3)
             node.handshakeDeadline = .seconds(1)
-            try node.start(port: 0, discovery: .off)
+            try node.start(host: "127.0.0.1", port: 0, discovery: .off)
             defer {
                 node.stop()
                 activity.invalidate()
@@ -99,7 +99,7 @@ final class ListenerRotationTests: TrustTestCase {
             let port = probe.port
             probe.close()  // a port free now, to give
             let node = try ContinuityNode(identity: a)
-            try node.start(port: port, discovery: .off)
+            try node.start(host: "127.0.0.1", port: port, discovery: .off)
             defer { node.stop() }
             XCTAssertNil(node.rotateListener())
             XCTAssertEqual(node.port, port)

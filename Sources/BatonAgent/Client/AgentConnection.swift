@@ -132,12 +132,18 @@ public final class AgentConnection: NearbyActivitySource {
         guard isJoined, let bus else {
             throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
         }
+        guard let version = agentVersion, version >= Self.statusVersion else {
+            throw CocoaError.handoff(.featureUnsupported, "the agent speaks interface version \(agentVersion ?? 0), older than this program's \(AgentInterface.version): it has no status; restart it to run the installed one")
+        }
         let reply = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "GetStatus", [], replyType: "(s)", timeout: timeout)
         guard case .string(let text)? = reply.first, let status = AgentStatus.decode(Data(text.utf8)) else {
             throw CocoaError.handoff(.userActivityHandoffFailed, "the agent's status did not decode")
         }
         return status
     }
+
+    /// The first agent interface version with `GetStatus`.
+    static let statusVersion: UInt32 = 4
 
     private func start() {
         Application.shared.nearbySource = self

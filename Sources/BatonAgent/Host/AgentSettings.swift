@@ -5,7 +5,7 @@ import Foundation
 /// (`$XDG_CONFIG_HOME/baton/agent.conf`), a GLib key file:
 ///
 ///     [Agent]
-///     Listen=0.0.0.0:0          # where the device listens (as --listen); default 127.0.0.1:0
+///     Listen=127.0.0.1:0        # where the device listens (as --listen); default every interface, any port
 ///     Notifications=false       # no desktop notifications: "Continue … from …", pairing requests (default true)
 ///     Authority=/path/to/baton  # the configuration folder whose group/ holds the group's authority
 ///                               # (as --authority; default: the folder holding the device's identity)

@@ -95,6 +95,11 @@ public final class DesktopAppLauncher: AppLaunching {
             return token
         }
 
+        // GIO opens the entry again, blocking: make sure first, without blocking, that it is
+        // still a regular file (a FIFO put in its place since the catalog read it would hang the loop).
+        do { _ = try FileContents.read(entry, limit: DesktopEntry.sizeLimit) } catch {
+            throw AppLaunchError.notLaunchable(appID: appID, desktopEntry: entry)
+        }
         let opened: LaunchedAppLog.Opened?
         do { opened = try log.open(for: appID) } catch {
             Logger(label: "baton").notice("\(PrintableText.escaped(appID))'s output is not logged: \(error)")
@@ -128,12 +133,14 @@ public final class DesktopAppLauncher: AppLaunching {
             guard launched != 0 else { return (pids, GLibError(consuming: error!).message, true) }
             return (pids, nil, true)
         }
-        guard result.launchable else { throw AppLaunchError.notLaunchable(appID: appID, desktopEntry: entry) }
-        if let reason = result.error { throw AppLaunchError.failed(appID: appID, desktopEntry: entry, reason: reason) }
+        // Every process GIO spawned is watched (and so reaped), even when the launch failed after
+        // spawning some: with G_SPAWN_DO_NOT_REAP_CHILD nobody else would.
         for pid in result.pids {
             watch(pid, of: appID, output: opened, exited: exited)
-            onLaunched?(appID, pid)
+            if result.error == nil { onLaunched?(appID, pid) }
         }
+        guard result.launchable else { throw AppLaunchError.notLaunchable(appID: appID, desktopEntry: entry) }
+        if let reason = result.error { throw AppLaunchError.failed(appID: appID, desktopEntry: entry, reason: reason) }
     }
 
     /// Reaps `pid` when it ends, on the loop's context, and reports how it ended with the last

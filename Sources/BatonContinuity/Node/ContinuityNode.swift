@@ -129,6 +129,9 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// on now (after a port rotation, the previous one still accepts for
     /// `listenerRotationGrace`).
     public var port: UInt16? { listener?.port }
+    /// The address this node listens on, once started: the one given to `start`, or `0.0.0.0`
+    /// where every interface fell back to IPv4 (a system without IPv6).
+    public var listeningHost: String? { listener?.host }
     /// Where discovery stands; nil when the node does not use it.
     public var discoveryState: ServiceDiscovery.State? { discovery?.state }
     /// Why discovery is off when the node runs without it (set by `start`).
@@ -401,9 +404,32 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
                 }
             } catch {
                 guard accepts(on: listener) else { return }
-                recentFailures.add("refused an incoming connection: \(error)")
-                log.notice("refused an incoming connection: \(error)")
+                refused(error)
             }
+        }
+    }
+
+    /// Connections turned away at the admission gate (not the group's devices) since the
+    /// last line said so, and when that was.
+    private var strangersRefused = 0
+    private var strangersSaid: ContinuousClock.Instant?
+
+    /// An incoming connection refused. One that did not pass the admission gate is a
+    /// stranger (a port scan, another group): counted and said at most once a minute, so a
+    /// flood fills neither the log nor the failures `baton status` shows; any other refusal is
+    /// logged and kept among the recent failures.
+    private func refused(_ error: any Error) {
+        switch error as? TransportError {
+        case .notAdmitted?, .admissionRefused?, .admissionFailed?, .admissionTimedOut?:
+            strangersRefused += 1
+            let now = ContinuousClock.now
+            if let said = strangersSaid, now - said < .seconds(60) { return }
+            strangersSaid = now
+            log.notice("turned away \(strangersRefused) connection(s) that did not pass the admission gate (not the group's devices)")
+            strangersRefused = 0
+        default:
+            recentFailures.add("refused an incoming connection: \(error)")
+            log.notice("refused an incoming connection: \(error)")
         }
     }
 
@@ -437,7 +463,10 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
     /// its port is most often behind a firewall that drops it. Said in words a person can act
     /// on; `baton status` lists the failure too.
     private func sayUnreachableOnce(_ address: PeerAddress, _ error: TransportError) {
-        guard discovered.contains(address), case .connectionFailed = error, !saidUnreachable.contains(address.host),
+        // No answer at all (a timeout), not a refusal: a refused connection is what a stale
+        // record gets after the device moved to another port.
+        guard discovered.contains(address), case .connectionFailed(let failure) = error,
+              failure.domain == "g-io-error-quark", failure.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue), !saidUnreachable.contains(address.host),
               saidUnreachable.count < Self.maximumSaidUnreachable else { return }
         saidUnreachable.insert(address.host)
         log.notice("a device of the group published itself at \(address) but does not answer there (\(error)): a firewall on that machine may drop TCP port \(address.port); allow batond's port there (the port moves with its published name unless Listen= gives one)")

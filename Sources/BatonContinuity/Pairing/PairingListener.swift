@@ -40,7 +40,7 @@ public final class PairingListener {
     /// Listens on `host` (an IP address) and `port` (0: any free port).
     public init(host: String = "127.0.0.1", port: UInt16 = 0) throws(PairingError) {
         certificate = try PairingCertificate(key: P256.Signing.PrivateKey())
-        let opened: (socket: UnsafeMutablePointer<GSocket>, port: UInt16)
+        let opened: (socket: UnsafeMutablePointer<GSocket>, host: String, port: UInt16)
         do { opened = try ListeningSocket.open(host: host, port: port) } catch { throw .connectionFailed(error) }
         let socket = opened.socket
         self.port = opened.port

@@ -11,9 +11,11 @@ import Foundation
 /// addresses (`SecureChannel.remoteHost` gives them back as plain IPv4). On a system without
 /// IPv6 (the module not loaded, or disabled) it falls back to `0.0.0.0`, IPv4 only.
 enum ListeningSocket {
-    /// A bound, listening, non-blocking socket on `host:port` (0: any free port) and the port
-    /// it got. `backlog`: the listen backlog asked for (nil: GLib's default).
-    static func open(host: String, port: UInt16, backlog: Int32? = nil) throws(GLibError) -> (socket: UnsafeMutablePointer<GSocket>, port: UInt16) {
+    /// A bound, listening, non-blocking socket on `host:port` (0: any free port), the host it
+    /// is bound to (`0.0.0.0` where every interface fell back to IPv4) and the port it got.
+    /// `backlog`: the listen backlog asked for (nil: GLib's default).
+    static func open(host: String, port: UInt16, backlog: Int32? = nil) throws(GLibError)
+        -> (socket: UnsafeMutablePointer<GSocket>, host: String, port: UInt16) {
         do {
             return try bind(host: host, port: port, backlog: backlog)
         } catch {
@@ -24,7 +26,8 @@ enum ListeningSocket {
         }
     }
 
-    private static func bind(host: String, port: UInt16, backlog: Int32?) throws(GLibError) -> (socket: UnsafeMutablePointer<GSocket>, port: UInt16) {
+    private static func bind(host: String, port: UInt16, backlog: Int32?) throws(GLibError)
+        -> (socket: UnsafeMutablePointer<GSocket>, host: String, port: UInt16) {
         guard let inet = g_inet_address_new_from_string(host) else {
             throw GLibError(domain: "baton", code: 0, message: "'\(PrintableText.escaped(host))' is not an IP address to listen on")
         }
@@ -48,6 +51,6 @@ enum ListeningSocket {
             throw GLibError(consuming: error!)
         }
         defer { g_object_unref(local) }
-        return (socket, g_inet_socket_address_get_port(gCast(local)))
+        return (socket, host, g_inet_socket_address_get_port(gCast(local)))
     }
 }

@@ -75,13 +75,24 @@ extension PendingConnection {
     /// is dropped first (else the oldest), so silent connections cannot push out a peer in its
     /// handshake. The one rule of every listener (devices, pairing windows).
     static func makeRoom(in waiting: [PendingConnection], for host: String, perAddress: Int, total: Int) {
-        let fromHost = waiting.filter { $0.host == host }
+        let group = addressGroup(of: host)
+        let fromHost = waiting.filter { addressGroup(of: $0.host) == group }
         if fromHost.count >= perAddress { victim(among: fromHost)?.drop() }
         var remaining = waiting.filter { $0.isWaiting }
         while remaining.count >= total, let victim = victim(among: remaining) {
             victim.drop()
             remaining.removeAll { $0 === victim }
         }
+    }
+
+    /// What counts as one address for the per-address cap: an IPv4 address as it is; an IPv6
+    /// address by its /64 prefix, since one host (one LAN interface, SLAAC and privacy
+    /// addresses) can use any number of addresses of its /64 and would otherwise pass the cap.
+    nonisolated static func addressGroup(of host: String) -> String {
+        guard host.contains(":") else { return host }
+        var bytes = [UInt8](repeating: 0, count: 16)
+        guard inet_pton(AF_INET6, host, &bytes) == 1 else { return host }
+        return stride(from: 0, to: 8, by: 2).map { String(format: "%02x%02x", bytes[$0], bytes[$0 + 1]) }.joined(separator: ":") + "::/64"
     }
 
     /// The oldest of `connections` (oldest first) still waiting for its ClientHello, else the oldest.

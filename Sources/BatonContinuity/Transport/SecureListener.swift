@@ -36,11 +36,14 @@ import Foundation
 public final class SecureListener {
     /// The port listened on (the one the system chose when asked for port 0).
     public nonisolated let port: UInt16
+    /// The address listened on: the one asked for, or `0.0.0.0` where every interface
+    /// (`PeerAddress.allInterfaces`) fell back to IPv4 on a system without IPv6.
+    public nonisolated let host: String
     /// How long a connection has from accept to be authenticated (see the type's comment).
     public var handshakeDeadline: Duration = .seconds(5)
     /// How many accepted connections may wait to authenticate at once.
     public var maximumUnauthenticated = 64
-    /// How many of those may come from one IP address.
+    /// How many of those may come from one IP address (one /64 prefix for IPv6).
     public var maximumUnauthenticatedPerAddress = 8
     /// How many TLS handshakes may run in GIO worker threads at once (see the type's comment).
     public var maximumHandshakesInWorkers = 4
@@ -77,12 +80,13 @@ public final class SecureListener {
     public init(identity: DeviceIdentity, credential: TLSCredential, host: String = "127.0.0.1",
                 port: UInt16 = 0) throws(TransportError) {
         guard g_inet_address_new_from_string(host).map({ g_object_unref($0); return true }) == true else { throw .invalidAddress(host) }
-        let opened: (socket: UnsafeMutablePointer<GSocket>, port: UInt16)
+        let opened: (socket: UnsafeMutablePointer<GSocket>, host: String, port: UInt16)
         do { opened = try ListeningSocket.open(host: host, port: port, backlog: Self.listenBacklog) } catch {
             throw .connectionFailed(error)
         }
         let socket = opened.socket
         self.port = opened.port
+        self.host = opened.host
         self.socket = SendablePointer(socket)
         self.identity = identity
         self.credential = credential
