@@ -8,22 +8,7 @@ import XCTest
 /// agent, `batond`, as its first process, listening beyond loopback with no static peers, so
 /// the two agents find each other through Avahi; the apps run inside the hosts too, joined to
 /// their host's agent with `--agent`. Needs root, which CI has; skipped without it.
-final class AgentsBetweenHostsTests: AgentTestCase {
-    private var hosts: [TestHost] = []
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        if let reason = TestHost.unavailableReason { throw XCTSkip(reason) }
-    }
-
-    override func tearDownWithError() throws {
-        for host in hosts {
-            host.shutDown()
-            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)")
-        }
-        hosts = []
-        try super.tearDownWithError()
-    }
+final class AgentsBetweenHostsTests: AgentTestHostsCase {
 
     /// Hosts A and B, each running the agent of the device in `folders[0]`, `folders[1]`
     /// (sockets `a.sock`, `b.sock`); returns once both agents listen.

@@ -9,22 +9,7 @@ import XCTest
 /// agent; the laptop finds it through DNS-SD, joins with the code and starts its agent; the
 /// agents find each other through Avahi; the laptop lists the desk's Reader article and
 /// `baton continue` launches its own Reader, which restores the article. Needs root (CI).
-final class QuickStartBetweenHostsTests: AgentTestCase {
-    private var hosts: [TestHost] = []
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        if let reason = TestHost.unavailableReason { throw XCTSkip(reason) }
-    }
-
-    override func tearDownWithError() throws {
-        for host in hosts {
-            host.shutDown()
-            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)")
-        }
-        hosts = []
-        try super.tearDownWithError()
-    }
+final class QuickStartBetweenHostsTests: AgentTestHostsCase {
 
     /// A person's session on one machine: a home with its XDG folders (nothing in them), a
     /// private runtime folder, and the build's programs (`$BATOND`, as on a machine where

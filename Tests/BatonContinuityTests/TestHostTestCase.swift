@@ -13,10 +13,7 @@ class TestHostTestCase: TrustTestCase {
     }
 
     override func tearDownWithError() throws {
-        for host in hosts {
-            host.shutDown()
-            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)")
-        }
+        TestHost.shutDown(hosts)
         hosts = []
         try super.tearDownWithError()
     }

@@ -12,40 +12,7 @@ import XCTest
 /// bus. B's window must show the note with the cursor where it was on A — in the text view's
 /// own state and in GTK's picture of the window — and A's window must say that the note was
 /// continued.
-final class GtkNotesHandoffTests: XCTestCase {
-    private var root: URL!
-    private var processes: [RunningProcess] = []
-    private var sessions: [GtkNotesSession] = []
-
-    override func setUpWithError() throws {
-        try GtkNotesSession.requireTools()
-        root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-gtk-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    }
-
-    override func tearDownWithError() throws {
-        // Apps first (they save their notes), then agents, buses and displays.
-        for process in processes.reversed() { process.terminate() }
-        for process in processes.reversed() { process.waitForExit(timeout: 10) }
-        processes = []
-        for session in sessions { session.stop() }
-        sessions = []
-        if let root { try? FileManager.default.removeItem(at: root) }
-    }
-
-    private func start(_ program: String, _ arguments: [String], environment: [String: String]? = nil) throws -> RunningProcess {
-        let process = program.hasPrefix("/") ? try RunningProcess(executable: URL(fileURLWithPath: program), arguments, environment: environment)
-            : try RunningProcess(product: program, arguments, environment: environment)
-        processes.append(process)
-        return process
-    }
-
-    private func session(_ name: String) throws -> GtkNotesSession {
-        let session = try GtkNotesSession(name, under: root)
-        sessions.append(session)
-        return session
-    }
-
+final class GtkNotesHandoffTests: GtkNotesTestCase {
     /// The text typed on A (three lines) and where its cursor is left: after "buy ".
     static let note = "Shopping\nbuy oat milk\nand bread"
     static let cursor = 13
@@ -55,12 +22,7 @@ final class GtkNotesHandoffTests: XCTestCase {
     private func deviceAEditing() throws -> (a: GtkNotesSession, b: GtkNotesSession, folderB: String, address: String,
                                               notesA: RunningProcess) {
         let a = try session("A"), b = try session("B")
-        let authority = try GroupAuthority.create(name: "Ada", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
-        let folders = try ["A", "B"].map { name in
-            let folder = root.appendingPathComponent(name)
-            try authority.issueDevice(named: name).write(to: folder)
-            return folder.path
-        }
+        let folders = try deviceFolders("A", "B")
         let socketA = root.appendingPathComponent("a.sock").path
         let agentA = try start("batond", ["--device", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
         let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)

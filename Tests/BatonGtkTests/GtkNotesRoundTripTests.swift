@@ -19,39 +19,7 @@ import XCTest
 /// `baton continue --device PEER` on one side hands the other side's current note to the
 /// running GtkNotes. `--type-when-continued` (a test hook) types an edit into each note
 /// continued there, which focuses it: it becomes that device's advertised activity.
-final class GtkNotesRoundTripTests: XCTestCase {
-    private var root: URL!
-    private var processes: [RunningProcess] = []
-    private var sessions: [GtkNotesSession] = []
-
-    override func setUpWithError() throws {
-        try GtkNotesSession.requireTools()
-        root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-gtk-trip-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    }
-
-    override func tearDownWithError() throws {
-        // Apps first (they save their notes), then agents, buses and displays.
-        for process in processes.reversed() { process.terminate() }
-        for process in processes.reversed() { process.waitForExit(timeout: 10) }
-        processes = []
-        for session in sessions { session.stop() }
-        sessions = []
-        if let root { try? FileManager.default.removeItem(at: root) }
-    }
-
-    private func start(_ program: String, _ arguments: [String], environment: [String: String]) throws -> RunningProcess {
-        let process = try RunningProcess(product: program, arguments, environment: environment)
-        processes.append(process)
-        return process
-    }
-
-    private func session(_ name: String) throws -> GtkNotesSession {
-        let session = try GtkNotesSession(name, under: root)
-        sessions.append(session)
-        return session
-    }
-
+final class GtkNotesRoundTripTests: GtkNotesTestCase {
     private func notesFolder(_ device: String) -> URL { root.appendingPathComponent("\(device)-notes") }
     private var noConfig: [String] { ["--config", root.appendingPathComponent("no-config").path] }
 
@@ -95,12 +63,7 @@ final class GtkNotesRoundTripTests: XCTestCase {
     /// Two devices, A and B: displays, buses, the group, agents linked on loopback.
     private func twoDevices() throws -> (a: GtkNotesSession, b: GtkNotesSession, socketA: String, socketB: String) {
         let a = try session("A"), b = try session("B")
-        let authority = try GroupAuthority.create(name: "Ada", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
-        let folders = try ["A", "B"].map { name in
-            let folder = root.appendingPathComponent(name)
-            try authority.issueDevice(named: name).write(to: folder)
-            return folder.path
-        }
+        let folders = try deviceFolders("A", "B")
         let socketA = root.appendingPathComponent("a.sock").path, socketB = root.appendingPathComponent("b.sock").path
         let agentA = try start("batond", ["--device", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
         let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)

@@ -1,4 +1,5 @@
 import Foundation
+import XCTest
 
 /// A real host for tests (docs/ARCHITECTURE.md, "Continuity"): fresh network, mount, UTS and PID namespaces
 /// with a tmpfs on /run, its own `dbus-daemon --system` and `avahi-daemon`, and a veth link to
@@ -93,6 +94,15 @@ public final class TestHost: @unchecked Sendable {
         let daemon = try start(["/usr/sbin/avahi-daemon", "--file=/run/avahi-daemon.conf", "--no-chroot", "--no-rlimits", "--daemonize"])
         let status = daemon.waitForExit()
         guard status == 0 else { throw HostError.failed("avahi-daemon did not start on \(name) (status \(status)):\n\(daemon.output)") }
+    }
+
+    /// Shuts every host down (`shutDown()`) and fails the test for each process one left
+    /// behind: what a test case that made hosts does at its teardown.
+    public static func shutDown(_ hosts: [TestHost], file: StaticString = #filePath, line: UInt = #line) {
+        for host in hosts {
+            host.shutDown()
+            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)", file: file, line: line)
+        }
     }
 
     /// Ends the host's first process and waits for the host to be gone. Afterwards no process
