@@ -137,53 +137,13 @@ final class DebianPackageTests: XCTestCase {
             XCTAssertTrue(help.stdout.lowercased().contains("usage"), "\(program) --help: \(help.stdout)")
         }
 
-        try handOffThroughTheInstalledAgents()
+        try handOffThroughInstalledAgents(in: URL(fileURLWithPath: "/usr/bin"))
 
         let purge = try run("/usr/bin/apt-get", lock + ["purge", "-y", "-q", "baton"], timeout: 300)
         XCTAssertEqual(purge.status, 0, purge.stdout + purge.stderr)
         for file in files { XCTAssertFalse(FileManager.default.fileExists(atPath: file), "\(file) is left after the purge") }
         XCTAssertFalse(FileManager.default.fileExists(atPath: "/usr/share/doc/baton"))
         XCTAssertFalse(try isKnownToDpkg(), "dpkg still has baton after the purge")
-    }
-
-    /// A group made by the installed `baton`, two devices each with its installed `batond`
-    /// (on loopback, as tests listen), and Shapes (from the build: the package has no
-    /// examples) handing a shape from one to the other through them.
-    private func handOffThroughTheInstalledAgents() throws {
-        let home = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-deb-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: home, withIntermediateDirectories: true)
-        chmod(home.path, 0o700)
-        defer { try? FileManager.default.removeItem(at: home) }
-        let admin = home.appendingPathComponent("admin").path
-        for command in [["group", "create", "Ada"], ["device", "add", "A", "--out", "\(home.path)/A"], ["device", "add", "B", "--out", "\(home.path)/B"]] {
-            let step = try run("/usr/bin/baton", command + ["--config", admin], timeout: 30)
-            XCTAssertEqual(step.status, 0, "\(command): \(step.stderr)")
-        }
-        var running: [RunningProcess] = []
-        defer {
-            for process in running { process.terminate() }
-            for process in running { process.waitForExit(timeout: 10) }
-        }
-        func start(_ executable: String, _ arguments: [String]) throws -> RunningProcess {
-            let process = try RunningProcess(executable: URL(fileURLWithPath: executable), arguments,
-                                             environment: ["HOME": home.path, "XDG_CONFIG_HOME": "\(home.path)/none", "PATH": "/usr/bin:/bin"])
-            running.append(process)
-            return process
-        }
-        let agentA = try start("/usr/bin/batond", ["--device", "\(home.path)/A", "--local", "--socket", "\(home.path)/a.sock"])
-        let line = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
-        let address = String(line[try XCTUnwrap(line.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
-        let agentB = try start("/usr/bin/batond", ["--device", "\(home.path)/B", "--local", "--socket", "\(home.path)/b.sock", "--peer", address])
-        XCTAssertNotNil(agentB.waitForLine(containing: "linked with A"), agentB.output)
-        let shapes = productURL("baton-shapes").path
-        let creator = try start(shapes, ["--agent", "\(home.path)/a.sock", "--create", "triangle"])
-        XCTAssertNotNil(creator.waitForLine(containing: "joined the agent"), creator.output)
-        let continuer = try start(shapes, ["--agent", "\(home.path)/b.sock", "--continue-nearby"])
-        XCTAssertNotNil(continuer.waitForLine(containing: "restoreUserActivityState: created a triangle"), continuer.output + agentB.output)
-        XCTAssertNotNil(creator.waitForLine(containing: "userActivityWasContinued"), creator.output)
-        let status = try run("/usr/bin/baton", ["status", "--agent", "\(home.path)/b.sock"], timeout: 30)
-        XCTAssertTrue(status.stdout.contains("program: /usr/bin/batond"), status.stdout)
-        XCTAssertTrue(status.stdout.contains("link: A at 127.0.0.1"), status.stdout)
     }
 
     /// Whether dpkg has a package named baton in any state but "not installed" (installed,

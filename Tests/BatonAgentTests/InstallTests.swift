@@ -42,6 +42,20 @@ final class InstallTests: XCTestCase {
         return paths
     }
 
+    /// Installed for real (no DESTDIR) into a prefix of its own, as `make install
+    /// PREFIX=$HOME/.local` does: the installed programs hand off, `baton status` names the
+    /// installed agent, and uninstall leaves the prefix empty.
+    func testWhatIsInstalledHandsOffAndUninstallTakesItBack() throws {
+        let prefix = stage.appendingPathComponent("home/.local")
+        let result = try run("install.sh", [binaries.path], prefix: prefix.path, destdir: nil,
+                             extra: ["HOME": stage.appendingPathComponent("home").path])
+        XCTAssertEqual(result.status, 0, result.stderr)
+        try handOffThroughInstalledAgents(in: prefix.appendingPathComponent("bin"))
+        let removed = try run("uninstall.sh", prefix: prefix.path, destdir: nil)
+        XCTAssertEqual(removed.status, 0, removed.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: prefix.path), "uninstall took back the prefix it made")
+    }
+
     func testItInstallsTheProgramsTheUnitsAndTheDocsUnderDestdirAndPrefix() throws {
         let result = try install(from: binaries)
         XCTAssertEqual(result.status, 0, result.stderr)
