@@ -16,10 +16,13 @@ demo: build
 # the suite is XCTest only, so Swift Testing's empty run is skipped. Afterwards, passed or
 # failed, no process started from the build folders may still run: the check names and kills
 # any that does, and fails. The documentation is checked too: every public symbol documented,
-# and the DocC catalogs build without a warning (about 1 min; `make docs`).
+# and the DocC catalogs build without a warning (about 1 min; `make docs`); and every code sample
+# of the README and the articles builds as a package of its own (Tests/DocSamples,
+# scripts/doc-samples.sh: about 1 min).
 test: deps
 	$(SWIFT) build --build-tests
-	@status=0; $(SWIFT) test --skip-build --disable-swift-testing || status=$$?; \
+	@status=0; SWIFT="$(SWIFT)" bash scripts/doc-samples.sh || status=1; \
+	$(SWIFT) test --skip-build --disable-swift-testing || status=$$?; \
 	FUZZ_RUNS=$(FUZZ_TEST_RUNS) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) bash scripts/fuzz.sh run || status=1; \
 	bash scripts/docs.sh coverage || status=1; bash scripts/docs.sh build >/dev/null || status=1; \
 	bash scripts/check-no-leftovers.sh || status=1; exit $$status

@@ -1,0 +1,1 @@
+../../../BatonTests/ReadmeSnippet.swift
