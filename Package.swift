@@ -145,7 +145,8 @@ if Context.environment["BATON_FUZZ"] == "1" {
 // BatonGtk: Baton's windows, first responder and actions on GTK 4 (an optional module; nothing
 // else imports it). It and what needs it are in the package only where GTK 4's development
 // files are installed (scripts/install-deps.sh installs libgtk-4-dev); without them the rest
-// builds unchanged and BatonGtkTests skip with the reason. `BATON_WITHOUT_GTK=1` leaves it out
+// builds unchanged, BatonGtkTests skip with the reason, and BatonGtk is an empty module whose
+// warning says what to install (Sources/BatonGtkUnavailable). `BATON_WITHOUT_GTK=1` leaves it out
 // even where GTK is installed (a GTK-free build, and the check that one still works).
 let hasGtk4 = FileManager.default.fileExists(atPath: "/usr/include/gtk-4.0/gtk/gtk.h")
     && ProcessInfo.processInfo.environment["BATON_WITHOUT_GTK"] != "1"
@@ -166,6 +167,11 @@ if hasGtk4 {
     package.products.append(.executable(name: "baton-gtknotes", targets: ["GtkNotes"]))
     // `make bench`'s GTK figure (Benchmarks/BatonBench/GtkBenchmarks.swift).
     package.targets.first { $0.name == "BatonBench" }?.dependencies.append("BatonGtk")
+} else {
+    // An app that depends on BatonGtk where GTK is missing gets an empty module whose one
+    // warning says what to install, rather than SwiftPM's "product not found".
+    package.products.append(.library(name: "BatonGtk", targets: ["BatonGtk"]))
+    package.targets.append(.target(name: "BatonGtk", path: "Sources/BatonGtkUnavailable"))
 }
 package.targets.append(.testTarget(
     name: "BatonGtkTests",
