@@ -185,4 +185,52 @@ final class AgentStatusTests: AgentTestCase {
         XCTAssertEqual(URL(fileURLWithPath: beside.program).resolvingSymlinksInPath(), productURL("batond").resolvingSymlinksInPath(),
                        beside.reason)
     }
+
+    /// With systemd's user units, `baton agent` goes through `systemctl --user` so systemd and
+    /// the agent never disagree. A systemd user manager cannot run here, so a stand-in
+    /// `systemctl` on `PATH` says the units are loaded and records what it is asked; the agent
+    /// itself is socket-activated for real (`systemd-socket-activate`, as `batond.socket` does).
+    func testWithSystemdUnitsStartAndStopGoThroughSystemctl() throws {
+        let activate = URL(fileURLWithPath: "/usr/bin/systemd-socket-activate")
+        guard FileManager.default.isExecutableFile(atPath: activate.path) else {
+            throw XCTSkip("systemd-socket-activate is not installed (scripts/install-deps.sh installs systemd)")
+        }
+        let runtime = root.appendingPathComponent("run")
+        try FileManager.default.createDirectory(at: runtime.appendingPathComponent("baton"), withIntermediateDirectories: true)
+        chmod(runtime.path, 0o700)
+        chmod(runtime.appendingPathComponent("baton").path, 0o700)
+        let bin = root.appendingPathComponent("bin"), calls = root.appendingPathComponent("systemctl-calls")
+        try FileManager.default.createDirectory(at: bin, withIntermediateDirectories: true)
+        let standIn = bin.appendingPathComponent("systemctl")
+        try """
+            #!/bin/sh
+            echo "$*" >> '\(calls.path)'
+            case "$*" in *show*LoadState*) echo loaded ;; esac
+            exit 0
+            """.write(to: standIn, atomically: true, encoding: .utf8)
+        chmod(standIn.path, 0o755)
+        let environment = ["XDG_RUNTIME_DIR": runtime.path, "PATH": "\(bin.path):/usr/bin:/bin", "HOME": root.path]
+
+        // No agent: start goes through the units.
+        let started = try runProduct("baton", ["agent", "start"], environment: environment, timeout: 30)
+        XCTAssertEqual(started.status, 0, started.stderr)
+        var asked = try String(contentsOf: calls, encoding: .utf8)
+        XCTAssertTrue(asked.contains("--user start batond.socket batond.service"), asked)
+
+        // An agent systemd started (socket activation): stop goes through the units too.
+        let folders = try devices("A")
+        let path = runtime.appendingPathComponent("baton/agent.socket").path
+        let activator = try start(activate.path, ["--listen=\(path)", "--fdname=agent", productURL("batond").path,
+                                                  "--device", folders[0], "--local", "--socket", path])
+        XCTAssertNotNil(activator.waitForLine(containing: "Listening on"), activator.output)
+        let status = try runProduct("baton", ["status", "--json"], environment: environment, timeout: 30)
+        XCTAssertEqual(status.status, 0, status.stderr)
+        XCTAssertTrue(status.stdout.contains("\"startedBy\" : \"systemd\""), status.stdout)
+        let stopped = try runProduct("baton", ["agent", "stop"], environment: environment, timeout: 30)
+        XCTAssertEqual(stopped.status, 0, stopped.stderr)
+        asked = try String(contentsOf: calls, encoding: .utf8)
+        XCTAssertTrue(asked.contains("--user stop batond.socket batond.service"), asked)
+        XCTAssertTrue(activator.isRunning, "systemd, not baton, stops a unit's agent")
+    }
+
 }
