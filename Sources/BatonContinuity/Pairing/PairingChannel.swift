@@ -237,6 +237,16 @@ final class PairingChannel {
     }
 
     /// Shuts the TCP connection down both ways: reads and writes waiting on it fail now.
+    /// Whether the peer has hung up or reset the connection: a look at the socket that reads
+    /// nothing (a FIN or a reset is in; data waiting means it is still there).
+    var peerHasGone: Bool {
+        guard let base = baton_tls_base_socket(stream) else { return true }
+        var byte: UInt8 = 0
+        let count = recv(g_socket_get_fd(base.assumingMemoryBound(to: GSocket.self)), &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count == 0 { return true }
+        return count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
+    }
+
     func abort() {
         if let base = baton_tls_base_socket(stream) { g_socket_shutdown(base.assumingMemoryBound(to: GSocket.self), 1, 1, nil) }
         pending?.drop()

@@ -131,6 +131,13 @@ public final class PairingWindow {
             return channel.abort()  // out of protocol before any code: uses no attempt
         }
         channel.pending?.authenticated()
+        // A newcomer in session that has hung up (its FIN or reset is in, not yet read) is not
+        // pairing any more: its session ends now, as it would on its next read, before this
+        // one is told the window is busy.
+        if let current = session, current.channel.peerHasGone {
+            current.channel.abort()
+            await current.task.loopValue()
+        }
         let refusal: PairingRefusal? =
             outcome != nil ? .closing
             : version != PairingMessage.version ? .version
