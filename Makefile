@@ -39,8 +39,8 @@ docs: build
 docs-coverage: build
 	@bash scripts/docs.sh coverage
 
-# libFuzzer with AddressSanitizer on every decoder of untrusted bytes (scripts/fuzz.sh, README
-# "Fuzzing"): `make fuzz FUZZ_RUNS=10000000`, or some targets: `make fuzz FUZZ_TARGETS="Variant Roster"`.
+# libFuzzer with AddressSanitizer on every decoder of untrusted bytes (scripts/fuzz.sh,
+# docs/TESTING.md "Fuzzing"): `make fuzz FUZZ_RUNS=10000000`, or some targets: `make fuzz FUZZ_TARGETS="Variant Roster"`.
 # `make test` ends with a short pass of every target: FUZZ_TEST_RUNS runs or FUZZ_TEST_SECONDS each.
 FUZZ_RUNS ?= 1000000
 FUZZ_TEST_RUNS ?= 20000

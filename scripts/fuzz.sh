@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Fuzzing Baton's decoders of untrusted bytes with libFuzzer and AddressSanitizer (leak
-# detection on). See README, "Fuzzing".
+# detection on). See docs/TESTING.md, "Fuzzing".
 #
 #   scripts/fuzz.sh build            build every fuzz target into .build-fuzz
 #   scripts/fuzz.sh run [TARGET...]  build, then run each target (all by default) one after another
