@@ -15,8 +15,8 @@ extension Agent {
         return AgentStatus(
             program: program, version: BatonVersion.current, processID: getpid(), startedAt: startedAt, startedBy: startedBy.rawValue,
             socket: socketPath, identityFolder: identityDirectory?.path ?? "", device: PrintableText.escaped(node.identity.name), group: PrintableText.escaped(node.identity.groupName),
-            listening: AgentStatus.Listening(host: node.listeningHost ?? listeningHost, port: node.port ?? 0,
-                                             reach: PeerAddress.isLoopback(node.listeningHost ?? listeningHost) ? "loopback" : "network"),
+            listening: AgentStatus.Listening(host: node.listeningHost ?? "", port: node.port ?? 0,
+                                             reach: PeerAddress.isLoopback(node.listeningHost ?? "") ? "loopback" : "network"),
             discovery: AgentStatus.Discovery(state: discovery.code, working: discovery.isWorking, explanation: discovery.explanation),
             links: node.linkStatus, staticPeers: node.staticPeers.map(\.description), apps: joined,
             recentFailures: node.recentFailures.failures)

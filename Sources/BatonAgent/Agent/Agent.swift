@@ -52,9 +52,6 @@ public final class Agent {
     public var startedBy = StartedBy.command
     /// The socket apps join the agent at (`baton status`); `batond` sets it.
     public var socketPath = ""
-    /// The address the device listens on, as given to `start`.
-    public private(set) var listeningHost = PeerAddress.allInterfaces
-
     /// Pairing windows, once enabled (`enablePairing`): nil on a device that opens none.
     public private(set) var pairing: AgentPairing?
     let identityDirectory: URL?
@@ -70,7 +67,6 @@ public final class Agent {
     /// Starts the device: listens on `host:port` (by default every interface), dials the static
     /// peers and the devices discovery finds (`ContinuityNode.start`).
     public func start(host: String = PeerAddress.allInterfaces, port: UInt16 = 0, discovery: ContinuityNode.DiscoveryMode = .automatic) throws {
-        listeningHost = host
         try node.start(host: host, port: port, discovery: discovery)
     }
 

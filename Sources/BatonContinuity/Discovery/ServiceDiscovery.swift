@@ -32,6 +32,9 @@ public final class ServiceDiscovery {
         case waitingForDaemon
         /// Publishing and browsing through the avahi-daemon.
         case running
+        /// No system D-Bus, so no avahi-daemon can be reached and none will appear: discovery
+        /// stays off; static peers still work.
+        case noDaemon
         /// Avahi refused to publish or browse; the reason in Avahi's words. Discovery stays
         /// off until it is started again; static peers still work.
         case failed(String)
@@ -127,7 +130,7 @@ public final class ServiceDiscovery {
         guard client == nil else { return }
         if error == Int32(AVAHI_ERR_NO_DAEMON) {  // no system bus to wait on: nothing will tell us of a daemon
             log.notice("no avahi-daemon is reachable (no system D-Bus): other devices cannot find this one; install and start avahi-daemon, or list them in the peers file")
-            state = .failed("no avahi-daemon")
+            state = .noDaemon
             settle()
         } else {
             fail("cannot use Avahi: \(String(cString: avahi_strerror(error)))")

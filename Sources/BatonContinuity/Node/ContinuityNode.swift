@@ -144,7 +144,8 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
             switch discovery.state {
             case .running: return discovery.hasNoInterface ? .noNetworkInterface : .running(publishing: discoveryStart ?? false)
             case .waitingForDaemon: return .noDaemon
-            case .failed(let reason): return reason == "no avahi-daemon" ? .noDaemon : .failed(reason)
+            case .noDaemon: return .noDaemon
+            case .failed(let reason): return .failed(reason)
             case .stopped: return .stopped
             }
         }
@@ -153,13 +154,10 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         return .turnedOff
     }
 
-    /// When each linked device's link came up, by identifier.
-    private var linkedSince: [String: Date] = [:]
-
     /// The devices linked now: name, address, since when and who dialed, in name order.
     public var linkStatus: [LinkStatus] {
         links.values.map { link in
-            LinkStatus(device: name(of: link), address: link.dialed?.host ?? link.host ?? "?", since: linkedSince[link.id] ?? Date(),
+            LinkStatus(device: name(of: link), address: link.dialed?.host ?? link.host ?? "?", since: link.since,
                        dialedByThisDevice: link.dialed != nil)
         }.sorted { $0.device < $1.device }
     }
@@ -230,7 +228,7 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         discoveryOff = nil
         switch mode {
         case .automatic:
-            if Self.isLoopback(host) { discoveryOff = .loopbackOnly } else { startDiscovery(port: listener.port, publishes: true) }
+            if PeerAddress.isLoopback(host) { discoveryOff = .loopbackOnly } else { startDiscovery(port: listener.port, publishes: true) }
         case .off: discoveryOff = .turnedOff
         case .browseOnly: startDiscovery(port: listener.port, publishes: false)
         case .publishAndBrowse: startDiscovery(port: listener.port, publishes: true)
@@ -325,7 +323,6 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         self.listener === listener || previousListeners.contains { $0.listener === listener }
     }
 
-    static func isLoopback(_ host: String) -> Bool { PeerAddress.isLoopback(host) }
 
     /// A device of the group published itself: dial it, unless a device at that IP address
     /// is linked already (tokens are blinded, so the IP is all that tells who published; a
@@ -379,7 +376,6 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         streamGrants = []
         for link in links.values { retire(link) }
         links = [:]
-        linkedSince = [:]
         publishNearby()
         provider.nodeDidStop(self)
     }
@@ -512,7 +508,6 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         }
         let link = PeerLink(channel, bus: bus, service: service, dialed: address)
         links[link.id] = link
-        linkedSince[link.id] = Date()
         log.info("linked with \(name(of: link)) (\(address.map { "dialed \($0)" } ?? "from \(link.host ?? "?")"))")
         bus.onCurrentChanged({ [weak self, weak link] metadata in
             guard let self, let link else { return }
@@ -716,7 +711,6 @@ public final class ContinuityNode: NearbyActivitySource, DeviceServiceHandler {
         log.info("dropped \(name(of: link)): \(reason)")
         recentFailures.add("lost the link with \(name(of: link)): \(reason)")
         links[link.id] = nil
-        linkedSince[link.id] = nil
         retire(link)
         publishNearby()
         if let address = link.dialed { scheduleRedial(address) }
@@ -943,6 +937,8 @@ final class PeerLink {
     var remote: NearbyActivity?
     /// How many CurrentChanged signals from the peer were handled (see `adopt`).
     var currentSignals = 0
+    /// When the link came up (`ContinuityNode.linkStatus`).
+    let since = Date()
 
     init(_ channel: SecureChannel, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
         id = channel.peerIdentifier
