@@ -19,13 +19,14 @@ public final class ChildProcess: @unchecked Sendable {
     private var waitStatus: Int32?
 
     /// Starts `executable` with `arguments`; its standard input, output and error are the given
-    /// descriptors (which the caller closes afterwards). Nothing else of the runner's is inherited.
+    /// descriptors, and `more` become its descriptors 3, 4… (the caller closes them all
+    /// afterwards). Nothing else of the runner's is inherited.
     init(executable: String, _ arguments: [String], environment: [String: String]?,
-         standardInput: Int32, standardOutput: Int32, standardError: Int32) throws {
+         standardInput: Int32, standardOutput: Int32, standardError: Int32, more: [Int32] = []) throws {
         let merged = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { _, new in new }
         let command = ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--", executable] + arguments
         pid = try ChildSpawner.shared.spawn(command, environment: merged.map { "\($0.key)=\($0.value)" },
-                                            descriptors: [standardInput, standardOutput, standardError])
+                                            descriptors: [standardInput, standardOutput, standardError] + more)
         TestChildren.shared.started(self)
         Thread.detachNewThread { [self] in reap() }
     }
@@ -151,9 +152,9 @@ final class ChildSpawner: @unchecked Sendable {
         for (target, source) in descriptors.enumerated() {
             posix_spawn_file_actions_adddup2(&actions, source, Int32(target))
         }
-        // Only 0, 1 and 2: a descriptor of the runner's left open in a child would keep another
+        // Only those given: a descriptor of the runner's left open in a child would keep another
         // child's pipe from ending.
-        if let closeFrom { _ = closeFrom(&actions, 3) }
+        if let closeFrom { _ = closeFrom(&actions, Int32(descriptors.count)) }
 
         var attributes = posix_spawnattr_t()
         posix_spawnattr_init(&attributes)

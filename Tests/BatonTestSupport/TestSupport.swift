@@ -59,6 +59,7 @@ public func runProcess(_ executable: URL, _ arguments: [String] = [], environmen
 public final class RunningProcess: @unchecked Sendable {
     private let child: ChildProcess
     private let reader: OutputReader
+    private let diagnostics: OutputReader
     private let input: Int32
 
     /// Starts the product `name`, built beside the test bundle (`terminal`: see `init(executable:…)`).
@@ -69,18 +70,48 @@ public final class RunningProcess: @unchecked Sendable {
 
     /// Starts `executable`; with `terminal`, its standard input is a pseudo-terminal (as a
     /// person's at a keyboard, lines kept in the terminal until read), else a pipe.
+    ///
+    /// The process gets a pipe as its descriptor 3, named by `BATON_DIAGNOSTICS_FD`, on which
+    /// Baton writes its typed diagnostics (JSON lines): `waitForEvent(_:timeout:where:)`.
     public init(executable: URL, _ arguments: [String], environment: [String: String]? = nil, terminal: Bool = false) throws {
         let output = try makePipe(), stdin = terminal ? try makeTerminal() : try makePipe()
+        let events = try makePipe()
+        let merged = ["BATON_DIAGNOSTICS_FD": "3"].merging(environment ?? [:]) { _, given in given }
         do {
-            defer { close(output.write); close(stdin.read) }
-            child = try ChildProcess(executable: executable.path, arguments, environment: environment,
-                                     standardInput: stdin.read, standardOutput: output.write, standardError: output.write)
+            defer { close(output.write); close(stdin.read); close(events.write) }
+            child = try ChildProcess(executable: executable.path, arguments, environment: merged,
+                                     standardInput: stdin.read, standardOutput: output.write, standardError: output.write,
+                                     more: [events.write])
         } catch {
-            close(output.read); close(stdin.write)
+            close(output.read); close(stdin.write); close(events.read)
             throw error
         }
         input = stdin.write
         reader = OutputReader(output.read)
+        diagnostics = OutputReader(events.read)
+    }
+
+    /// The `occurrence`th diagnostic event of type `Event` that `matches`, once the process
+    /// has published it (a line of its `BATON_DIAGNOSTICS_FD`, decoded); nil if the process
+    /// ends or `timeout` passes first. Lines that do not decode as `Event` are passed over.
+    public func waitForEvent<Event: Decodable>(_ type: Event.Type, occurrence: Int = 1, timeout: TimeInterval = 30,
+                                               where matches: (Event) -> Bool = { _ in true }) -> Event? {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        let decoder = JSONDecoder()
+        diagnostics.condition.lock(); defer { diagnostics.condition.unlock() }
+        while true {
+            let found = diagnostics.textLocked.split(separator: "\n")
+                .compactMap { try? decoder.decode(Event.self, from: Data($0.utf8)) }
+                .filter(matches)
+            if found.count >= occurrence { return found[occurrence - 1] }
+            if diagnostics.ended || !diagnostics.condition.wait(until: deadline) { return nil }
+        }
+    }
+
+    /// Every diagnostic event of type `Event` the process has published so far.
+    public func events<Event: Decodable>(_ type: Event.Type) -> [Event] {
+        let decoder = JSONDecoder()
+        return diagnostics.text.split(separator: "\n").compactMap { try? decoder.decode(Event.self, from: Data($0.utf8)) }
     }
 
     /// Everything the process has written so far.
