@@ -13,6 +13,43 @@ import XCTest
 /// system bus, so that count is the number of Avahi clients the agent holds. Needs root (CI).
 final class OneAvahiClientBetweenHostsTests: AgentTestHostsCase {
     func testAnAgentDiscoveringWithAPairingWindowOpenHoldsOneAvahiClient() throws {
+        let (a, _, window, browse, instance) = try agentsWithAPairingWindow()
+        XCTAssertEqual(try agentBusConnections(in: a), 1, "discovery and a pairing window at once")
+
+        // The window closes (its opener leaves): the record is withdrawn, discovery goes on
+        // through the same client.
+        window.terminate()
+        XCTAssertNotNil(browse.waitForLine(containing: "-;veth0;IPv4;\(instance);"), browse.output + a.process.output)
+        XCTAssertEqual(try agentBusConnections(in: a), 1, "after the window closed")
+        XCTAssertTrue(a.process.isRunning, a.process.output)
+    }
+
+    /// When avahi-daemon restarts, the one client connects again and both the group's record
+    /// and the pairing window's are published again through it.
+    func testAfterTheDaemonRestartsBothRecordsComeBackThroughOneClient() throws {
+        let (a, b, _, browse, instance) = try agentsWithAPairingWindow()
+        let group = try b.start(["/usr/bin/avahi-browse", "--resolve", "--parsable", "--no-db-lookup", "_baton._tcp"])
+        processes.append(group)
+        let resolvedA = ";_baton._tcp;local;host-a.local;10.77.0.1;"
+        XCTAssertNotNil(group.waitForLine(containing: resolvedA), group.output)
+
+        // SIGTERM (not `avahi-daemon --kill`, which waits for the process to vanish: on a test
+        // host it stays a zombie, since its parent, the host's first process, is the agent).
+        let kill = try a.start(["/bin/sh", "-c", "kill -TERM \"$(cat /run/avahi-daemon/pid)\""])
+        XCTAssertEqual(kill.waitForExit(), 0, kill.output)
+        XCTAssertNotNil(browse.waitForLine(containing: "-;veth0;IPv4;\(instance);"), browse.output)
+        XCTAssertNotNil(a.process.waitForLine(containing: "avahi-daemon went away"), a.process.output)
+        try a.startAvahi()
+
+        XCTAssertNotNil(group.waitForLine(containing: resolvedA, occurrence: 2), group.output + a.process.output)
+        XCTAssertNotNil(browse.waitForLine(containing: "=;veth0;IPv4;\(instance);", occurrence: 2), browse.output + a.process.output)
+        XCTAssertEqual(try agentBusConnections(in: a), 1, "after the daemon restarted")
+    }
+
+    /// Hosts A and B, each running an agent (A's holding the group's authority), linked through
+    /// Avahi; a pairing window open in A's agent, seen from B (`browse`: avahi-browse of
+    /// pairing windows on B) under `instance`. Checks that A's agent held one client before.
+    private func agentsWithAPairingWindow() throws -> (TestHost, TestHost, RunningProcess, RunningProcess, String) {
         let folders = try devices("A", "B")
         let admin = root.appendingPathComponent("admin").path
         let batond = productURL("batond").path
@@ -33,14 +70,7 @@ final class OneAvahiClientBetweenHostsTests: AgentTestHostsCase {
         processes.append(browse)
         let record = try XCTUnwrap(browse.waitForLine(containing: ";10.77.0.1;"), browse.output + a.process.output)
         let instance = String(record.split(separator: ";", omittingEmptySubsequences: false)[3])
-        XCTAssertEqual(try agentBusConnections(in: a), 1, "discovery and a pairing window at once")
-
-        // The window closes (its opener leaves): the record is withdrawn, discovery goes on
-        // through the same client.
-        window.terminate()
-        XCTAssertNotNil(browse.waitForLine(containing: "-;veth0;IPv4;\(instance);"), browse.output + a.process.output)
-        XCTAssertEqual(try agentBusConnections(in: a), 1, "after the window closed")
-        XCTAssertTrue(a.process.isRunning, a.process.output)
+        return (a, b, window, browse, instance)
     }
 
     /// The agent's connections to `host`'s system bus: unique names whose process is batond.
