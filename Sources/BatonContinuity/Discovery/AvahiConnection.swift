@@ -73,13 +73,11 @@ final class AvahiConnection {
 
     private init(context: LoopContext) { self.context = context }
 
-    /// The connection of the app's loop (`MainLoop.context`), made if it has none.
+    /// The connection of the app's loop (`MainLoop.context`): the one its users share, or a
+    /// new one (kept once a user joins it).
     static var shared: AvahiConnection {
         let context = MainLoop.context
-        if let connection = byContext[context.gContext] { return connection }
-        let connection = AvahiConnection(context: context)
-        byContext[context.gContext] = connection
-        return connection
+        return byContext[context.gContext] ?? AvahiConnection(context: context)
     }
 
     /// Makes `user` a user: `changed` is called with the state now, before this returns (the
@@ -113,6 +111,9 @@ final class AvahiConnection {
 
     /// Avahi's words for `error`.
     nonisolated static func reason(of error: Int32) -> String { String(cString: avahi_strerror(error)) }
+
+    /// Avahi's words for no daemon (for a state where none answers).
+    nonisolated static var noDaemon: String { reason(of: Int32(AVAHI_ERR_NO_DAEMON)) }
 
     // MARK: Client
 

@@ -1,6 +1,4 @@
 import BatonLoop
-import CAvahi
-import CGLib
 import Foundation
 import Logging
 
@@ -14,14 +12,15 @@ public struct FoundPeer: Sendable, Equatable {
 }
 
 /// DNS-SD for the device group, through the system's avahi-daemon (Avahi's client library on
-/// its GLib poll adapter — real Avahi, not a home-made mDNS).
+/// its GLib poll adapter — real Avahi, not a home-made mDNS), over the process's one
+/// `AvahiConnection`, shared with pairing.
 ///
 /// Publishes this device as `_baton._tcp` on `port` with a `ServiceRecord` (random name,
 /// version, blinded group token) and renews name and token every `rotation` — and the port
 /// too when the owner gives `portAtRotation`. Browses for the
 /// same type and reports each peer whose token this group's key recognises, resolved to an
-/// IPv4 address. When no avahi-daemon is reachable it says so once and waits for one to appear
-/// (`AVAHI_CLIENT_NO_FAIL`); a daemon that restarts is reconnected to.
+/// IPv4 address. When no avahi-daemon is reachable it says so once and waits for one to appear;
+/// a daemon that restarts is reconnected to, and the record published again.
 @MainActor
 public final class ServiceDiscovery {
     /// Where discovery stands, in `state`.

@@ -1,8 +1,11 @@
 import BatonLoop
 import CAvahi
 
-/// One DNS-SD service to publish: IPv4, on one interface (`AVAHI_IF_UNSPEC`: every one).
+/// One DNS-SD service to publish: IPv4, on one interface (or `everyInterface`).
 struct ServiceEntry {
+    /// `interface` for every interface (`AVAHI_IF_UNSPEC`).
+    static let everyInterface = Int32(AVAHI_IF_UNSPEC)
+
     var interface: Int32
     var name: String
     var type: String

@@ -1,5 +1,4 @@
 import BatonLoop
-import CAvahi
 import Foundation
 
 /// An open pairing window, published through the system's avahi-daemon so a new device finds
@@ -37,7 +36,7 @@ public final class PairingAdvertisement {
         let publication = ServicePublication(entries: { [weak self] collided in
             guard let self else { return [] }
             if collided { instanceName = Self.freshName() }
-            return [ServiceEntry(interface: Int32(AVAHI_IF_UNSPEC), name: instanceName, type: Self.serviceType, port: port, txt: Self.txt)]
+            return [ServiceEntry(interface: ServiceEntry.everyInterface, name: instanceName, type: Self.serviceType, port: port, txt: Self.txt)]
         }) { [weak self] event in
             self?.published(event)
         }
@@ -55,7 +54,7 @@ public final class PairingAdvertisement {
         switch event {
         case .established: onPublished?(instanceName)
         case .cannotPublish(let reason), .failed(let reason), .connection(.failed(let reason)): unavailable(reason)
-        case .connection(.connecting), .connection(.noDaemon): unavailable(AvahiConnection.reason(of: Int32(AVAHI_ERR_NO_DAEMON)))
+        case .connection(.connecting), .connection(.noDaemon): unavailable(AvahiConnection.noDaemon)
         case .connection: break
         }
     }

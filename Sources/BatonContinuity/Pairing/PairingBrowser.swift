@@ -1,5 +1,4 @@
 import BatonLoop
-import CAvahi
 import Foundation
 
 /// Finds open pairing windows (`PairingAdvertisement`) through the system's avahi-daemon, for a
@@ -59,7 +58,7 @@ public final class PairingBrowser {
         case .settled:
             if !found.isEmpty { finish(nil) }
         case .connection(.connecting), .connection(.noDaemon):
-            finish("no avahi-daemon answers (\(AvahiConnection.reason(of: Int32(AVAHI_ERR_NO_DAEMON))))")
+            finish("no avahi-daemon answers (\(AvahiConnection.noDaemon))")
         case .connection(.failed(let reason)):
             finish("no avahi-daemon answers (\(reason))")
         case .cannotBrowse(let reason), .failed(let reason):
