@@ -21,6 +21,8 @@ public struct FoundPeer: Sendable, Equatable {
 /// same type and reports each peer whose token this group's key recognises, resolved to an
 /// IPv4 address. When no avahi-daemon is reachable it says so once and waits for one to appear;
 /// a daemon that restarts is reconnected to, and the record published again.
+/// Services this process published (Avahi's "our own", whichever discovery published them) are
+/// not resolved: a process is one device.
 @MainActor
 public final class ServiceDiscovery {
     /// Where discovery stands, in `state`.
