@@ -128,7 +128,7 @@ struct DeviceCommand: ParsableCommand {
             print("revoked '\(shown(name))'; the other devices need these two files, the new revocation list and discovery key:")
             for file in files { print("  \(shown(file.path))") }
             if (try? Data(contentsOf: own.appendingPathComponent("revocations"))) == list {
-                print("this machine's device (\(shown(own.path))) holds both now; each device linked to it gets both over its link and passes them on")
+                print("this machine's device (\(shown(own.path))) holds both now: while it runs, each device linked to it gets both over its link and passes them on")
             } else {
                 print("a device linked to one that holds both gets them over its link and passes them on")
             }

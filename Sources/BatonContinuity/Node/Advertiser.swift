@@ -47,6 +47,6 @@ final class Advertiser {
         guard now != advertised else { return }
         advertised = now
         let metadata = DeviceInterface.metadata(now)
-        for link in links.links.values { link.bus.emitCurrentChanged(metadata) }
+        for link in links.all { link.bus.emitCurrentChanged(metadata) }
     }
 }

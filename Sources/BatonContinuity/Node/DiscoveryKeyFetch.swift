@@ -92,7 +92,7 @@ final class DiscoveryKeyFetch {
             askAgain = false
             return askNow()
         }
-        guard !links.links.isEmpty else { return }  // the next link asks
+        guard !links.isEmpty else { return }  // the next link asks
         let delay = nextDelay
         nextDelay = min(nextDelay * 2, Self.longestRetry)
         log.info("asking the linked devices again for the discovery key of revocation list \(trust.identity.revocations.sequence) in \(delay)")

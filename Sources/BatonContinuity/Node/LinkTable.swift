@@ -23,7 +23,7 @@ protocol LinkTableEvents: AnyObject {
 /// stays when two devices dial each other, and takes links down.
 @MainActor
 final class LinkTable {
-    private(set) var links: [String: PeerLink] = [:]
+    private var links: [String: PeerLink] = [:]
     /// Links being taken down; see `retire(_:)`.
     private var retired: [PeerLink] = []
     private let trust: TrustSync
@@ -42,6 +42,8 @@ final class LinkTable {
 
     /// The links, in identifier order.
     var all: [PeerLink] { links.values.sorted { $0.id < $1.id } }
+
+    var isEmpty: Bool { links.isEmpty }
 
     subscript(id: String) -> PeerLink? { links[id] }
 
