@@ -37,7 +37,7 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
     /// no key; B passes it to A and A to D, and each asks the others for the key list 4 names —
     /// too early, none has it (A says so). While A lacks the key, C's old key still passes its
     /// gate. Then the key is copied to D (not B, whom A asked first): A gets it from D, B gets
-    /// it from A, and C's old key is refused at A's gate from then on.
+    /// it from A, and C's old key is refused at A's gate from then on. Restarted, A reaches B.
     func testADeviceThatAskedTooEarlyGetsTheNewKeyFromAnyPeerAndShutsTheOldKeyOut() throws {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         var folders: [String: URL] = [:]
@@ -48,7 +48,7 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         let c = try DeviceIdentity.load(from: folders["C"]!)
         let (a, address) = try probe(folders["A"]!)
         let aPort = try XCTUnwrap(PeerAddress(address)?.port)
-        let (b, _) = try probe(folders["B"]!, ["--peer", address])
+        let (b, bAddress) = try probe(folders["B"]!, ["--peer", address])
         let (_, _) = try probe(folders["C"]!, ["--peer", address])
         let (d, _) = try probe(folders["D"]!, ["--peer", address])
         let all = { "A:\n\(a.output)\nB:\n\(b.output)\nD:\n\(d.output)" }
@@ -94,6 +94,13 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         // B still continues from A.
         b.send("continue 10")
         XCTAssertNotNil(b.waitForLine(containing: "continued Probe"), b.output)
+
+        // After a restart A reaches B itself: it proves the new key at B's gate (with only the
+        // old one, as before, B's gate turned it away).
+        a.terminate()
+        a.waitForExit(timeout: 10)
+        let (restarted, _) = try probe(folders["A"]!, ["--peer", bAddress])
+        XCTAssertNotNil(restarted.waitForLine(containing: "linked with B (dialed"), restarted.output)
     }
 
     /// `process`'s first line containing `text`, waited for while this process's loop runs (an
