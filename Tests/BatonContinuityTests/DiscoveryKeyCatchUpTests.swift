@@ -81,7 +81,6 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         XCTAssertNotNil(b.waitForLine(containing: "discovery key of revocation list 5 received from A"), all())
         let toB = Date().timeIntervalSince(copied)
         print("new discovery key copied to D → A has it in \(Int(toA * 1000)) ms, B (through A) in \(Int(toB * 1000)) ms")
-        XCTAssertLessThan(toB, 15, "event-driven, not the longest retry (loose bound for a loaded machine)")
         for name in ["A", "B"] {
             let held = try DeviceIdentity.load(from: folders[name]!)
             XCTAssertEqual(held.discoveryKey, newKey, "\(name) saved the new key beside its identity")
