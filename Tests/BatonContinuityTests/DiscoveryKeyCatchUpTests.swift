@@ -53,6 +53,9 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         let (d, _) = try probe(folders["D"]!, ["--peer", address])
         let all = { "A:\n\(a.output)\nB:\n\(b.output)\nD:\n\(d.output)" }
         XCTAssertNotNil(a.waitForLine(containing: "nearby B C D"), all())
+        // B holds list 4 (naming D, relayed by A) before list 5 is copied in: a device saving a
+        // peer's list as one is copied in can write over it (two writers of one file).
+        XCTAssertNotNil(b.waitForLine(containing: "revocation list 4 received from A"), all())
 
         // Lists 1–4 named A, B, C and D as each was added; list 5 revokes C.
         let list = try authority.revokeDevice(named: "C")

@@ -12,7 +12,8 @@ import Foundation
 ///
 /// Each round asks every linked device, one after another, and takes the first key that
 /// matches the list's commitment (`TrustSync.adopt(discoveryKey:from:)`): a peer cannot hand
-/// over another. Rounds never overlap; a reason that comes during one starts the next.
+/// over another. Rounds never overlap; a reason that comes during one starts the next, and
+/// rounds start at most once a second, however often linked devices send the list.
 @MainActor
 final class DiscoveryKeyFetch {
     static let firstRetry: Duration = .seconds(1)
@@ -24,6 +25,9 @@ final class DiscoveryKeyFetch {
     /// A reason to ask came while a round was out.
     private var askAgain = false
     private var retry: LoopSource?
+    /// When `retry` fires, and when the last round started.
+    private var retryAt: ContinuousClock.Instant?
+    private var lastRound: ContinuousClock.Instant?
     private var nextDelay = DiscoveryKeyFetch.firstRetry
 
     init(trust: TrustSync, links: LinkTable, log: PeerLogger) {
@@ -51,22 +55,42 @@ final class DiscoveryKeyFetch {
     func stop() {
         retry?.cancel()
         retry = nil
+        retryAt = nil
         askAgain = false
         nextDelay = Self.firstRetry
     }
 
+    /// Starts a round now — or, if the last one started less than `firstRetry` ago, then: a
+    /// linked device sending the list again and again gets at most a round a second.
     private func askNow() {
         guard isMissing else { return stop() }
         guard !asking else {
             askAgain = true
             return
         }
+        let now = ContinuousClock.now
+        if let lastRound, now - lastRound < Self.firstRetry { return scheduleRound(after: Self.firstRetry - (now - lastRound)) }
         retry?.cancel()
         retry = nil
+        retryAt = nil
         asking = true
+        lastRound = now
         Task { @MainActor [weak self] in
             await self?.askEachLinkedDevice()
             self?.roundEnded()
+        }
+    }
+
+    /// Asks again after `delay`, unless a round is due sooner.
+    private func scheduleRound(after delay: Duration) {
+        let at = ContinuousClock.now + delay
+        if let retryAt, retryAt <= at { return }
+        retry?.cancel()
+        retryAt = at
+        retry = MainLoop.after(delay) { [weak self] in
+            self?.retry = nil
+            self?.retryAt = nil
+            self?.askNow()
         }
     }
 
@@ -96,9 +120,6 @@ final class DiscoveryKeyFetch {
         let delay = nextDelay
         nextDelay = min(nextDelay * 2, Self.longestRetry)
         log.info("asking the linked devices again for the discovery key of revocation list \(trust.identity.revocations.sequence) in \(delay)")
-        retry = MainLoop.after(delay) { [weak self] in
-            self?.retry = nil
-            self?.askNow()
-        }
+        scheduleRound(after: delay)
     }
 }

@@ -112,10 +112,9 @@ final class TrustSync {
         identity = updated
         log.info("revocation list \(updated.revocations.sequence) received from \(peer)")
         if let revocationsFile {
-            do {
-                try SecureFiles.write(data, to: revocationsFile, mode: 0o600)
-                revocationsStamp = FileStamp(of: revocationsFile)
-            } catch {
+            // The stamp stays the one last read: a list copied in just after this write, before
+            // a stat of it, would otherwise pass for this write and never be read.
+            do { try SecureFiles.write(data, to: revocationsFile, mode: 0o600) } catch {
                 log.error("cannot save the revocation list: \(error)")
             }
         }
