@@ -111,13 +111,29 @@ struct DeviceCommand: ParsableCommand {
     struct Revoke: ParsableCommand {
         static let configuration = CommandConfiguration(
             abstract: "Revoke a device.",
-            discussion: "Takes effect on each device's next connection once the new revocation list reaches it.")
+            discussion: """
+                Writes a new signed revocation list and a new discovery key (the revoked device knows the old \
+                one) to the group's folder, and to this machine's own device. The other devices need both \
+                files: a device linked to one that holds them gets them over its link (and passes them on); \
+                copy them into the baton/device/ folder of any other device (discovery.key with mode 0600). \
+                Each device acts on the list the moment it arrives: it cuts the revoked device's links.
+                """)
         @Argument(help: "The device to revoke.") var name: String
         @OptionGroup var options: ConfigOption
 
         func run() throws {
-            try GroupAuthority.load(from: options.directory).revokeDevice(named: name, updating: [options.directory.deviceDirectory])
-            print("revoked '\(shown(name))'; copy \(shown(options.directory.groupDirectory.appendingPathComponent("revocations").path)) to the other devices' baton/device/")
+            let own = options.directory.deviceDirectory, group = options.directory.groupDirectory
+            let list = try GroupAuthority.load(from: options.directory).revokeDevice(named: name, updating: [own])
+            let files = [group.appendingPathComponent("revocations"), group.appendingPathComponent("discovery.key")]
+            print("revoked '\(shown(name))'; the other devices need these two files, the new revocation list and discovery key:")
+            for file in files { print("  \(shown(file.path))") }
+            if (try? Data(contentsOf: own.appendingPathComponent("revocations"))) == list {
+                print("this machine's device (\(shown(own.path))) holds both now: while it runs, each device linked to it gets both over its link and passes them on")
+            } else {
+                print("a device linked to one that holds both gets them over its link and passes them on")
+            }
+            print("copy both into the baton/device/ folder of each device that is not linked now (discovery.key with mode 0600), e.g.:")
+            print("  scp -p \(files.map { shown($0.path) }.joined(separator: " ")) DEVICE:.config/baton/device/")
         }
     }
 }

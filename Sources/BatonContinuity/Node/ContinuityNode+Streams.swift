@@ -2,15 +2,6 @@ import Baton
 import BatonLoop
 import Foundation
 
-/// A continuation stream connection the originating device has agreed to: from `peer` (a
-/// device identifier), to `activity`, with `token`, until `expiry`.
-struct StreamGrant {
-    let token: Data
-    let peer: String
-    let activity: ProvidedActivity
-    let expiry: LoopSource
-}
-
 /// Continuation streams between devices (handoff-programming-guide, "Using Continuation
 /// Streams"): the continuing side asks the originating device over their link for a one-time
 /// token and a port (`OpenStreams`: the port the device listens on now, which may have moved
@@ -22,54 +13,13 @@ struct StreamGrant {
 /// returns the streams only once that byte has arrived, so a stream that cannot be opened or
 /// is refused fails with an error instead of reading as an empty stream.
 extension ContinuityNode {
-    /// Token size, and how long a grant waits for its connection.
-    static let streamTokenSize = 32
-    static let streamGrantLifetime: Duration = .seconds(30)
+    /// Token size (`StreamGrants.tokenSize`).
+    static let streamTokenSize = StreamGrants.tokenSize
     /// What the originating side sends once it has accepted a stream connection's token.
     static let streamAcceptance: UInt8 = 1
 
-    /// How many stream grants are held now (each capped: see `streamGrant(sequence:for:)`).
-    public var streamGrantCount: Int { streamGrants.count }
-
-    /// A one-time token for a stream connection from `peer`. At most
-    /// `maximumStreamGrantsPerPeer` grants wait per peer and `maximumStreamGrants` in all: a
-    /// new grant past either cap replaces the oldest (of that peer, for the first), so a peer
-    /// that asks again and again only churns its own grants. A grant not used within 30 s is
-    /// forgotten. The port returned is the current listener's; a listener replaced at a port
-    /// rotation still accepts the grant during its grace (grants are the node's, not a
-    /// listener's).
-    func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
-        guard let listener, let advertised, advertised.sequence == sequence, let activity = providedActivity else {
-            throw .notCurrent
-        }
-        guard activity.supportsContinuationStreams, provider.canOpenStreams(for: activity) else {
-            throw .noStreams("\(activity.activityType) does not support continuation streams")
-        }
-        if let oldest = streamGrants.first(where: { $0.peer == peer }),
-           streamGrants.count(where: { $0.peer == peer }) >= maximumStreamGrantsPerPeer {
-            removeStreamGrant(oldest.token)
-        }
-        while streamGrants.count >= maximumStreamGrants, let oldest = streamGrants.first { removeStreamGrant(oldest.token) }
-        var generator = SystemRandomNumberGenerator()
-        let token = Data((0..<Self.streamTokenSize).map { _ in UInt8.random(in: 0...255, using: &generator) })
-        let expiry = MainLoop.after(Self.streamGrantLifetime) { [weak self] in self?.removeStreamGrant(token) }
-        streamGrants.append(StreamGrant(token: token, peer: peer, activity: activity, expiry: expiry))
-        return (token, listener.port)
-    }
-
-    @discardableResult
-    func removeStreamGrant(_ token: Data) -> StreamGrant? {
-        guard let index = streamGrants.firstIndex(where: { Self.sameToken($0.token, token) }) else { return nil }
-        let grant = streamGrants.remove(at: index)
-        grant.expiry.cancel()
-        return grant
-    }
-
-    /// Compares two tokens in time that does not depend on where they differ.
-    private static func sameToken(_ a: Data, _ b: Data) -> Bool {
-        guard a.count == b.count else { return false }
-        return zip(a, b).reduce(0) { $0 | ($1.0 ^ $1.1) } == 0
-    }
+    /// How many stream grants are held now (each capped: see `maximumStreamGrantsPerPeer`).
+    public var streamGrantCount: Int { grants.count }
 
     /// An incoming stream connection: its first bytes are the token, which must arrive within
     /// the listener's handshake deadline. A token this device did not grant to that peer closes
@@ -83,21 +33,21 @@ extension ContinuityNode {
                 token.append(chunk)
             }
         } catch {
-            return log.notice("a stream connection from \(identity.deviceName(of: channel.peerIdentifier)) failed before its token: \(error)")
+            return log.notice("a stream connection from \(trust.name(of: channel.peerIdentifier)) failed before its token: \(error)")
         }
         guard channel.isWithinDeadline else { return channel.close() }
         channel.authenticated()
-        guard let grant = removeStreamGrant(token), grant.peer == channel.peerIdentifier else {
-            log.notice("refused a stream connection from \(identity.deviceName(of: channel.peerIdentifier)): not a token granted to it")
+        guard let grant = grants.remove(token), grant.peer == channel.peerIdentifier else {
+            log.notice("refused a stream connection from \(trust.name(of: channel.peerIdentifier)): not a token granted to it")
             return channel.close()
         }
         let activity = grant.activity
         guard provider.canOpenStreams(for: activity) else { return channel.close() }
         let streams = StreamChannel(channel, idleTimeout: streamIdleTimeout)
         do { try await streams.write(Data([Self.streamAcceptance])) } catch {
-            return log.notice("a stream connection from \(identity.deviceName(of: channel.peerIdentifier)) failed before it opened: \(error)")
+            return log.notice("a stream connection from \(trust.name(of: channel.peerIdentifier)) failed before it opened: \(error)")
         }
-        log.debug("streams open to \(identity.deviceName(of: channel.peerIdentifier)) for \(activity.activityType)")
+        log.debug("streams open to \(trust.name(of: channel.peerIdentifier)) for \(activity.activityType)")
         provider.acceptStreams(streams, for: activity)
     }
 
@@ -114,7 +64,8 @@ extension ContinuityNode {
               case .uint32(let port) = items[1], let validPort = UInt16(exactly: port), validPort > 0 else {
             throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: "malformed OpenStreams reply"])
         }
-        let identity = currentIdentity(), credential = credential, idle = streamIdleTimeout, timeout = streamAcceptanceTimeout
+        trust.syncRevocationsFromDisk()
+        let identity = trust.identity, credential = credential, idle = streamIdleTimeout, timeout = streamAcceptanceTimeout
         var timedOut = false
         let opening = Task { @MainActor () throws -> StreamChannel in
             let channel = try await SecureChannel.connect(host: host, port: validPort, identity: identity, credential: credential,
@@ -122,7 +73,7 @@ extension ContinuityNode {
             guard channel.peerIdentifier == link.id else {
                 channel.close()
                 throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey:
-                    "the stream port of \(activity.device) answered as \(identity.deviceName(of: channel.peerIdentifier))"])
+                    "the stream port of \(activity.device) answered as \(trust.name(of: channel.peerIdentifier))"])
             }
             let streams = StreamChannel(channel, idleTimeout: idle)
             do {

@@ -1,0 +1,166 @@
+import BatonLoop
+import CGLib
+import Foundation
+
+/// The node's dialing: the static peers and the devices DNS-SD finds, each dialed at most once
+/// at a time, again after a failure with a delay that doubles up to 30 s, and the first round
+/// of dials followed to its end (`onFirstDialsFinished`).
+@MainActor
+final class Dialer {
+    /// The peers the node dials whatever discovery finds.
+    let staticPeers: [PeerAddress]
+    /// How long a found device that is the one to dial is waited for before it is dialed.
+    var discoveryDialGrace: Duration = .seconds(3)
+    /// Called once, when the first round of dials has finished (see
+    /// `ContinuityNode.onFirstDialsFinished`).
+    var onFirstDialsFinished: (@MainActor () -> Void)?
+    /// Makes a link of a channel dialed; false if D-Bus could not be set up over it.
+    var adopt: (@MainActor (SecureChannel, PeerAddress) async -> Bool)?
+    /// A failure to keep among the node's recent failures.
+    var failed: (@MainActor (String) -> Void)?
+    private let trust: TrustSync
+    private let credential: TLSCredential
+    private let links: LinkTable
+    /// Whether the node runs (listens): a stopped node dials nothing.
+    private let isRunning: @MainActor () -> Bool
+    private let log: PeerLogger
+    private var dialing: Set<PeerAddress> = []
+    /// Peers found through DNS-SD and still published.
+    private(set) var discovered: Set<PeerAddress> = []
+    private var fallbackDials: [PeerAddress: LoopSource] = [:]
+    private var redials: [PeerAddress: LoopSource] = [:]
+    private var backoff: [PeerAddress: Duration] = [:]
+    /// Peers whose first dial has not finished (linked and asked, or failed).
+    private var firstDialsPending: Set<PeerAddress> = []
+    /// True until discovery's first browse has settled (or discovery gave up).
+    private var discoveryUnsettled = false
+    /// Devices found through DNS-SD that could not be connected to, said once each (at most
+    /// `maximumSaidUnreachable` remembered).
+    private var saidUnreachable: Set<String> = []
+    private static let maximumSaidUnreachable = 64
+
+    init(staticPeers: [PeerAddress], trust: TrustSync, credential: TLSCredential, links: LinkTable, log: PeerLogger,
+         isRunning: @escaping @MainActor () -> Bool) {
+        self.staticPeers = staticPeers
+        self.trust = trust
+        self.credential = credential
+        self.links = links
+        self.log = log
+        self.isRunning = isRunning
+    }
+
+    /// Dials every static peer; the first round ends when each dial has finished and
+    /// discovery, if it starts (`discoveryStarted()`), has settled.
+    func start() {
+        firstDialsPending = Set(staticPeers)
+        for peer in staticPeers { dial(peer) }
+        MainLoop.idle { [weak self] in self?.checkFirstDials() }  // never from inside start()
+    }
+
+    /// Stops every timer and forgets what discovery found.
+    func stop() {
+        discovered = []
+        for timer in fallbackDials.values { timer.cancel() }
+        fallbackDials = [:]
+        for timer in redials.values { timer.cancel() }
+        redials = [:]
+        discoveryUnsettled = false
+    }
+
+    /// Discovery started browsing: devices it finds before its first browse settles are part
+    /// of the first round.
+    func discoveryStarted() { discoveryUnsettled = true }
+
+    /// Discovery's first browse settled, or discovery stopped before it did.
+    func discoverySettled() {
+        guard discoveryUnsettled else { return }
+        discoveryUnsettled = false
+        MainLoop.idle { [weak self] in self?.checkFirstDials() }
+    }
+
+    private func firstDialFinished(_ address: PeerAddress) {
+        guard firstDialsPending.remove(address) != nil else { return }
+        checkFirstDials()
+    }
+
+    private func checkFirstDials() {
+        guard firstDialsPending.isEmpty, !discoveryUnsettled, let callback = onFirstDialsFinished else { return }
+        onFirstDialsFinished = nil
+        callback()
+    }
+
+    /// A device of the group published itself: dial it, unless a device at that IP address
+    /// is linked already (tokens are blinded, so the IP is all that tells who published; a
+    /// rotation then costs no new connection). If that device is the one to dial, wait for it,
+    /// and dial only if no link from it has come after `discoveryDialGrace` (it may not be able
+    /// to reach this device).
+    func found(_ peer: FoundPeer) {
+        let address = peer.address
+        discovered.insert(address)
+        guard !links.isLinked(to: address) else { return }
+        if peer.dialsUs {
+            guard fallbackDials[address] == nil else { return }
+            fallbackDials[address] = MainLoop.after(discoveryDialGrace) { [weak self] in
+                guard let self else { return }
+                self.fallbackDials[address] = nil
+                if self.discovered.contains(address), !self.links.isLinked(to: address) { self.dial(address) }
+            }
+            return
+        }
+        if discoveryUnsettled { firstDialsPending.insert(address) }
+        dial(address)
+    }
+
+    /// A device found through DNS-SD is no longer published.
+    func lost(_ address: PeerAddress) { discovered.remove(address) }
+
+    private func dial(_ address: PeerAddress) {
+        guard isRunning(), !dialing.contains(address) else { return }
+        dialing.insert(address)
+        redials[address] = nil
+        Task { @MainActor in
+            defer { dialing.remove(address) }
+            do {
+                trust.syncRevocationsFromDisk()
+                let channel = try await SecureChannel.connect(host: address.host, port: address.port,
+                                                              identity: trust.identity, credential: credential)
+                backoff[address] = nil
+                if await adopt?(channel, address) == false { scheduleRedial(address) }
+            } catch {
+                failed?("cannot reach \(address): \(error)")
+                log.info("cannot reach \(address): \(error)")
+                if let error = error as? TransportError { sayUnreachableOnce(address, error) }
+                scheduleRedial(address)
+            }
+            firstDialFinished(address)
+        }
+    }
+
+    /// Once per host: a device that published itself for this group but does not answer on
+    /// its port is most often behind a firewall that drops it. Said in words a person can act
+    /// on; `baton status` lists the failure too.
+    private func sayUnreachableOnce(_ address: PeerAddress, _ error: TransportError) {
+        // No answer at all (a timeout), not a refusal: a refused connection is what a stale
+        // record gets after the device moved to another port.
+        guard discovered.contains(address), case .connectionFailed(let failure) = error,
+              failure.domain == "g-io-error-quark", failure.code == Int32(G_IO_ERROR_TIMED_OUT.rawValue), !saidUnreachable.contains(address.host),
+              saidUnreachable.count < Self.maximumSaidUnreachable else { return }
+        saidUnreachable.insert(address.host)
+        log.notice("a device of the group published itself at \(address) but does not answer there (\(error)): a firewall on that machine may drop TCP port \(address.port); allow batond's port there (the port moves with its published name unless Listen= gives one)")
+    }
+
+    /// Dials `address` again after a delay that doubles up to 30 s: a retry timer, not a poll.
+    func scheduleRedial(_ dialed: PeerAddress) {
+        // A device found through DNS-SD may have moved to another port since (it rotates with
+        // its published name): redial it where it is published now.
+        let address = staticPeers.contains(dialed) || discovered.contains(dialed)
+            ? dialed : discovered.first { $0.host == dialed.host } ?? dialed
+        guard isRunning(), redials[address] == nil, staticPeers.contains(address) || discovered.contains(address) else { return }
+        let delay = min((backoff[address] ?? .milliseconds(500)) * 2, .seconds(30))
+        backoff[address] = delay
+        redials[address] = MainLoop.after(delay) { [weak self] in
+            self?.redials[address] = nil
+            self?.dial(address)
+        }
+    }
+}

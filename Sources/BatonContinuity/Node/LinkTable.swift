@@ -1,0 +1,214 @@
+import Baton
+import BatonLoop
+import Foundation
+
+/// What the link table tells the node about its links.
+@MainActor
+protocol LinkTableEvents: AnyObject {
+    /// `link` is up and its first answers are in: the peer's list and its activity.
+    func linkCameUp(_ link: PeerLink)
+    /// `link` was dropped (it closed, broke the protocol, or was revoked) and is out of the
+    /// table.
+    func linkDropped(_ link: PeerLink, because reason: String)
+    /// The activity a linked device advertises changed, or a link with one went.
+    func nearbyChanged()
+    /// A linked device sent its signed list: at link-up, or in a `RevocationsChanged` signal
+    /// (which a device also sends, with the list held, when it got the list's discovery key).
+    func peerSent(revocationData: Data, from link: PeerLink)
+}
+
+/// The node's linked devices: the one table of links, by device identifier (the certificates'
+/// common names), one link per device. It makes a link out of a verified channel (D-Bus over
+/// it, `org.baton.Device1` served on it, the peer's signals followed), decides which link
+/// stays when two devices dial each other, and takes links down.
+@MainActor
+final class LinkTable {
+    private var links: [String: PeerLink] = [:]
+    /// Links being taken down; see `retire(_:)`.
+    private var retired: [PeerLink] = []
+    private let trust: TrustSync
+    private let log: PeerLogger
+    /// Whether the node still runs: a link finished after it stopped is closed.
+    private let isRunning: @MainActor () -> Bool
+    /// What answers the peers' calls (the node's payload server).
+    weak var handler: (any DeviceServiceHandler)?
+    weak var events: (any LinkTableEvents)?
+
+    init(trust: TrustSync, log: PeerLogger, isRunning: @escaping @MainActor () -> Bool) {
+        self.trust = trust
+        self.log = log
+        self.isRunning = isRunning
+    }
+
+    /// The links, in identifier order.
+    var all: [PeerLink] { links.values.sorted { $0.id < $1.id } }
+
+    var isEmpty: Bool { links.isEmpty }
+
+    subscript(id: String) -> PeerLink? { links[id] }
+
+    /// The name shown for `link`'s device: its name in the group's list held, or a short form
+    /// of its identifier (`RevocationList.deviceName(of:)`).
+    func name(of link: PeerLink) -> String { trust.name(of: link.id) }
+
+    /// The link of the device shown as `device` (a name `name(of:)` gives, as in
+    /// `NearbyActivity.device`), or of the device with that identifier.
+    func link(shownAs device: String) -> PeerLink? {
+        if let link = links[device] { return link }
+        return all.first { name(of: $0) == device || OpaqueIdentifier.shortForm($0.id) == device }
+    }
+
+    /// Whether a device at `address` (or its IP address) is linked.
+    func isLinked(to address: PeerAddress) -> Bool {
+        links.values.contains { $0.dialed == address || $0.host == address.host }
+    }
+
+    /// The devices linked now, in name order.
+    var status: [LinkStatus] {
+        links.values.map { link in
+            LinkStatus(device: name(of: link), address: link.dialed?.host ?? link.host ?? "?", since: link.since,
+                       dialedByThisDevice: link.dialed != nil)
+        }.sorted { $0.device < $1.device }
+    }
+
+    /// The peers' activities, each with its device's name from the list held, by name.
+    var nearby: [NearbyActivity] {
+        links.values.compactMap { link in
+            link.remote.map { activity in
+                var shown = activity
+                shown.device = name(of: link)
+                return shown
+            }
+        }.sorted { $0.device < $1.device }
+    }
+
+    /// Makes a link of `channel` (dialed to `address`, or accepted when nil): D-Bus over it,
+    /// the device's object served, the peer's signals followed; then asks the peer for its
+    /// list and its activity. A second link to a device already linked replaces the first
+    /// only if it is the one both keep (`keepsNewLink`). Returns when the first answers are in
+    /// (or the link failed); false if D-Bus could not be set up over the channel.
+    @discardableResult
+    func adopt(_ channel: SecureChannel, dialed address: PeerAddress?) async -> Bool {
+        let bus: PeerBus
+        do { bus = try await PeerBus.open(over: channel) } catch {
+            log.notice("D-Bus over the link to \(trust.name(of: channel.peerIdentifier)) failed: \(error)")
+            return false
+        }
+        guard isRunning(), channel.peerIdentifier != trust.identity.identifier,
+              keepsNewLink(to: channel.peerIdentifier, dialed: address != nil), let handler else {
+            bus.startMessageProcessing()
+            retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
+            return true
+        }
+        if let older = links.removeValue(forKey: channel.peerIdentifier) {
+            log.info("replacing the link with \(name(of: older)): both dialed, the one \(trust.name(of: min(trust.identity.identifier, older.id))) dialed stays")
+            retire(older)
+        }
+        let service = DeviceService(handler: handler, peer: DevicePeer(id: channel.peerIdentifier, serial: channel.peerSerial))
+        do { try service.register(on: bus) } catch {
+            log.error("cannot serve \(trust.name(of: channel.peerIdentifier)): \(error)")
+            retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
+            return true
+        }
+        let link = PeerLink(channel, bus: bus, service: service, dialed: address)
+        links[link.id] = link
+        log.info("linked with \(name(of: link)) (\(address.map { "dialed \($0)" } ?? "from \(link.host ?? "?")"))")
+        follow(link)
+        bus.startMessageProcessing()  // the object is exported: calls may come in now
+        do {
+            // The peer's list first: if newer, it names the peer (and the devices added since)
+            // before its activity is shown.
+            let list = try await bus.call("GetRevocations", .tuple([]), replyType: "(ay)")
+            if case .tuple(let parts) = list, case .bytes(let data)? = parts.first, links[link.id] === link {
+                events?.peerSent(revocationData: data, from: link)
+            }
+            // A CurrentChanged handled while the answer was on its way is at least as new as
+            // the answer (the peer answered before or after sending it, and sends another for
+            // any change after answering); the answer may still be handled after it, so it is
+            // then dropped rather than put back the older activity.
+            let signalsBefore = link.currentSignals
+            let reply = try await bus.call("GetCurrent", .tuple([]), replyType: "(a{sv})")
+            guard case .tuple(let items) = reply, let metadata = items.first else { return true }
+            if link.currentSignals == signalsBefore { remoteChanged(link, metadata) }
+            if links[link.id] === link { events?.linkCameUp(link) }
+        } catch {
+            drop(link, because: "asking \(name(of: link)) failed: \(error)")
+        }
+        return true
+    }
+
+    /// Follows the peer's signals on `link`: its activity, its list, the link closing.
+    private func follow(_ link: PeerLink) {
+        link.bus.onCurrentChanged({ [weak self, weak link] metadata in
+            guard let self, let link else { return }
+            link.currentSignals += 1
+            self.remoteChanged(link, metadata)
+        }, malformed: { [weak self, weak link] in
+            guard let link else { return }
+            self?.drop(link, because: "a CurrentChanged signal of the wrong type")
+        })
+        link.bus.onRevocationsChanged({ [weak self, weak link] list in
+            guard let self, let link, self.links[link.id] === link else { return }
+            self.events?.peerSent(revocationData: list, from: link)
+        }, malformed: { [weak self, weak link] in
+            guard let link else { return }
+            self?.drop(link, because: "a RevocationsChanged signal of the wrong type")
+        })
+        link.bus.onClosed { [weak self, weak link] in
+            guard let self, let link else { return }
+            self.drop(link, because: "the link closed")
+        }
+    }
+
+    private func remoteChanged(_ link: PeerLink, _ metadata: Variant) {
+        guard links[link.id] === link else { return }
+        do {
+            link.remote = try DeviceInterface.activity(from: metadata, device: link.id)  // shown by name in `nearby`
+            events?.nearbyChanged()
+        } catch {
+            drop(link, because: "\(error)")
+        }
+    }
+
+    /// One link per device (`peer` is its identifier). When two devices dial each other at
+    /// once, both keep the connection dialed by the device whose identifier sorts first, so
+    /// they agree without talking (identifiers, unlike the names shown, do not change with the
+    /// list each holds); otherwise the link that came first stays.
+    private func keepsNewLink(to peer: String, dialed: Bool) -> Bool {
+        guard let existing = links[peer] else { return true }
+        let ownIdentifier = trust.identity.identifier
+        let newDialer = dialed ? ownIdentifier : peer
+        let oldDialer = existing.dialed != nil ? ownIdentifier : peer
+        return newDialer < oldDialer
+    }
+
+    /// Takes `link` out of the table and down, and tells the node why.
+    func drop(_ link: PeerLink, because reason: String) {
+        guard links[link.id] === link else { return }
+        log.info("dropped \(name(of: link)): \(reason)")
+        links[link.id] = nil
+        retire(link)
+        events?.linkDropped(link, because: reason)
+    }
+
+    /// Closes every link (the node stops); no event is told.
+    func closeAll() {
+        for link in links.values { retire(link) }
+        links = [:]
+    }
+
+    /// Sends the list held to every linked device (`RevocationsChanged`): after a newer list,
+    /// and after the list's discovery key arrived, so a device still without it asks again.
+    func sendListToAll() {
+        for link in links.values { link.bus.emitRevocationsChanged(trust.identity.revocationData) }
+    }
+
+    /// Closes `link` now but releases it (unsubscribing its signals, unexporting its object)
+    /// only from a low-priority idle source, after GDBus has delivered whatever it had queued
+    /// for it: GLib 2.74 can deliver a queued signal or call to a subscription freed meanwhile.
+    private func retire(_ link: PeerLink) {
+        link.bus.close()
+        retired.append(link)
+        MainLoop.idle(priority: .low) { [weak self] in self?.retired.removeAll { $0 === link } }
+    }
+}

@@ -1,0 +1,97 @@
+import Baton
+import BatonLoop
+import Foundation
+
+/// What this device answers its linked peers (`org.baton.Device1`, served on each link by
+/// `DeviceService`): its activity and its payload, `Continued` from a device that fetched it,
+/// its signed list and discovery key, and continuation stream grants. Every call is first
+/// checked against the list on disk (read only if it changed).
+@MainActor
+final class PayloadServer: DeviceServiceHandler {
+    /// At most this many devices are remembered as having fetched the advertised sequence.
+    static let maxFetchers = 64
+    /// The devices (certificate serials) that fetched the payload of the advertised sequence:
+    /// only they may say they continued it. At most `maxFetchers`, reset with each new sequence.
+    private var fetchers: (sequence: UInt64, serials: Set<String>) = (0, [])
+    private let trust: TrustSync
+    private let links: LinkTable
+    private let advertiser: Advertiser
+    private let grants: StreamGrants
+    private let listeners: NodeListeners
+    private let provider: any ActivityProvider
+    private let log: PeerLogger
+
+    init(trust: TrustSync, links: LinkTable, advertiser: Advertiser, grants: StreamGrants, listeners: NodeListeners,
+         provider: any ActivityProvider, log: PeerLogger) {
+        self.trust = trust
+        self.links = links
+        self.advertiser = advertiser
+        self.grants = grants
+        self.listeners = listeners
+        self.provider = provider
+        self.log = log
+    }
+
+    /// Refuses a device the list on disk revokes — taken first if it changed
+    /// (`TrustSync.syncRevocationsFromDisk()`) — and drops its link once the refusal is sent.
+    func refusal(of peer: DevicePeer) -> String? {
+        trust.syncRevocationsFromDisk()
+        guard trust.identity.revocations.revokedSerials.contains(peer.serial) else { return nil }
+        if let link = links[peer.id], link.serial == peer.serial {
+            MainLoop.idle { [weak links] in links?.drop(link, because: "it has been revoked") }  // after the refusal is sent
+        }
+        return "\(trust.name(of: peer.id)) has been revoked"
+    }
+
+    func currentActivity() -> NearbyActivity? { advertiser.advertised }
+
+    func payload(sequence requested: UInt64, for peer: DevicePeer) async throws(DeviceServiceError) -> Data {
+        guard let activity = advertiser.provided(sequence: requested) else { throw .notCurrent }
+        if fetchers.sequence != requested { fetchers = (requested, []) }
+        if fetchers.serials.count < Self.maxFetchers { fetchers.serials.insert(peer.serial) }
+        do {
+            return try await provider.payload(of: activity)
+        } catch {
+            switch error {
+            case .notCurrent: throw .notCurrent
+            case .tooLarge(let reason): throw .tooLarge(reason)
+            case .failed(let reason): throw .failed(reason)
+            }
+        }
+    }
+
+    func revocationList() -> Data { trust.identity.revocationData }
+
+    func discoveryKey() throws(DeviceServiceError) -> Data {
+        let identity = trust.identity
+        guard identity.discoveryKeyIsCurrent, let key = identity.discoveryKey else {
+            throw .failed("no discovery key for revocation list \(identity.revocations.sequence)")
+        }
+        return key.bytes
+    }
+
+    /// Honoured only from a device that fetched that sequence's payload: another group device
+    /// cannot make this app drop its activity.
+    func continued(sequence: UInt64, by peer: DevicePeer) async throws(DeviceServiceError) {
+        guard fetchers.sequence == sequence, fetchers.serials.contains(peer.serial) else {
+            log.notice("ignoring Continued(\(sequence)) from \(trust.name(of: peer.id)): it did not fetch that activity")
+            throw .refused("\(trust.name(of: peer.id)) did not fetch activity \(sequence)")
+        }
+        guard let activity = advertiser.provided(sequence: sequence) else { return }
+        log.debug("\(trust.name(of: peer.id)) continued \(activity.activityType)")
+        await provider.continued(activity)
+    }
+
+    /// A one-time token for a stream connection from `peer` (`StreamGrants.grant`), and the
+    /// port of the current listener; a listener replaced at a port rotation still accepts the
+    /// grant during its grace.
+    func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
+        guard let listener = listeners.current, let activity = advertiser.provided(sequence: sequence) else {
+            throw .notCurrent
+        }
+        guard activity.supportsContinuationStreams, provider.canOpenStreams(for: activity) else {
+            throw .noStreams("\(activity.activityType) does not support continuation streams")
+        }
+        return (grants.grant(to: peer, for: activity), listener.port)
+    }
+}
