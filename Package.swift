@@ -102,11 +102,13 @@ let package = Package(
         .executableTarget(name: "LaunchProbe", dependencies: ["Baton"], path: "Tests/Probes/LaunchProbe"),
         .executableTarget(name: "DeviceProbe", dependencies: ["BatonAgent", "BatonContinuity", "CGLib"], path: "Tests/Probes/DeviceProbe"),
         .target(name: "BatonTestSupport", dependencies: ["BatonLoop", "CGLib"], path: "Tests/BatonTestSupport"),
+        // The typed diagnostics of device processes (`DiagnosticEvent`), for the tests above layer 3.
+        .target(name: "DeviceTestSupport", dependencies: ["BatonTestSupport", "BatonContinuity"], path: "Tests/DeviceTestSupport"),
         .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),
         .testTarget(name: "BatonTests", dependencies: ["Baton", "BatonTestSupport"]),
-        .testTarget(name: "BatonContinuityTests", dependencies: ["BatonContinuity", "Baton", "CGLib", "BatonTestSupport"]),
+        .testTarget(name: "BatonContinuityTests", dependencies: ["BatonContinuity", "Baton", "CGLib", "BatonTestSupport", "DeviceTestSupport"]),
         .testTarget(name: "PortingTests", dependencies: ["Baton", "BatonLoop", "BatonTestSupport"], path: "Tests/PortingTests"),
-        .testTarget(name: "BatonAgentTests", dependencies: ["BatonAgent", "BatonContinuity", "Baton", "CGLib", "BatonTestSupport"]),
+        .testTarget(name: "BatonAgentTests", dependencies: ["BatonAgent", "BatonContinuity", "Baton", "CGLib", "BatonTestSupport", "DeviceTestSupport"]),
     ]
 )
 
@@ -175,5 +177,5 @@ if hasGtk4 {
 }
 package.targets.append(.testTarget(
     name: "BatonGtkTests",
-    dependencies: ["BatonTestSupport"] + (hasGtk4 ? ["BatonGtk", "BatonContinuity", "CGtk"] : [])
+    dependencies: ["BatonTestSupport", "DeviceTestSupport"] + (hasGtk4 ? ["BatonGtk", "BatonContinuity", "CGtk"] : [])
 ))

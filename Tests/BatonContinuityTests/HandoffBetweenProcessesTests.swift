@@ -1,6 +1,7 @@
 @testable import BatonContinuity
 import BatonTestSupport
 import CGLib
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -23,8 +24,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
     /// Starts device `folder` advertising a shape; returns it and the port it listens on.
     private func advertise(_ folder: URL, shape: String) throws -> (RunningProcess, String) {
         let process = try RunningProcess(product: "baton-shapes", ["--device", folder.path, "--listen", "127.0.0.1:0", "--create", shape])
-        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
-        return (process, String(line.split(separator: " ").last!))
+        return (process, try XCTUnwrap(process.listeningAddress(), process.output).description)
     }
 
     func testAShapeCreatedOnOneDeviceIsContinuedOnAnother() throws {
@@ -51,7 +51,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
         try authority.revokeDevice(named: "C").write(to: folders["A"]!.appendingPathComponent("revocations"))
         let (a, address) = try advertise(folders["A"]!, shape: "square")
         let c = try RunningProcess(product: "baton-shapes", ["--device", folders["C"]!.path, "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
-        XCTAssertNotNil(a.waitForLine(containing: "the peer 'C' has been revoked"), a.output)
+        XCTAssertNotNil(a.waitForEvent { $0 == .refused(from: nil, reason: .revoked) }, a.output)
         let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(a.waitForExit(), 0, a.output)
@@ -87,8 +87,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
         let list = try authority.revokeDevice(named: "C")
         try list.write(to: folders["A"]!.appendingPathComponent("revocations"))
         let a = try RunningProcess(product: "DeviceProbe", [folders["A"]!.path, "--ok"])
-        let aLine = try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output)
-        let aAddress = try XCTUnwrap(PeerAddress(String(aLine.split(separator: " ").last!)))
+        let aAddress = try XCTUnwrap(a.listeningAddress(), a.output)
         let bFolder = folders["B"]!
         try MainActor.assumeIsolated {
             let node = try ContinuityNode(identity: try DeviceIdentity.load(from: bFolder), identityDirectory: bFolder,

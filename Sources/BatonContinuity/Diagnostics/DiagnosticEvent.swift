@@ -18,8 +18,9 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     case linked(peer: String, dialed: Bool)
     /// The link to `peer` went down.
     case unlinked(peer: String)
-    /// A connection, a message or a peer was refused.
-    case refused(from: String, reason: RefusalReason)
+    /// A connection, a message or a peer was refused (`from`: the device's name or the
+    /// address, where known).
+    case refused(from: String?, reason: RefusalReason)
     /// This device adopted the group's revocation list `sequence` (copied in or relayed).
     case revocationsAdopted(sequence: UInt64)
     /// This device holds the discovery key of revocation list `sequence` (read or received).

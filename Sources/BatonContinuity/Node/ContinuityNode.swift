@@ -36,6 +36,10 @@ public final class ContinuityNode: NearbyActivitySource {
     /// What this device offers its peers and where their activities go: the app the node is
     /// embedded in, or the agent's joined apps.
     public let provider: any ActivityProvider
+    /// What the node did and refused, as typed events (`DiagnosticEvent`): linked, unlinked,
+    /// refused with the reason, listening, lists and keys adopted. Its log says the same in
+    /// words for people; tools and tests observe these.
+    public let diagnostics: Diagnostics
 
     /// This device's identity: its certificate and key, the group's certificate, and the
     /// revocation list it holds now (replaced when a newer list is copied in or relayed).
@@ -139,7 +143,8 @@ public final class ContinuityNode: NearbyActivitySource {
         let log = PeerLogger(label: "baton.continuity")
         let credential = try TLSCredential(identity: identity)
         let trust = TrustSync(identity: identity, directory: identityDirectory, log: log)
-        let listeners = NodeListeners(trust: trust, credential: credential, log: log)
+        let diagnostics = Diagnostics()
+        let listeners = NodeListeners(trust: trust, credential: credential, log: log, diagnostics: diagnostics)
         let isRunning: @MainActor () -> Bool = { [weak listeners] in listeners?.current != nil }
         let links = LinkTable(trust: trust, log: log, isRunning: isRunning)
         let dialer = Dialer(staticPeers: staticPeers, trust: trust, credential: credential, links: links, log: log,
@@ -147,6 +152,7 @@ public final class ContinuityNode: NearbyActivitySource {
         let advertiser = Advertiser(provider: provider, trust: trust, links: links)
         let grants = StreamGrants()
         self.provider = provider
+        self.diagnostics = diagnostics
         self.log = log
         self.credential = credential
         self.trust = trust
@@ -173,8 +179,16 @@ public final class ContinuityNode: NearbyActivitySource {
     private func wireParts() {
         links.handler = server
         links.events = self
-        trust.onNewList = { [weak self] in self?.tookRevocations() }
-        trust.onNewKey = { [weak self] in self?.tookDiscoveryKey() }
+        trust.onNewList = { [weak self] in
+            guard let self else { return }
+            diagnostics.publish(.revocationsAdopted(sequence: trust.identity.revocations.sequence))
+            tookRevocations()
+        }
+        trust.onNewKey = { [weak self] in
+            guard let self else { return }
+            diagnostics.publish(.discoveryKeyAdopted(sequence: trust.identity.revocations.sequence))
+            tookDiscoveryKey()
+        }
         listeners.accepted = { [weak self] channel in self?.accepted(channel) }
         listeners.failed = { [weak self] failure in self?.recentFailures.add(failure) }
         dialer.failed = { [weak self] failure in self?.recentFailures.add(failure) }
@@ -263,7 +277,10 @@ public final class ContinuityNode: NearbyActivitySource {
     // MARK: Continuing
 
     public func fetchPayload(of activity: NearbyActivity) async throws -> Data {
-        try await calls.fetchPayload(of: activity)
+        do { return try await calls.fetchPayload(of: activity) } catch {
+            publishFailure(of: activity, error)
+            throw error
+        }
     }
 
     /// Tells `activity`'s device it was continued and returns with its reply: the device
@@ -273,7 +290,16 @@ public final class ContinuityNode: NearbyActivitySource {
     /// activity and records the fetch, sends no payload, and — GDBus keeps a connection's
     /// messages in order — sees it before `Continued`.
     public func confirmContinued(_ activity: NearbyActivity) async throws {
-        try await calls.confirmContinued(activity)
+        do { try await calls.confirmContinued(activity) } catch {
+            publishFailure(of: activity, error)
+            throw error
+        }
+        diagnostics.publish(.continued(activityType: activity.activityType, from: activity.device))
+    }
+
+    private func publishFailure(of activity: NearbyActivity, _ error: any Error) {
+        guard !(error is CancellationError) else { return }
+        diagnostics.publish(.continuationFailed(activityType: activity.activityType, code: Self.handoffError(for: error).code.rawValue))
     }
 
     // MARK: Parts reached by name (tests and the streams extension)
@@ -296,9 +322,13 @@ public final class ContinuityNode: NearbyActivitySource {
 }
 
 extension ContinuityNode: LinkTableEvents {
-    func linkCameUp(_ link: PeerLink) { keyFetch.linkCameUp() }
+    func linkCameUp(_ link: PeerLink) {
+        diagnostics.publish(.linked(peer: links.name(of: link), dialed: link.dialed != nil))
+        keyFetch.linkCameUp()
+    }
 
     func linkDropped(_ link: PeerLink, because reason: String) {
+        diagnostics.publish(.unlinked(peer: links.name(of: link)))
         recentFailures.add("lost the link with \(links.name(of: link)): \(reason)")
         publishNearby()
         if let address = link.dialed { dialer.scheduleRedial(address) }

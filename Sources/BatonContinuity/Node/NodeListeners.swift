@@ -23,6 +23,7 @@ final class NodeListeners {
     private let trust: TrustSync
     private let credential: TLSCredential
     private let log: PeerLogger
+    private let diagnostics: Diagnostics
     /// Each connection a listener verified, link or stream (by its ALPN).
     var accepted: (@MainActor (SecureChannel) -> Void)?
     /// A refusal to keep among the node's recent failures.
@@ -32,10 +33,11 @@ final class NodeListeners {
     private var strangersRefused = 0
     private var strangersSaid: ContinuousClock.Instant?
 
-    init(trust: TrustSync, credential: TLSCredential, log: PeerLogger) {
+    init(trust: TrustSync, credential: TLSCredential, log: PeerLogger, diagnostics: Diagnostics) {
         self.trust = trust
         self.credential = credential
         self.log = log
+        self.diagnostics = diagnostics
     }
 
     /// Listens on `host:port`; at rotations a fresh port is taken only if `port` is 0.
@@ -43,6 +45,7 @@ final class NodeListeners {
         let listener = try open(host: host, port: port)
         current = listener
         rotatingHost = port == 0 ? host : nil
+        diagnostics.publish(.listening(host: listener.host, port: listener.port))
         Task { @MainActor [weak self] in await self?.acceptLoop(listener) }
     }
 
@@ -85,6 +88,7 @@ final class NodeListeners {
             return nil
         }
         current = fresh
+        diagnostics.publish(.listening(host: fresh.host, port: fresh.port))
         Task { @MainActor [weak self] in await self?.acceptLoop(fresh) }
         let timer = MainLoop.after(rotationGrace) { [weak self] in self?.stopListening(old) }
         previous.append((old, timer))
@@ -137,6 +141,7 @@ final class NodeListeners {
     /// flood fills neither the log nor the failures `baton status` shows; any other refusal is
     /// logged and kept among the recent failures.
     private func refused(_ error: any Error) {
+        diagnostics.publish(.refused(from: nil, reason: DiagnosticEvent.RefusalReason(error)))
         switch error as? TransportError {
         case .notAdmitted?, .admissionRefused?, .admissionFailed?, .admissionTimedOut?:
             strangersRefused += 1

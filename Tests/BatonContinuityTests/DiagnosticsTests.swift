@@ -1,0 +1,74 @@
+@testable import BatonContinuity
+import BatonTestSupport
+import DeviceTestSupport
+import Foundation
+import XCTest
+
+/// A device's typed diagnostics (`DiagnosticEvent`): what it did and refused, as values a tool
+/// or a test observes — in process (`ContinuityNode.diagnostics`) and from another process
+/// (`BATON_DIAGNOSTICS_FD`) — so nothing has to read the wording of its log.
+final class DiagnosticsTests: TrustTestCase {
+    private func devices(_ names: [String]) throws -> (GroupAuthority, [String: URL]) {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        var folders: [String: URL] = [:]
+        for name in names {
+            let folder = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: folder)
+            folders[name] = folder
+        }
+        return (authority, folders)
+    }
+
+    /// Both ends of a handoff between two processes say, as events, where they listen, that
+    /// they linked (and who dialed), and — on the continuing side — that the activity was
+    /// continued (seed "Implementing Handoff in Your App": the Shapes example across devices).
+    func testAHandoffBetweenProcessesIsSeenAsEvents() throws {
+        let (_, folders) = try devices(["A", "B"])
+        let a = try RunningProcess(product: "baton-shapes", ["--device", folders["A"]!.path, "--listen", "127.0.0.1:0", "--create", "triangle"])
+        let address = try XCTUnwrap(a.listeningAddress(), a.output)
+        XCTAssertEqual(address.host, "127.0.0.1")
+        XCTAssertNotEqual(address.port, 0)
+        let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--listen", "127.0.0.1:0",
+                                                             "--peer", address.description, "--continue-nearby"])
+        XCTAssertTrue(b.waitForLink(with: "A"), b.output)
+        XCTAssertTrue(b.waitFor(.continued(activityType: "com.example.myapp.create-shape", from: "A")), b.output)
+        XCTAssertEqual(b.waitForExit(), 0, b.output)
+        XCTAssertEqual(a.waitForExit(), 0, a.output)
+        XCTAssertTrue(a.diagnosticEvents.contains { if case .linked(_, dialed: false) = $0 { true } else { false } }, "\(a.diagnosticEvents)")
+        XCTAssertTrue(b.diagnosticEvents.contains(.linked(peer: "A", dialed: true)), "\(b.diagnosticEvents)")
+        XCTAssertFalse(b.diagnosticEvents.contains { if case .continuationFailed = $0 { true } else { false } })
+    }
+
+    /// A continuation whose device is not linked fails with Handoff's
+    /// `userActivityConnectionUnavailable` (4609): the failure is published with that code.
+    func testAFailedContinuationIsPublishedWithItsHandoffCode() throws {
+        let (_, folders) = try devices(["B"])
+        try MainActor.assumeIsolated {
+            let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders["B"]!))
+            var seen: [DiagnosticEvent] = []
+            let observation = node.diagnostics.observe { seen.append($0) }
+            let stale = NearbyActivity(device: "A", sequence: 1, activityType: "com.example.myapp.create-shape",
+                                       title: nil, appID: "com.example.myapp", teamIdentifier: "T")
+            let fetch = Outcome { try await node.fetchPayload(of: stale) }
+            spin(until: { fetch.done })
+            XCTAssertEqual(seen, [.continuationFailed(activityType: "com.example.myapp.create-shape",
+                                                      code: CocoaError.Code.userActivityConnectionUnavailable.rawValue)])
+            observation.cancel()
+            let again = Outcome { try await node.fetchPayload(of: stale) }
+            spin(until: { again.done })
+            XCTAssertEqual(seen.count, 1, "a cancelled observation hears nothing more")
+        }
+    }
+
+    /// Events travel as JSON lines in a stable form: what one process writes, another decodes.
+    func testEventsRoundTripAsJSON() throws {
+        let events: [DiagnosticEvent] = [
+            .listening(host: "::", port: 4000), .linked(peer: "A", dialed: true), .unlinked(peer: "A"),
+            .refused(from: nil, reason: .tlsVersion), .refused(from: "192.0.2.7", reason: .tooManyConnections),
+            .continuationFailed(activityType: "t", code: 4609), .appLeft(appID: "x", reason: .doesNotRead),
+        ]
+        for event in events {
+            XCTAssertEqual(try JSONDecoder().decode(DiagnosticEvent.self, from: JSONEncoder().encode(event)), event)
+        }
+    }
+}
