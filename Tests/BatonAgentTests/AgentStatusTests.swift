@@ -1,5 +1,6 @@
 import BatonAgent
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -163,8 +164,7 @@ final class AgentStatusTests: AgentTestCase {
         XCTAssertEqual(both.status, 2)
         XCTAssertTrue(both.stderr.contains("--listen or --local"), both.stderr)
         let agent = try start("batond", ["--device", folders[0], "--local", "--socket", socket("l.sock")])
-        let line = try XCTUnwrap(agent.waitForLine(containing: "listening on"), agent.output)
-        XCTAssertTrue(line.contains("listening on 127.0.0.1:"), line)
+        XCTAssertEqual(agent.listeningAddress()?.host, "127.0.0.1", agent.output)
     }
 
     /// The agent program is the same whichever app starts it: `$BATOND`, else the installed

@@ -1,6 +1,7 @@
 @testable import BatonContinuity
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -156,8 +157,8 @@ final class AdmissionGateTests: ProcessTestCase {
 
         let b = try RunningProcess(product: "DeviceProbe", [folders["B"]!.path, "--ok"])
         processes.append(b)
-        let line = try XCTUnwrap(b.waitForLine(containing: "listening on"), b.output)
-        let a = try RunningProcess(product: "DeviceProbe", [folders["A"]!.path, "--ok", "--peer", String(line.split(separator: " ").last!)])
+        let line = try XCTUnwrap(b.listeningAddress(), b.output).description
+        let a = try RunningProcess(product: "DeviceProbe", [folders["A"]!.path, "--ok", "--peer", line])
         processes.append(a)
         // Lists 1–3 named A, B and C as each was added; list 4 revokes C.
         XCTAssertNotNil(b.waitForLine(containing: "discovery key of revocation list 4 received from A"), b.output + a.output)

@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Crypto
 import Foundation
 import XCTest
@@ -209,8 +210,8 @@ final class CommandLineTests: TrustTestCase {
         let probe = try RunningProcess(product: "DeviceProbe", [root.appendingPathComponent("phone").path, "--ok",
                                                                 "--title", "Report\u{1B}]0;pwned\u{07}\u{202E}fdp.exe"])
         defer { probe.terminate() }
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        let nearby = try baton("nearby", "--peer", String(line.split(separator: " ").last!))
+        let line = try XCTUnwrap(probe.listeningAddress(), probe.output).description
+        let nearby = try baton("nearby", "--peer", line)
         XCTAssertEqual(nearby.status, 0, nearby.stderr)
         XCTAssertTrue(nearby.stdout.contains("\"Report\\u{1B}]0;pwned\\u{7}\\u{202E}fdp.exe\""), nearby.stdout)
         XCTAssertFalse(nearby.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E || $0.value == 0x07 })

@@ -1,6 +1,7 @@
 @testable import Baton
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -43,8 +44,7 @@ final class ContinuationStreamTests: TrustTestCase {
         let b = try authority.issueDevice(named: "B")
         let probe = try RunningProcess(product: "DeviceProbe", [a.path] + flags)
         self.probe = probe
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        let address = try XCTUnwrap(probe.listeningAddress(), probe.output)
         let (activity, node) = try MainActor.assumeIsolated { () throws -> (UserActivity, ContinuityNode) in
             let recorder = ContinuedActivityRecorder()
             launchAsProbeApp(recorder)
@@ -171,8 +171,7 @@ final class ContinuationStreamTests: TrustTestCase {
         _ = try continueProbe(["--ok", "--streams"])
         let authority = try GroupAuthority.load(from: config("admin"))
         let c = try authority.issueDevice(named: "C")
-        let line = try XCTUnwrap(probe?.waitForLine(containing: "listening on"))
-        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        let address = try XCTUnwrap(probe?.listeningAddress())
         let ended = try run {
             let channel = try await SecureChannel.connect(host: address.host, port: address.port, identity: c,
                                                           credential: try TLSCredential(identity: c),

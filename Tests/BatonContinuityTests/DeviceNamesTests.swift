@@ -2,6 +2,7 @@
 import Baton
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Crypto
 import Foundation
 import SwiftASN1
@@ -21,8 +22,7 @@ final class DeviceNamesTests: ProcessTestCase {
     private func probe(_ folder: URL, _ arguments: [String] = []) throws -> (RunningProcess, String) {
         let process = try RunningProcess(product: "DeviceProbe", [folder.path, "--ok"] + arguments)
         processes.append(process)
-        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
-        return (process, String(line.split(separator: " ").last!))
+        return (process, try XCTUnwrap(process.listeningAddress(), process.output).description)
     }
 
     /// The certificates in `text` (PEM blocks, as `s_client -showcerts` prints them).

@@ -1,6 +1,7 @@
 @testable import BatonContinuity
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -16,8 +17,7 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
     private func probe(_ folder: URL, _ arguments: [String] = []) throws -> (RunningProcess, String) {
         let process = try RunningProcess(product: "DeviceProbe", [folder.path, "--ok"] + arguments)
         processes.append(process)
-        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
-        return (process, String(line.split(separator: " ").last!))
+        return (process, try XCTUnwrap(process.listeningAddress(), process.output).description)
     }
 
     /// Whether a dial to `port` with `identity` ends at the admission gate (its key refused),

@@ -1,6 +1,7 @@
 @testable import Baton
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -44,8 +45,7 @@ final class NetworkFailureTests: TrustTestCase {
         try authority.issueDevice(named: "A").write(to: a)
         let b = try authority.issueDevice(named: "B")
         let probe = try RunningProcess(product: "DeviceProbe", [a.path] + mode)
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        let address = try XCTUnwrap(probe.listeningAddress(), probe.output)
         return try MainActor.assumeIsolated {
             let recorder = FailureRecorder()
             launchAsProbeApp(recorder)
@@ -133,8 +133,7 @@ final class NetworkFailureTests: TrustTestCase {
         try authority.issueDevice(named: "A").write(to: a)
         let b = try authority.issueDevice(named: "B")
         let probe = try RunningProcess(product: "DeviceProbe", [a.path, "--ok"])
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        let address = try XCTUnwrap(probe.listeningAddress(), probe.output)
         try MainActor.assumeIsolated {
             let credential = try TLSCredential(identity: b)
             let channel = Outcome { try await SecureChannel.connect(host: address.host, port: address.port, identity: b, credential: credential) }

@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import X509
 import XCTest
@@ -23,8 +24,8 @@ final class PeerTextTests: TrustTestCase {
 
         let a = try RunningProcess(product: "DeviceProbe", [honest.path, "--ok"])
         defer { a.terminate() }
-        let listening = try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output)
-        let b = try RunningProcess(product: "DeviceProbe", [hostile.path, "--ok", "--peer", String(listening.split(separator: " ").last!)])
+        let listening = try XCTUnwrap(a.listeningAddress(), a.output).description
+        let b = try RunningProcess(product: "DeviceProbe", [hostile.path, "--ok", "--peer", listening])
         defer { b.terminate() }
         let linked = try XCTUnwrap(a.waitForLine(containing: "linked with evil"), a.output)
         XCTAssertTrue(linked.contains(#"evil\u{1B}[2J\u{202E}gpj.exe"#), linked)

@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -25,8 +26,7 @@ final class RevocationTests: ProcessTestCase {
     private func probe(_ folder: URL, _ arguments: [String] = []) throws -> (RunningProcess, String) {
         let process = try RunningProcess(product: "DeviceProbe", [folder.path, "--ok"] + arguments)
         processes.append(process)
-        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
-        return (process, String(line.split(separator: " ").last!))
+        return (process, try XCTUnwrap(process.listeningAddress(), process.output).description)
     }
 
     /// Writes `data` to `url` as the tools do: a temporary file renamed into place.

@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Crypto
 import Foundation
 import XCTest
@@ -10,8 +11,7 @@ final class SampleAppsTests: TrustTestCase {
     /// Starts `product` as device `folder`; returns it and the address it listens on.
     private func originate(_ product: String, _ folder: String, _ arguments: [String]) throws -> (RunningProcess, String) {
         let process = try RunningProcess(product: product, ["--device", folder, "--listen", "127.0.0.1:0"] + arguments)
-        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
-        return (process, String(line.split(separator: " ").last!))
+        return (process, try XCTUnwrap(process.listeningAddress(), process.output).description)
     }
 
     /// continuing-user-activities-with-handoff, "Update the App's State" and "Update the

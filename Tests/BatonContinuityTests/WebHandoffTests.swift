@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -28,8 +29,7 @@ final class WebHandoffTests: TrustTestCase {
         cli = config("cli")
         try authority.issueDevice(named: "B").write(to: cli.deviceDirectory)
         let probe = try RunningProcess(product: "DeviceProbe", [a.path, "--ok"] + flags)
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        return (probe, String(line.split(separator: " ").last!))
+        return (probe, try XCTUnwrap(probe.listeningAddress(), probe.output).description)
     }
 
     private func baton(_ arguments: [String]) throws -> (status: Int32, stdout: String, stderr: String) {

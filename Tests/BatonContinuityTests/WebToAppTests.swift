@@ -1,6 +1,7 @@
 @testable import Baton
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Crypto
 import Foundation
 import SwiftASN1
@@ -86,8 +87,7 @@ final class WebToAppTests: TrustTestCase {
         let b = try authority.issueDevice(named: "B")
         let probe = try RunningProcess(product: "DeviceProbe", [a.path, "--ok", "--browsing", "--webpage", page])
         self.probe = probe
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        let address = try XCTUnwrap(probe.listeningAddress(), probe.output)
         let caFile = self.caFile!
         let (recorder, node) = try MainActor.assumeIsolated { () throws -> (ContinuedActivityRecorder, ContinuityNode) in
             Application.shared.resetForTesting()
