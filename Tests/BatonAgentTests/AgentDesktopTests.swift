@@ -1,5 +1,6 @@
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 @testable import BatonAgent
@@ -49,7 +50,7 @@ final class AgentDesktopTests: AgentTestCase {
 
     private func agentB(_ folder: String, peer: String, bus: String? = nil) throws -> RunningProcess {
         let process = try start("batond", ["--device", folder, "--listen", "127.0.0.1:0", "--socket", socket("b.sock"), "--peer", peer], environment: environmentB(bus: bus))
-        XCTAssertNotNil(process.waitForLine(containing: "linked with A"), process.output)
+        XCTAssertTrue(process.waitForLink(with: "A"), process.output)
         return process
     }
 

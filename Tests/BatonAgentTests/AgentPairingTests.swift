@@ -1,6 +1,7 @@
 import BatonContinuity
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -119,8 +120,8 @@ final class AgentPairingTests: AgentTestCase {
         // B's agent links with A's at once (A knows B's name: it holds the list naming it), and
         // Reader's article on A continues on B through both agents.
         let (agentB, _) = try agent(newcomerFolder.appendingPathComponent("device").path, socket: socket("b.sock"), peers: [addressA])
-        XCTAssertNotNil(agentA.waitForLine(containing: "linked with B"), agentA.output)
-        XCTAssertNotNil(agentB.waitForLine(containing: "linked with A"), agentB.output)
+        XCTAssertTrue(agentA.waitForLink(with: "B"), agentA.output)
+        XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output)
         let readerA = try app("baton-reader", socket: socket("a.sock"), ["--read", "7", "--page", "3", "--scroll", "0.42"])
         let readerB = try app("baton-reader", socket: socket("b.sock"), ["--continue-nearby"])
         XCTAssertNotNil(readerB.waitForLine(containing: "restoreUserActivityState: article 7, page 3, scrolled to 0.42", timeout: 60),
@@ -144,7 +145,7 @@ final class AgentPairingTests: AgentTestCase {
             .write(to: folderC)
         let (agentA, addressA) = try startAgentA()
         let (agentC, _) = try agent(folderC.path, socket: socket("c.sock"), peers: [addressA])
-        XCTAssertNotNil(agentC.waitForLine(containing: "linked with A"), agentC.output)
+        XCTAssertTrue(agentC.waitForLink(with: "A"), agentC.output)
         nonisolated(unsafe) let before = try FolderSnapshot(admin, newcomerFolder)
         nonisolated(unsafe) let test = self
         try MainActor.assumeIsolated {

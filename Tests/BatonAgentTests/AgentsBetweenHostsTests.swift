@@ -1,5 +1,6 @@
 import BatonAgent
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -41,7 +42,7 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
         for host in hosts {
             XCTAssertNotNil(host.process.waitForLine(containing: "listening on [::]:"), host.process.output)
         }
-        XCTAssertNotNil(b.process.waitForLine(containing: "linked with A"), b.process.output + a.process.output)
+        XCTAssertTrue(b.process.waitForLink(with: "A"), b.process.output + a.process.output)
         let status = try b.start([productURL("baton").path, "status", "--json", "--agent", socket("b.sock")])
         XCTAssertEqual(status.waitForExit(), 0, status.output)
         let text = status.output

@@ -1,4 +1,5 @@
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -31,7 +32,7 @@ func handOffThroughInstalledAgents(in bin: URL, file: StaticString = #filePath, 
     let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
     let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
     let agentB = try start("\(bin.path)/batond", ["--device", "\(home.path)/B", "--local", "--socket", "\(home.path)/b.sock", "--peer", address])
-    XCTAssertNotNil(agentB.waitForLine(containing: "linked with A"), agentB.output)
+    XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output)
     let shapes = productURL("baton-shapes").path
     let creator = try start(shapes, ["--agent", "\(home.path)/a.sock", "--create", "triangle"])
     XCTAssertNotNil(creator.waitForLine(containing: "joined the agent"), creator.output)

@@ -1,5 +1,6 @@
 import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -59,7 +60,7 @@ final class OneAvahiClientBetweenHostsTests: AgentTestHostsCase {
         let (a, b) = try TestHost.pair(agent(folders[0], socket("a.sock")), agent(folders[1], socket("b.sock")))
         hosts = [a, b]
         // Discovery runs on both: they found each other through Avahi and linked.
-        XCTAssertNotNil(b.process.waitForLine(containing: "linked with A"), b.process.output + a.process.output)
+        XCTAssertTrue(b.process.waitForLink(with: "A"), b.process.output + a.process.output)
         XCTAssertEqual(try agentBusConnections(in: a), 1, "discovery alone")
 
         // A pairing window in A's agent, published beside its discovery record.

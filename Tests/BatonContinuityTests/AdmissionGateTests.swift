@@ -161,7 +161,7 @@ final class AdmissionGateTests: ProcessTestCase {
         let a = try RunningProcess(product: "DeviceProbe", [folders["A"]!.path, "--ok", "--peer", line])
         processes.append(a)
         // Lists 1–3 named A, B and C as each was added; list 4 revokes C.
-        XCTAssertNotNil(b.waitForLine(containing: "discovery key of revocation list 4 received from A"), b.output + a.output)
+        XCTAssertTrue(b.waitFor(.discoveryKeyAdopted(sequence: 4, from: "A")), b.output + a.output)
         let onB = try DeviceIdentity.load(from: folders["B"]!)
         XCTAssertEqual(onB.revocations.sequence, 4)
         XCTAssertEqual(onB.discoveryKey, newKey)

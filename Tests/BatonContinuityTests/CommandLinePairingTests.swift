@@ -1,6 +1,7 @@
 @testable import BatonContinuity
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -129,7 +130,7 @@ final class CommandLinePairingTests: ProcessTestCase {
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertNotNil(b.output.range(of: "started the agent (batond)"), b.output)
         XCTAssertTrue(FileManager.default.fileExists(atPath: home.appendingPathComponent(".config/baton/device/key.pem").path))
-        XCTAssertNotNil(agentA.waitForLine(containing: "linked with B"), agentA.output)
+        XCTAssertTrue(agentA.waitForLink(with: "B"), agentA.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
     }
 

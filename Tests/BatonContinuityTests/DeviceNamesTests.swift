@@ -116,7 +116,7 @@ final class DeviceNamesTests: ProcessTestCase {
             XCTAssertNoThrow(try fetch.get())
         }
         // A, issued first, learnt B's name from B's list when they linked.
-        XCTAssertNotNil(probeA.waitForLine(containing: "dropped B: the link closed"), probeA.output)
+        XCTAssertTrue(probeA.waitFor(.unlinked(peer: "B", reason: .closed)), probeA.output)
     }
 
     /// A is issued, then B: A's list does not name B. Once they link, A takes B's newer list
@@ -132,7 +132,7 @@ final class DeviceNamesTests: ProcessTestCase {
         XCTAssertEqual(try DeviceIdentity.load(from: aFolder).deviceName(of: b.identifier), "device \(b.identifier.prefix(8))",
                        "A's list is older than B")
         let (probeB, _) = try probe(bFolder, ["--peer", address])
-        XCTAssertNotNil(a.waitForLine(containing: "revocation list 2 received from device \(b.identifier.prefix(8))"), a.output)
+        XCTAssertTrue(a.waitFor(.revocationsAdopted(sequence: 2, from: "device \(b.identifier.prefix(8))")), a.output)
         XCTAssertNotNil(a.waitForLine(containing: "nearby B"), a.output)
         XCTAssertNotNil(probeB.waitForLine(containing: "nearby A"), probeB.output)
         XCTAssertNil(a.output.range(of: "nearby device "), a.output)

@@ -63,7 +63,7 @@ final class DiagnosticsTests: TrustTestCase {
     /// Events travel as JSON lines in a stable form: what one process writes, another decodes.
     func testEventsRoundTripAsJSON() throws {
         let events: [DiagnosticEvent] = [
-            .listening(host: "::", port: 4000), .linked(peer: "A", dialed: true), .unlinked(peer: "A"),
+            .listening(host: "::", port: 4000), .linked(peer: "A", dialed: true), .unlinked(peer: "A", reason: .revoked), .revocationsAdopted(sequence: 4, from: nil),
             .refused(from: nil, reason: .tlsVersion), .refused(from: "192.0.2.7", reason: .tooManyConnections),
             .continuationFailed(activityType: "t", code: 4609), .appLeft(appID: "x", reason: .doesNotRead),
         ]

@@ -55,15 +55,15 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         XCTAssertNotNil(a.waitForLine(containing: "nearby B C D"), all())
         // B holds list 4 (naming D, relayed by A) before list 5 is copied in: a device saving a
         // peer's list as one is copied in can write over it (two writers of one file).
-        XCTAssertNotNil(b.waitForLine(containing: "revocation list 4 received from A"), all())
+        XCTAssertTrue(b.waitFor(.revocationsAdopted(sequence: 4, from: "A")), all())
 
         // Lists 1–4 named A, B, C and D as each was added; list 5 revokes C.
         let list = try authority.revokeDevice(named: "C")
         let newKey = try authority.discoveryKey()
         try list.write(to: folders["B"]!.appendingPathComponent("revocations"), options: .atomic)
-        XCTAssertNotNil(a.waitForLine(containing: "revocation list 5 received from B"), all())
-        XCTAssertNotNil(a.waitForLine(containing: "dropped C: it has been revoked"), all())
-        XCTAssertNotNil(d.waitForLine(containing: "revocation list 5 received from A"), all())
+        XCTAssertTrue(a.waitFor(.revocationsAdopted(sequence: 5, from: "B")), all())
+        XCTAssertTrue(a.waitFor(.unlinked(peer: "C", reason: .revoked)), all())
+        XCTAssertTrue(d.waitFor(.revocationsAdopted(sequence: 5, from: "A")), all())
         // A asked before any device had the key.
         XCTAssertNotNil(a.waitForLine(containing: "has no discovery key for revocation list 5"), all())
         XCTAssertFalse(try DeviceIdentity.load(from: folders["A"]!).discoveryKeyIsCurrent)
@@ -78,10 +78,10 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         try newKey.bytes.write(to: keyFile, options: .atomic)
         chmod(keyFile.path, 0o600)
         let copied = Date()
-        XCTAssertNotNil(d.waitForLine(containing: "discovery key of revocation list 5 read from"), all())
-        XCTAssertNotNil(a.waitForLine(containing: "discovery key of revocation list 5 received from D"), all())
+        XCTAssertTrue(d.waitFor(.discoveryKeyAdopted(sequence: 5, from: nil)), all())
+        XCTAssertTrue(a.waitFor(.discoveryKeyAdopted(sequence: 5, from: "D")), all())
         let toA = Date().timeIntervalSince(copied)
-        XCTAssertNotNil(b.waitForLine(containing: "discovery key of revocation list 5 received from A"), all())
+        XCTAssertTrue(b.waitFor(.discoveryKeyAdopted(sequence: 5, from: "A")), all())
         let toB = Date().timeIntervalSince(copied)
         print("new discovery key copied to D → A has it in \(Int(toA * 1000)) ms, B (through A) in \(Int(toB * 1000)) ms")
         for name in ["A", "B"] {
@@ -102,7 +102,7 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         a.terminate()
         a.waitForExit(timeout: 10)
         let (restarted, _) = try probe(folders["A"]!, ["--peer", bAddress])
-        XCTAssertNotNil(restarted.waitForLine(containing: "linked with B (dialed"), restarted.output)
+        XCTAssertTrue(restarted.waitFor(.linked(peer: "B", dialed: true)), restarted.output)
     }
 
     /// `process`'s first line containing `text`, waited for while this process's loop runs (an

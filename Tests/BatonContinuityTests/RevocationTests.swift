@@ -45,11 +45,11 @@ final class RevocationTests: ProcessTestCase {
 
         let written = Date()
         try Self.install(try authority.revokeDevice(named: "C"), at: folders["A"]!.appendingPathComponent("revocations"))
-        XCTAssertNotNil(a.waitForLine(containing: "dropped C: it has been revoked"), a.output)
+        XCTAssertTrue(a.waitFor(.unlinked(peer: "C", reason: .revoked)), a.output)
         let cut = Date().timeIntervalSince(written)
         print("revocation copied in → link cut in \(Int(cut * 1000)) ms")
         XCTAssertLessThan(cut, 10, "at once, not at the next connection (loose bound for a loaded machine)")
-        XCTAssertNotNil(c.waitForLine(containing: "dropped A"), c.output)
+        XCTAssertTrue(c.waitForUnlink(from: "A"), c.output)
         c.send("continue 5")
         XCTAssertNotNil(c.waitForLine(containing: "failed"), c.output)
         XCTAssertNil(c.output.range(of: "continued Probe"), c.output)
@@ -82,15 +82,15 @@ final class RevocationTests: ProcessTestCase {
         // Lists 1–3 named A, B and C as each was added; list 4 revokes C. A failure shows both
         // sides: whether B read list 4, and what A got.
         let both = { "A:\n\(a.output)\nB:\n\(b.output)" }
-        XCTAssertNotNil(a.waitForLine(containing: "revocation list 4 received from B"), both())
+        XCTAssertTrue(a.waitFor(.revocationsAdopted(sequence: 4, from: "B")), both())
         print("revocation copied into B → relayed to A in \(Int(Date().timeIntervalSince(written) * 1000)) ms")
-        XCTAssertNotNil(b.waitForLine(containing: "revocation list 4 read from"), both())
-        XCTAssertNotNil(a.waitForLine(containing: "dropped C: it has been revoked"), both())
+        XCTAssertTrue(b.waitFor(.revocationsAdopted(sequence: 4, from: nil)), both())
+        XCTAssertTrue(a.waitFor(.unlinked(peer: "C", reason: .revoked)), both())
         c.send("continue 5")
         XCTAssertNotNil(c.waitForLine(containing: "failed"), c.output)
         XCTAssertNil(a.output.range(of: "saving for a fetch"), a.output)
 
-        XCTAssertNotNil(a.waitForLine(containing: "discovery key of revocation list 4 received from B"), both())
+        XCTAssertTrue(a.waitFor(.discoveryKeyAdopted(sequence: 4, from: "B")), both())
         let onA = try DeviceIdentity.load(from: folders["A"]!)
         XCTAssertEqual(onA.discoveryKey, newKey, "saved beside A's identity")
         XCTAssertTrue(onA.discoveryKeyIsCurrent)

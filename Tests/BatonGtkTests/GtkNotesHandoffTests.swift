@@ -1,6 +1,7 @@
 #if canImport(BatonGtk)
 import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -39,7 +40,7 @@ final class GtkNotesHandoffTests: GtkNotesTestCase {
     /// B's agent, once linked with A.
     private func agentB(_ folder: String, peer: String, _ b: GtkNotesSession) throws -> RunningProcess {
         let agent = try start("batond", ["--device", folder, "--listen", "127.0.0.1:0", "--socket", socketB, "--peer", peer], environment: b.environment)
-        XCTAssertNotNil(agent.waitForLine(containing: "linked with A"), agent.output)
+        XCTAssertTrue(agent.waitForLink(with: "A"), agent.output)
         return agent
     }
 

@@ -1,6 +1,7 @@
 #if canImport(BatonGtk)
 import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -70,7 +71,7 @@ final class GtkNotesRoundTripTests: GtkNotesTestCase {
         let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
         let agentB = try start("batond", ["--device", folders[1], "--listen", "127.0.0.1:0", "--socket", socketB, "--peer", address],
                                environment: b.environment)
-        XCTAssertNotNil(agentB.waitForLine(containing: "linked with A"), agentB.output)
+        XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output)
         return (a, b, socketA, socketB)
     }
 

@@ -71,12 +71,16 @@ public final class RunningProcess: @unchecked Sendable {
     /// Starts `executable`; with `terminal`, its standard input is a pseudo-terminal (as a
     /// person's at a keyboard, lines kept in the terminal until read), else a pipe.
     ///
-    /// The process gets a pipe as its descriptor 3, named by `BATON_DIAGNOSTICS_FD`, on which
+    /// The process gets a pipe as its descriptor 3, named by `BATON_DIAGNOSTICS_FD` (and its
+    /// inode by `BATON_DIAGNOSTICS_INODE`, so a program it starts never takes another file), on which
     /// Baton writes its typed diagnostics (JSON lines): `waitForEvent(_:timeout:where:)`.
     public init(executable: URL, _ arguments: [String], environment: [String: String]? = nil, terminal: Bool = false) throws {
         let output = try makePipe(), stdin = terminal ? try makeTerminal() : try makePipe()
         let events = try makePipe()
-        let merged = ["BATON_DIAGNOSTICS_FD": "3"].merging(environment ?? [:]) { _, given in given }
+        var pipeStatus = stat()
+        fstat(events.write, &pipeStatus)
+        let merged = ["BATON_DIAGNOSTICS_FD": "3", "BATON_DIAGNOSTICS_INODE": "\(pipeStatus.st_ino)"]
+            .merging(environment ?? [:]) { _, given in given }
         do {
             defer { close(output.write); close(stdin.read); close(events.write) }
             child = try ChildProcess(executable: executable.path, arguments, environment: merged,

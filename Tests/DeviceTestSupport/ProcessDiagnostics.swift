@@ -33,6 +33,13 @@ extension RunningProcess {
         } != nil
     }
 
+    /// Waits until the process's link with the device shown as `peer` has gone down, for any reason.
+    public func waitForUnlink(from peer: String, timeout: TimeInterval = 30) -> Bool {
+        waitForEvent(timeout: timeout) {
+            if case .unlinked(peer, _) = $0 { true } else { false }
+        } != nil
+    }
+
     /// Every diagnostic event the process has published so far.
     public var diagnosticEvents: [DiagnosticEvent] { events(DiagnosticEvent.self) }
 }

@@ -17,14 +17,16 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     /// A link to `peer` is up; `dialed` is whether this device dialed it.
     case linked(peer: String, dialed: Bool)
     /// The link to `peer` went down.
-    case unlinked(peer: String)
+    case unlinked(peer: String, reason: UnlinkReason)
     /// A connection, a message or a peer was refused (`from`: the device's name or the
     /// address, where known).
     case refused(from: String?, reason: RefusalReason)
-    /// This device adopted the group's revocation list `sequence` (copied in or relayed).
-    case revocationsAdopted(sequence: UInt64)
-    /// This device holds the discovery key of revocation list `sequence` (read or received).
-    case discoveryKeyAdopted(sequence: UInt64)
+    /// This device adopted the group's revocation list `sequence`: from the linked device
+    /// `from`, or (nil) from the file beside its identity.
+    case revocationsAdopted(sequence: UInt64, from: String?)
+    /// This device holds the discovery key of revocation list `sequence`: from the linked
+    /// device `from`, or (nil) from the file beside its identity.
+    case discoveryKeyAdopted(sequence: UInt64, from: String?)
     /// An activity of `activityType` from `peer` was continued on this device.
     case continued(activityType: String, from: String)
     /// A continuation on this device failed with Handoff error `code`
@@ -59,6 +61,16 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
         case malformedMessage
         /// A call or signal the peer may not make.
         case notPermitted
+    }
+
+    /// Why a link went down.
+    public enum UnlinkReason: String, Sendable, Codable, CaseIterable {
+        /// The connection closed (the peer hung up or went away).
+        case closed
+        /// The group revoked the peer's device.
+        case revoked
+        /// The peer broke the protocol, or did not answer as it must.
+        case protocolError
     }
 
     /// Why the agent dropped an app.

@@ -179,14 +179,14 @@ public final class ContinuityNode: NearbyActivitySource {
     private func wireParts() {
         links.handler = server
         links.events = self
-        trust.onNewList = { [weak self] in
+        trust.onNewList = { [weak self] peer in
             guard let self else { return }
-            diagnostics.publish(.revocationsAdopted(sequence: trust.identity.revocations.sequence))
+            diagnostics.publish(.revocationsAdopted(sequence: trust.identity.revocations.sequence, from: peer))
             tookRevocations()
         }
-        trust.onNewKey = { [weak self] in
+        trust.onNewKey = { [weak self] peer in
             guard let self else { return }
-            diagnostics.publish(.discoveryKeyAdopted(sequence: trust.identity.revocations.sequence))
+            diagnostics.publish(.discoveryKeyAdopted(sequence: trust.identity.revocations.sequence, from: peer))
             tookDiscoveryKey()
         }
         listeners.accepted = { [weak self] channel in self?.accepted(channel) }
@@ -252,7 +252,7 @@ public final class ContinuityNode: NearbyActivitySource {
         let revoked = trust.identity.revocations.revokedSerials
         for link in links.all where revoked.contains(link.serial) {
             grants.removeAll(of: link.id)
-            links.drop(link, because: "it has been revoked")
+            links.drop(link, because: "it has been revoked", kind: .revoked)
         }
         publishNearby()
         links.sendListToAll()
@@ -327,8 +327,8 @@ extension ContinuityNode: LinkTableEvents {
         keyFetch.linkCameUp()
     }
 
-    func linkDropped(_ link: PeerLink, because reason: String) {
-        diagnostics.publish(.unlinked(peer: links.name(of: link)))
+    func linkDropped(_ link: PeerLink, because reason: String, kind: DiagnosticEvent.UnlinkReason) {
+        diagnostics.publish(.unlinked(peer: links.name(of: link), reason: kind))
         recentFailures.add("lost the link with \(links.name(of: link)): \(reason)")
         publishNearby()
         if let address = link.dialed { dialer.scheduleRedial(address) }

@@ -9,7 +9,7 @@ protocol LinkTableEvents: AnyObject {
     func linkCameUp(_ link: PeerLink)
     /// `link` was dropped (it closed, broke the protocol, or was revoked) and is out of the
     /// table.
-    func linkDropped(_ link: PeerLink, because reason: String)
+    func linkDropped(_ link: PeerLink, because reason: String, kind: DiagnosticEvent.UnlinkReason)
     /// The activity a linked device advertises changed, or a link with one went.
     func nearbyChanged()
     /// A linked device sent its signed list: at link-up, or in a `RevocationsChanged` signal
@@ -132,7 +132,7 @@ final class LinkTable {
             if link.currentSignals == signalsBefore { remoteChanged(link, metadata) }
             if links[link.id] === link { events?.linkCameUp(link) }
         } catch {
-            drop(link, because: "asking \(name(of: link)) failed: \(error)")
+            drop(link, because: "asking \(name(of: link)) failed: \(error)", kind: .protocolError)
         }
         return true
     }
@@ -145,18 +145,18 @@ final class LinkTable {
             self.remoteChanged(link, metadata)
         }, malformed: { [weak self, weak link] in
             guard let link else { return }
-            self?.drop(link, because: "a CurrentChanged signal of the wrong type")
+            self?.drop(link, because: "a CurrentChanged signal of the wrong type", kind: .protocolError)
         })
         link.bus.onRevocationsChanged({ [weak self, weak link] list in
             guard let self, let link, self.links[link.id] === link else { return }
             self.events?.peerSent(revocationData: list, from: link)
         }, malformed: { [weak self, weak link] in
             guard let link else { return }
-            self?.drop(link, because: "a RevocationsChanged signal of the wrong type")
+            self?.drop(link, because: "a RevocationsChanged signal of the wrong type", kind: .protocolError)
         })
         link.bus.onClosed { [weak self, weak link] in
             guard let self, let link else { return }
-            self.drop(link, because: "the link closed")
+            self.drop(link, because: "the link closed", kind: .closed)
         }
     }
 
@@ -166,7 +166,7 @@ final class LinkTable {
             link.remote = try DeviceInterface.activity(from: metadata, device: link.id)  // shown by name in `nearby`
             events?.nearbyChanged()
         } catch {
-            drop(link, because: "\(error)")
+            drop(link, because: "\(error)", kind: .protocolError)
         }
     }
 
@@ -182,13 +182,14 @@ final class LinkTable {
         return newDialer < oldDialer
     }
 
-    /// Takes `link` out of the table and down, and tells the node why.
-    func drop(_ link: PeerLink, because reason: String) {
+    /// Takes `link` out of the table and down, and tells the node why (`reason` in words for
+    /// the log, `kind` as a value).
+    func drop(_ link: PeerLink, because reason: String, kind: DiagnosticEvent.UnlinkReason) {
         guard links[link.id] === link else { return }
         log.info("dropped \(name(of: link)): \(reason)")
         links[link.id] = nil
         retire(link)
-        events?.linkDropped(link, because: reason)
+        events?.linkDropped(link, because: reason, kind: kind)
     }
 
     /// Closes every link (the node stops); no event is told.

@@ -38,7 +38,7 @@ final class PayloadServer: DeviceServiceHandler {
         trust.syncRevocationsFromDisk()
         guard trust.identity.revocations.revokedSerials.contains(peer.serial) else { return nil }
         if let link = links[peer.id], link.serial == peer.serial {
-            MainLoop.idle { [weak links] in links?.drop(link, because: "it has been revoked") }  // after the refusal is sent
+            MainLoop.idle { [weak links] in links?.drop(link, because: "it has been revoked", kind: .revoked) }  // after the refusal is sent
         }
         return "\(trust.name(of: peer.id)) has been revoked"
     }

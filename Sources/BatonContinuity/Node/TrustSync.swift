@@ -23,10 +23,11 @@ final class TrustSync {
     private var watches: [FileWatch] = []
     private let log: PeerLogger
 
-    /// A newer list is held now (from disk or a peer). Not called for a list held already.
-    var onNewList: (@MainActor () -> Void)?
-    /// The discovery key the list held names is held now (from disk or a peer).
-    var onNewKey: (@MainActor () -> Void)?
+    /// A newer list is held now, from the peer named (nil: from disk). Not called for a list
+    /// held already.
+    var onNewList: (@MainActor (_ from: String?) -> Void)?
+    /// The discovery key the list held names is held now, from the peer named (nil: from disk).
+    var onNewKey: (@MainActor (_ from: String?) -> Void)?
 
     init(identity: DeviceIdentity, directory: URL?, log: PeerLogger) {
         self.identity = identity
@@ -84,7 +85,7 @@ final class TrustSync {
         }
         guard identity.revocations.sequence > before else { return false }
         log.info("revocation list \(identity.revocations.sequence) read from \(file.deletingLastPathComponent().path)")
-        onNewList?()
+        onNewList?(nil)
         return true
     }
 
@@ -118,7 +119,7 @@ final class TrustSync {
                 log.error("cannot save the revocation list: \(error)")
             }
         }
-        onNewList?()
+        onNewList?(peer)
         return true
     }
 
@@ -128,7 +129,7 @@ final class TrustSync {
               (try? identity.adopt(discoveryKey: bytes)) != nil else { return }
         log.info("discovery key of revocation list \(identity.revocations.sequence) read from \(keyFile.deletingLastPathComponent().path)")
         savePreviousDiscoveryKey()
-        onNewKey?()
+        onNewKey?(nil)
     }
 
     /// Takes `bytes`, which `peer` handed over, as the discovery key if the list held commits
@@ -148,7 +149,7 @@ final class TrustSync {
         }
         savePreviousDiscoveryKey()
         log.info("discovery key of revocation list \(identity.revocations.sequence) received from \(peer)")
-        onNewKey?()
+        onNewKey?(peer)
         return true
     }
 
