@@ -22,16 +22,20 @@ final class ReconnectingStrangersTests: ProcessTestCase {
     /// Starts the agent of device A, lets `count` strangers from `sources` attack its device
     /// port for a second, then has device B (of the same group) link to it while the attack
     /// goes on; returns the figures.
-    private func attack(count: Int, from sources: [String], file: StaticString = #filePath, line: UInt = #line) throws -> Figures {
+    private func attack(count: Int, from sources: [String], warmUp: Duration = .seconds(1), file: StaticString = #filePath,
+                        line: UInt = #line) throws -> Figures {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let a = root.appendingPathComponent("A")
         try authority.issueDevice(named: "A").write(to: a)
         let b = try authority.issueDevice(named: "B")
-        let socket = "/tmp/baton-strangers-\(UUID().uuidString.prefix(8)).sock"
+        // Short (a Unix socket path has at most 107 bytes) and private, as a runtime directory.
+        let run = "/tmp/baton-strangers-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: run, withIntermediateDirectories: false, attributes: [.posixPermissions: 0o700])
+        addTeardownBlock { try? FileManager.default.removeItem(atPath: run) }
+        let socket = run + "/a.sock"
         let agent = try RunningProcess(product: "batond", ["--device", a.path, "--socket", socket, "--listen", "127.0.0.1:0",
                                                            "--no-notifications"])
         processes.append(agent)
-        addTeardownBlock { try? FileManager.default.removeItem(atPath: socket) }
         let listening = try XCTUnwrap(agent.waitForLine(containing: "listening on"), agent.output, file: file, line: line)
         let address = try XCTUnwrap(listening.components(separatedBy: "listening on ").last?.split(separator: ",").first
             .flatMap { PeerAddress(String($0)) }, listening, file: file, line: line)
@@ -47,7 +51,8 @@ final class ReconnectingStrangersTests: ProcessTestCase {
             defer { sampling.cancel() }
             let strangers = ReconnectingStrangers(count: count, to: address.port, from: sources)
             defer { strangers.stop() }
-            _ = MainLoop.run(until: { false }, timeout: .seconds(1))  // the attack is on
+            _ = MainLoop.run(until: { strangers.connections >= count }, timeout: .seconds(10))
+            _ = MainLoop.run(until: { false }, timeout: warmUp)  // the attack is on
             let before = strangers.connections
             let started = ContinuousClock.now
             let node = try ContinuityNode(identity: b, staticPeers: [address])
@@ -80,6 +85,15 @@ final class ReconnectingStrangersTests: ProcessTestCase {
     func testStrangersReconnectingFromTheNewDevicesOwnAddressCannotKeepItOut() throws {
         let figures = try attack(count: 8, from: ["127.0.0.1"])
         report("8 strangers from B's address", figures)
+        XCTAssertLessThan(figures.descriptors.most, figures.descriptors.idle + 200, "descriptors bounded by the caps")
+    }
+
+    /// 8 strangers from the new device's own address, the device dialing just as they have
+    /// connected: every place of its address is taken by a connection still within its grace,
+    /// so the first dial is closed at once, and the device's redial (a second later) gets in.
+    func testStrangersJustConnectedFromTheNewDevicesOwnAddressDelayItOnlyUntilItsRedial() throws {
+        let figures = try attack(count: 8, from: ["127.0.0.1"], warmUp: .zero)
+        report("8 strangers from B's address, B dialing as they connect", figures)
         XCTAssertLessThan(figures.descriptors.most, figures.descriptors.idle + 200, "descriptors bounded by the caps")
     }
 

@@ -21,7 +21,7 @@ public final class PairingListener: TLSListener {
         certificate = try PairingCertificate(key: P256.Signing.PrivateKey())
         do {
             try super.init(policy: .pairingNewcomer(certificate), host: host, port: port, handshakeDeadline: .seconds(10),
-                           maximumUnauthenticated: 32, perAddress: 8)
+                           maximumUnauthenticated: 64, perAddress: 8)
         } catch .connectionFailed(let error) {
             throw .connectionFailed(error)
         } catch {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Reading a TLS ClientHello the listener peeked before its handshake, to refuse a client that
 /// does not offer TLS 1.3 before it gets a byte of TLS, the certificate included.
 ///
@@ -12,12 +14,24 @@ enum ClientHello {
     static let supportedVersions: UInt16 = 43
     /// TLS 1.3's version number.
     static let tls13: UInt16 = 0x0304
+    /// The largest TLS record: 2^14 bytes of data plus 256 of expansion, and its header.
+    static let maximumRecord = 5 + 16_384 + 256
 
     /// True if `record` (a whole TLS record: 5-byte header and body) holds a whole
     /// ClientHello whose `supported_versions` extension offers TLS 1.3.
     static func offersTLS13(_ record: [UInt8]) -> Bool {
         guard let versions = supportedVersionsOffered(in: record) else { return false }
         return versions.contains(tls13)
+    }
+
+    /// True if a whole ClientHello offering TLS 1.3 is already queued on `fd` (peeked, not
+    /// read): a pairing client sends it as soon as it has connected, before it is accepted.
+    static func isQueued(on fd: Int32) -> Bool {
+        var bytes = [UInt8](repeating: 0, count: maximumRecord)
+        let count = recv(fd, &bytes, bytes.count, Int32(MSG_PEEK | MSG_DONTWAIT))
+        guard count >= 5 else { return false }
+        let record = 5 + (Int(bytes[3]) << 8 | Int(bytes[4]))
+        return count >= record && offersTLS13(Array(bytes[..<record]))
     }
 
     /// The versions a ClientHello record's `supported_versions` extension lists; nil if the

@@ -54,6 +54,10 @@ final class PendingConnection {
     /// The connection proved itself within its deadline: it is no longer counted or timed.
     func authenticated() { end() }
 
+    /// Its owner closed it: it is no longer counted or timed (nothing is shut down: the close
+    /// is under way).
+    func released() { end() }
+
     /// Shuts the socket down both ways (the peer reads its end; a handshake or read waiting
     /// on it fails) and stops counting it.
     func drop() {
@@ -79,22 +83,27 @@ private final class WeakPending {
 extension PendingConnection {
     /// Makes room in `waiting` (oldest first) for one more connection from `host`, within
     /// `perAddress` from its address group and `total` in all; false if there is none to make:
-    /// the new connection is then to be closed at once. The one rule of every listener
-    /// (devices, streams, pairing windows):
-    /// - only unproven connections are dropped, never one that proved itself (`proven`);
-    /// - an unproven connection younger than `grace` is not dropped either: it has that long
-    ///   to prove itself, whatever the rate of the connections after it;
-    /// - past the per-address cap, the oldest of that address past its grace goes;
-    /// - past the total cap, an unproven one of the address holding the most connections goes
-    ///   (the oldest past its grace, else the oldest), if that address holds more than the new
-    ///   one's would: one address cannot crowd the others out; else the oldest unproven past
-    ///   its grace.
-    static func makeRoom(in waiting: [PendingConnection], for host: String, perAddress: Int, total: Int,
-                         grace: Duration, now: ContinuousClock.Instant = .now) -> Bool {
+    /// the new one is then to be closed at once. The one rule of every listener (devices,
+    /// streams, pairing windows):
+    /// - a connection that proved itself (`proven`) is never dropped to make room;
+    /// - an unproven connection younger than `grace` is not dropped for an unproven newcomer:
+    ///   it has that long to prove itself, whatever the rate of the connections after it;
+    ///   a newcomer that has already proved itself (`arrivalProven`: its whole ClientHello was
+    ///   there when it was accepted) may take its place;
+    /// - past the per-address cap, the oldest of that address goes;
+    /// - past the total cap, one of the address holding the most connections goes, if that
+    ///   address holds more than the new one's will, so one address cannot crowd the others
+    ///   out (the oldest past its grace, else the oldest); else the oldest past its grace.
+    static func makeRoom(in waiting: [PendingConnection], for host: String, arrivalProven: Bool = false, perAddress: Int,
+                         total: Int, grace: Duration, now: ContinuousClock.Instant = .now) -> Bool {
         let group = addressGroup(of: host)
+        let droppable = { (connection: PendingConnection) in
+            !connection.proven && (arrivalProven || now - connection.accepted >= grace)
+        }
         let stale = { (connection: PendingConnection) in !connection.proven && now - connection.accepted >= grace }
         if waiting.count(where: { $0.group == group }) >= perAddress {
-            guard let victim = waiting.first(where: { $0.group == group && stale($0) }) else { return false }
+            let ofAddress = waiting.filter { $0.group == group }
+            guard let victim = ofAddress.first(where: stale) ?? ofAddress.first(where: droppable) else { return false }
             victim.drop()
         }
         let remaining = waiting.filter { $0.isWaiting }
@@ -105,7 +114,8 @@ extension PendingConnection {
         let crowding = remaining.filter { !$0.proven && counts[$0.group]! > own + 1 }
         let heaviest = crowding.map { counts[$0.group]! }.max()
         let ofHeaviest = crowding.filter { counts[$0.group]! == heaviest }
-        guard let victim = ofHeaviest.first(where: stale) ?? ofHeaviest.first ?? remaining.first(where: stale) else { return false }
+        guard let victim = ofHeaviest.first(where: stale) ?? ofHeaviest.first ?? remaining.first(where: stale)
+                ?? remaining.first(where: droppable) else { return false }
         victim.drop()
         return true
     }

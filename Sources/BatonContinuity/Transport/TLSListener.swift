@@ -52,12 +52,13 @@ enum AcceptedChannel: Sendable {
 ///   `maximumUnauthenticatedPerAddress` from one address (`PendingConnection.addressGroup`:
 ///   an IPv6 /64 counts as one);
 /// - a connection that has proved itself is never shut down to make room: only unproven ones
-///   are (`PendingConnection.makeRoom`);
-/// - an unproven connection is safe for `evictionGrace` after accept, time enough to prove
-///   itself; past a cap, a new one takes the place of the oldest unproven one past its grace
-///   (past the total cap, first of the address holding the most, if more than the new one's);
-/// - with no such place, the new connection is closed at once (`refusedConnections`), so the
-///   descriptors held stay bounded by the caps whatever the rate of connections.
+///   are (`PendingConnection.makeRoom`), of the new one's address past its cap, of the address
+///   holding the most past the total cap (if it holds more than the new one's);
+/// - an unproven connection has `evictionGrace` after accept to prove itself: a new one takes
+///   the place of the oldest unproven one past its grace (a pairing connection whose whole
+///   ClientHello came with it may take a younger one's);
+/// - with no such place, the new connection is closed at once (`refusedConnections`), so
+///   the descriptors held stay bounded by the caps whatever the rate of connections.
 ///
 /// A connection's TLS handshake runs in a worker thread of GLib's shared pool
 /// (glib-networking's way), blocked on the peer's next flight. A real handshake on a LAN
@@ -218,27 +219,33 @@ public class TLSListener {
             let connection = SendablePointer(g_socket_connection_factory_create_connection(client)!)
             g_object_unref(client)  // the connection holds it
             let host = SecureChannel.remoteHost(connection.pointer) ?? "?"
-            guard PendingConnection.makeRoom(in: waiting, for: host, perAddress: maximumUnauthenticatedPerAddress,
+            // With no gate, a ClientHello already there proves the connection from the start (a
+            // pairing newcomer sends it as it connects).
+            let fd = g_socket_get_fd(g_socket_connection_get_socket(connection.pointer))
+            var checking: DeviceIdentity?
+            if case .groupMember(let identity, _) = policy { checking = checkingIdentity?() ?? identity }
+            let proven = checking?.discoveryKey == nil && ClientHello.isQueued(on: fd)
+            guard PendingConnection.makeRoom(in: waiting, for: host, arrivalProven: proven, perAddress: maximumUnauthenticatedPerAddress,
                                               total: maximumUnauthenticated, grace: evictionGrace) else {
                 refusedConnections += 1
                 g_io_stream_close(gCast(connection.pointer), nil, nil)  // only a socket: closing never waits
                 g_object_unref(connection.pointer)
                 continue
             }
-            start(connection, host: host)
+            start(connection, host: host, checking: checking, proven: proven)
         }
     }
 
-    /// Runs one accepted connection through the gate, its ClientHello and TLS, in a task.
-    private func start(_ connection: SendablePointer<GSocketConnection>, host: String) {
+    /// Runs one accepted connection through the gate, its ClientHello and TLS, in a task;
+    /// `checking`: the identity a group member's connection is checked against.
+    private func start(_ connection: SendablePointer<GSocketConnection>, host: String, checking: DeviceIdentity?, proven: Bool) {
         let client = g_socket_connection_get_socket(connection.pointer)!
         let pending = PendingConnection(socket: client, host: host, deadline: handshakeDeadline) { [weak self] ended in
             self?.waiting.removeAll { $0 === ended }
         }
         let fd = g_socket_get_fd(client)
         waiting.append(pending)
-        var checking: DeviceIdentity?
-        if case .groupMember(let identity, _) = policy { checking = checkingIdentity?() ?? identity }
+        pending.proven = proven
         Task { @MainActor [weak self, policy] in
             defer { g_object_unref(connection.pointer) }
             let outcome: Result<AcceptedChannel, TransportError>
