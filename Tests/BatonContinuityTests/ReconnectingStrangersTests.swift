@@ -108,4 +108,14 @@ final class ReconnectingStrangersTests: ProcessTestCase {
         XCTAssertGreaterThan(figures.closedByListener, 200, "the agent closed what did not fit, and they reconnected")
         XCTAssertLessThan(figures.memoryKiB.after, 2 * figures.memoryKiB.idle + 20_000, "memory did not grow with the attack")
     }
+
+    /// 200 strangers from the new device's own address: more than its places and the places
+    /// on probation, so they reconnect as fast as the agent closes them. The device still
+    /// links (its connection on probation proves itself before the strangers' churn reaches it,
+    /// or its redial does); the time it took is printed.
+    func testTwoHundredStrangersFromTheNewDevicesOwnAddressKeepItOutNoLongerThanARedial() throws {
+        let figures = try attack(count: 200, from: ["127.0.0.1"])
+        report("200 strangers from B's address", figures)
+        XCTAssertLessThan(figures.descriptors.most, figures.descriptors.idle + 200, "descriptors bounded by the caps")
+    }
 }

@@ -23,6 +23,8 @@ final class PendingConnection {
     var proven = false
     private let socket: SendablePointer<GSocket>
     private let deadline: LoopSource
+    /// The shorter deadline of a connection on probation (`onProbation(for:)`).
+    private var probation: LoopSource?
     private var onEnd: (@MainActor (PendingConnection) -> Void)?
 
     init(socket: UnsafeMutablePointer<GSocket>, host: String, deadline: Duration,
@@ -54,6 +56,23 @@ final class PendingConnection {
     /// The connection proved itself within its deadline: it is no longer counted or timed.
     func authenticated() { end() }
 
+    /// Puts it on probation: it is dropped unless it proves itself within `time`
+    /// (`endProbation()`), whatever its deadline.
+    func onProbation(for time: Duration) {
+        let owner = WeakPending()
+        owner.connection = self
+        probation = MainLoop.after(time) { owner.connection?.drop() }
+    }
+
+    /// True while on probation.
+    var isOnProbation: Bool { probation != nil }
+
+    /// It proved itself in time: only its deadline holds now.
+    func endProbation() {
+        probation?.cancel()
+        probation = nil
+    }
+
     /// Its owner closed it: it is no longer counted or timed (nothing is shut down: the close
     /// is under way).
     func released() { end() }
@@ -68,6 +87,7 @@ final class PendingConnection {
 
     private func end() {
         deadline.cancel()
+        endProbation()
         let notify = onEnd
         onEnd = nil
         notify?(self)

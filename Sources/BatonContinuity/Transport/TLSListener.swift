@@ -57,8 +57,13 @@ enum AcceptedChannel: Sendable {
 /// - an unproven connection has `evictionGrace` after accept to prove itself: a new one takes
 ///   the place of the oldest unproven one past its grace (a pairing connection whose whole
 ///   ClientHello came with it may take a younger one's);
-/// - with no such place, the new connection is closed at once (`refusedConnections`), so
-///   the descriptors held stay bounded by the caps whatever the rate of connections.
+/// - with no such place, the new connection is on probation, outside the caps: it has
+///   `evictionGrace` to prove itself and then takes an unproven one's place (so strangers that
+///   hold every place, all within their grace, still cannot keep a newcomer out); at most
+///   `maximumOnProbation` are, the oldest closed to make room;
+/// - with no place even then (every one waiting has proved itself), the new connection is
+///   closed at once (`refusedConnections`), so the descriptors held stay bounded by the caps
+///   whatever the rate of connections.
 ///
 /// A connection's TLS handshake runs in a worker thread of GLib's shared pool
 /// (glib-networking's way), blocked on the peer's next flight. A real handshake on a LAN
@@ -80,8 +85,11 @@ public class TLSListener {
     public var maximumUnauthenticated: Int
     /// How many of those may come from one IP address (one /64 prefix for IPv6).
     public var maximumUnauthenticatedPerAddress: Int
-    /// How long after accept an unproven connection cannot be shut down to make room.
+    /// How long after accept an unproven connection cannot be shut down to make room, and how
+    /// long one on probation has to prove itself.
     public var evictionGrace: Duration = .milliseconds(500)
+    /// How many connections that found no place may be on probation at once.
+    public var maximumOnProbation = 64
     /// How many TLS handshakes may run in GIO worker threads at once (see the type's comment).
     public var maximumHandshakesInWorkers = 4
     /// How long a handshake may run in a worker thread before it counts as stalled.
@@ -107,6 +115,8 @@ public class TLSListener {
     private var watch: LoopSource?
     /// Connections waiting to authenticate, oldest first.
     private var waiting: [PendingConnection] = []
+    /// Connections that found no place, given `evictionGrace` to prove themselves, oldest first.
+    private var onProbation: [PendingConnection] = []
     /// Connections whose TLS handshake runs in a worker thread now, longest running first.
     private var handshaking: [(connection: PendingConnection, started: ContinuousClock.Instant)] = []
     /// When the longest running handshake turns stalled, while more than the cap run.
@@ -138,7 +148,7 @@ public class TLSListener {
         // Not `close()`: a deinit may run off the main actor. What it does is thread-safe.
         watch?.cancel()
         stallCheck?.cancel()
-        for connection in waiting { connection.shutDown() }
+        for connection in waiting + onProbation { connection.shutDown() }
         g_socket_close(socket.pointer, nil)
         g_object_unref(socket.pointer)
     }
@@ -155,8 +165,9 @@ public class TLSListener {
         watch?.cancel()
         watch = nil
         g_socket_close(socket.pointer, nil)
-        for connection in waiting { connection.drop() }
+        for connection in waiting + onProbation { connection.drop() }
         waiting = []
+        onProbation = []
         handshaking = []
         stallCheck?.cancel()
         stallCheck = nil
@@ -227,25 +238,42 @@ public class TLSListener {
             let proven = checking?.discoveryKey == nil && ClientHello.isQueued(on: fd)
             guard PendingConnection.makeRoom(in: waiting, for: host, arrivalProven: proven, perAddress: maximumUnauthenticatedPerAddress,
                                               total: maximumUnauthenticated, grace: evictionGrace) else {
-                refusedConnections += 1
-                g_io_stream_close(gCast(connection.pointer), nil, nil)  // only a socket: closing never waits
-                g_object_unref(connection.pointer)
+                // No place: on probation, outside the caps, if there is room there (the oldest
+                // there makes room); it takes a place only if it proves itself within its grace.
+                guard !proven, maximumOnProbation > 0 else {
+                    refusedConnections += 1
+                    g_io_stream_close(gCast(connection.pointer), nil, nil)  // only a socket: closing never waits
+                    g_object_unref(connection.pointer)
+                    continue
+                }
+                if onProbation.count >= maximumOnProbation {
+                    refusedConnections += 1
+                    onProbation.first?.drop()
+                }
+                start(connection, host: host, checking: checking, proven: false, probation: true)
                 continue
             }
-            start(connection, host: host, checking: checking, proven: proven)
+            start(connection, host: host, checking: checking, proven: proven, probation: false)
         }
     }
 
     /// Runs one accepted connection through the gate, its ClientHello and TLS, in a task;
     /// `checking`: the identity a group member's connection is checked against.
-    private func start(_ connection: SendablePointer<GSocketConnection>, host: String, checking: DeviceIdentity?, proven: Bool) {
+    private func start(_ connection: SendablePointer<GSocketConnection>, host: String, checking: DeviceIdentity?, proven: Bool,
+                       probation: Bool) {
         let client = g_socket_connection_get_socket(connection.pointer)!
         let pending = PendingConnection(socket: client, host: host, deadline: handshakeDeadline) { [weak self] ended in
             self?.waiting.removeAll { $0 === ended }
+            self?.onProbation.removeAll { $0 === ended }
         }
         let fd = g_socket_get_fd(client)
-        waiting.append(pending)
         pending.proven = proven
+        if probation {
+            pending.onProbation(for: evictionGrace)
+            onProbation.append(pending)
+        } else {
+            waiting.append(pending)
+        }
         Task { @MainActor [weak self, policy] in
             defer { g_object_unref(connection.pointer) }
             let outcome: Result<AcceptedChannel, TransportError>
@@ -254,7 +282,8 @@ public class TLSListener {
                 // the group's discovery key (a device issued before there was one: no gate).
                 if let key = checking?.discoveryKey {
                     guard await AdmissionGate.admit(on: fd, key: key), pending.isWaiting else { throw .notAdmitted }
-                    pending.proven = true
+                    self?.proved(pending)
+                    guard pending.isWaiting else { throw .notAdmitted }
                 }
                 // No worker thread for a peer that has not sent its ClientHello yet, and no
                 // certificate for one that does not offer TLS 1.3.
@@ -264,7 +293,10 @@ public class TLSListener {
                 guard ClientHello.offersTLS13(hello) else {
                     throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "the ClientHello does not offer TLS 1.3"))
                 }
-                pending.proven = true
+                self?.proved(pending)
+                guard pending.isWaiting else {
+                    throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no place among the waiting connections"))
+                }
                 self?.startHandshake(pending)
                 defer { self?.handshakeEnded(pending) }
                 let channel = try await Self.handshake(connection.pointer, policy: policy, identity: checking, pending: pending)
@@ -305,6 +337,19 @@ public class TLSListener {
                 throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "\(error)"))
             }
         }
+    }
+
+    /// `pending` proved itself (passed the gate, or sent a ClientHello offering TLS 1.3): it is
+    /// not dropped to make room from now on. On probation, it takes a place among the waiting
+    /// connections, an unproven one's, or is dropped if every one there has proved itself.
+    private func proved(_ pending: PendingConnection) {
+        pending.proven = true
+        guard pending.isOnProbation else { return }
+        onProbation.removeAll { $0 === pending }
+        guard PendingConnection.makeRoom(in: waiting, for: pending.host, arrivalProven: true, perAddress: maximumUnauthenticatedPerAddress,
+                                         total: maximumUnauthenticated, grace: evictionGrace) else { return pending.drop() }
+        pending.endProbation()
+        waiting.append(pending)
     }
 
     /// Counts `pending`'s handshake as running in a worker thread.
