@@ -110,10 +110,11 @@ final class ReconnectingStrangersTests: ProcessTestCase {
     }
 
     /// 200 strangers from the new device's own address: more than its places and the places
-    /// on probation, so they reconnect as fast as the agent closes them. The device still
-    /// links (its connection on probation proves itself before the strangers' churn reaches it,
-    /// or its redial does); the time it took is printed.
-    func testTwoHundredStrangersFromTheNewDevicesOwnAddressKeepItOutNoLongerThanARedial() throws {
+    /// on probation, so they reconnect as fast as the agent closes them (about 13,000 a second
+    /// here), and probation turns over every few milliseconds. The device still links: its
+    /// connection on probation proves itself before the churn reaches it, or a redial's does
+    /// (in 11 runs: 8 within 0.2 s, 3 after one or two redials, 1.2–3.2 s); the time is printed.
+    func testTwoHundredStrangersFromTheNewDevicesOwnAddressStillLetItLink() throws {
         let figures = try attack(count: 200, from: ["127.0.0.1"])
         report("200 strangers from B's address", figures)
         XCTAssertLessThan(figures.descriptors.most, figures.descriptors.idle + 200, "descriptors bounded by the caps")
