@@ -260,6 +260,7 @@ final class ListenerAttackTests: TrustTestCase {
             listener.handshakeDeadline = .seconds(120)
             listener.maximumUnauthenticatedPerAddress = 2
             listener.maximumUnauthenticated = 3
+            listener.evictionGrace = .zero  // each unproven one may make room at once
             let accepting = Outcome { try await listener.accept() }
             _ = accepting
             let first = try RawSocket(to: listener.port, from: "127.0.0.2")
@@ -327,6 +328,7 @@ final class ListenerAttackTests: TrustTestCase {
             defer { listener.close() }
             listener.handshakeDeadline = .seconds(120)
             listener.maximumUnauthenticated = 3
+            listener.evictionGrace = .zero  // each unproven one may make room at once
             let accepting = Outcome { try await listener.accept() }
             _ = accepting
             let proving = try RawSocket(to: listener.port, from: "127.0.0.2", gateKey: phone.discoveryKey)

@@ -232,6 +232,7 @@ final class PairingChannel {
     func close() {
         guard !isClosed else { return }
         isClosed = true
+        pending?.released()
         let output = g_io_stream_get_output_stream(stream)
         g_output_stream_close_async(output, G_PRIORITY_DEFAULT, nil, nil, nil)
     }

@@ -2,7 +2,7 @@ import BatonLoop
 import CGLib
 import Foundation
 
-/// Opens the non-blocking listening TCP socket of a listener (`SecureListener` for links and
+/// Opens the non-blocking listening TCP socket of a `TLSListener` (`SecureListener` for links and
 /// streams, `PairingListener` for pairing windows), the one place where an address to listen
 /// on becomes a socket.
 ///

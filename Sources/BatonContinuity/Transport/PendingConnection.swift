@@ -2,7 +2,8 @@ import BatonLoop
 import CGLib
 
 /// A connection the listener accepted and that has not yet authenticated: its TLS handshake,
-/// and then its D-Bus set-up (a link) or its token (a stream), are still to come.
+/// and then its D-Bus set-up (a link), its token (a stream) or its hello (pairing), are still
+/// to come.
 ///
 /// It holds the accepted socket and a deadline. When the deadline passes, or the listener
 /// drops it to make room, the socket is shut down both ways: whatever is waiting on it (the
@@ -10,19 +11,27 @@ import CGLib
 /// end of the stream. `authenticated()` ends the wait; the connection is then the caller's.
 @MainActor
 final class PendingConnection {
-    /// The peer's IP address, for the cap per source address.
+    /// The peer's IP address.
     let host: String
-    /// Set by the listener once the whole ClientHello has arrived and the handshake starts
-    /// (past a cap, connections still without one are dropped first).
-    var sentClientHello = false
+    /// What counts as its address for the cap per source address (`addressGroup(of:)`).
+    let group: String
+    /// When it was accepted.
+    let accepted = ContinuousClock.now
+    /// Set by the listener once the peer proved itself: it passed the admission gate, or
+    /// (with no gate) sent a whole ClientHello offering TLS 1.3. A proven connection is never
+    /// dropped to make room.
+    var proven = false
     private let socket: SendablePointer<GSocket>
     private let deadline: LoopSource
+    /// The shorter deadline of a connection on probation (`onProbation(for:)`).
+    private var probation: LoopSource?
     private var onEnd: (@MainActor (PendingConnection) -> Void)?
 
     init(socket: UnsafeMutablePointer<GSocket>, host: String, deadline: Duration,
          onEnd: @escaping @MainActor (PendingConnection) -> Void) {
         self.socket = SendablePointer(g_object_ref(socket).assumingMemoryBound(to: GSocket.self))
         self.host = host
+        group = Self.addressGroup(of: host)
         self.onEnd = onEnd
         let owner = WeakPending()
         self.deadline = MainLoop.after(deadline) { owner.connection?.drop() }
@@ -47,6 +56,27 @@ final class PendingConnection {
     /// The connection proved itself within its deadline: it is no longer counted or timed.
     func authenticated() { end() }
 
+    /// Puts it on probation: it is dropped unless it proves itself within `time`
+    /// (`endProbation()`), whatever its deadline.
+    func onProbation(for time: Duration) {
+        let owner = WeakPending()
+        owner.connection = self
+        probation = MainLoop.after(time) { owner.connection?.drop() }
+    }
+
+    /// True while on probation.
+    var isOnProbation: Bool { probation != nil }
+
+    /// It proved itself in time: only its deadline holds now.
+    func endProbation() {
+        probation?.cancel()
+        probation = nil
+    }
+
+    /// Its owner closed it: it is no longer counted or timed (nothing is shut down: the close
+    /// is under way).
+    func released() { end() }
+
     /// Shuts the socket down both ways (the peer reads its end; a handshake or read waiting
     /// on it fails) and stops counting it.
     func drop() {
@@ -57,6 +87,7 @@ final class PendingConnection {
 
     private func end() {
         deadline.cancel()
+        endProbation()
         let notify = onEnd
         onEnd = nil
         notify?(self)
@@ -70,19 +101,43 @@ private final class WeakPending {
 }
 
 extension PendingConnection {
-    /// Makes room in `waiting` (oldest first) for one more connection from `host`: past
-    /// `perAddress` from that host, or `total` in all, the oldest still without its ClientHello
-    /// is dropped first (else the oldest), so silent connections cannot push out a peer in its
-    /// handshake. The one rule of every listener (devices, pairing windows).
-    static func makeRoom(in waiting: [PendingConnection], for host: String, perAddress: Int, total: Int) {
+    /// Makes room in `waiting` (oldest first) for one more connection from `host`, within
+    /// `perAddress` from its address group and `total` in all; false if there is none to make:
+    /// the new one is then to be closed at once. The one rule of every listener (devices,
+    /// streams, pairing windows):
+    /// - a connection that proved itself (`proven`) is never dropped to make room;
+    /// - an unproven connection younger than `grace` is not dropped for an unproven newcomer:
+    ///   it has that long to prove itself, whatever the rate of the connections after it;
+    ///   a newcomer that has already proved itself (`arrivalProven`: its whole ClientHello was
+    ///   there when it was accepted) may take its place;
+    /// - past the per-address cap, the oldest of that address goes;
+    /// - past the total cap, one of the address holding the most connections goes, if that
+    ///   address holds more than the new one's will, so one address cannot crowd the others
+    ///   out (the oldest past its grace, else the oldest); else the oldest past its grace.
+    static func makeRoom(in waiting: [PendingConnection], for host: String, arrivalProven: Bool = false, perAddress: Int,
+                         total: Int, grace: Duration, now: ContinuousClock.Instant = .now) -> Bool {
         let group = addressGroup(of: host)
-        let fromHost = waiting.filter { addressGroup(of: $0.host) == group }
-        if fromHost.count >= perAddress { victim(among: fromHost)?.drop() }
-        var remaining = waiting.filter { $0.isWaiting }
-        while remaining.count >= total, let victim = victim(among: remaining) {
-            victim.drop()
-            remaining.removeAll { $0 === victim }
+        let droppable = { (connection: PendingConnection) in
+            !connection.proven && (arrivalProven || now - connection.accepted >= grace)
         }
+        let stale = { (connection: PendingConnection) in !connection.proven && now - connection.accepted >= grace }
+        if waiting.count(where: { $0.group == group }) >= perAddress {
+            let ofAddress = waiting.filter { $0.group == group }
+            guard let victim = ofAddress.first(where: stale) ?? ofAddress.first(where: droppable) else { return false }
+            victim.drop()
+        }
+        let remaining = waiting.filter { $0.isWaiting }
+        guard remaining.count >= total else { return true }
+        var counts: [String: Int] = [:]
+        for connection in remaining { counts[connection.group, default: 0] += 1 }
+        let own = counts[group] ?? 0
+        let crowding = remaining.filter { !$0.proven && counts[$0.group]! > own + 1 }
+        let heaviest = crowding.map { counts[$0.group]! }.max()
+        let ofHeaviest = crowding.filter { counts[$0.group]! == heaviest }
+        guard let victim = ofHeaviest.first(where: stale) ?? ofHeaviest.first ?? remaining.first(where: stale)
+                ?? remaining.first(where: droppable) else { return false }
+        victim.drop()
+        return true
     }
 
     /// What counts as one address for the per-address cap: an IPv4 address as it is; an IPv6
@@ -93,10 +148,5 @@ extension PendingConnection {
         var bytes = [UInt8](repeating: 0, count: 16)
         guard inet_pton(AF_INET6, host, &bytes) == 1 else { return host }
         return stride(from: 0, to: 8, by: 2).map { String(format: "%02x%02x", bytes[$0], bytes[$0 + 1]) }.joined(separator: ":") + "::/64"
-    }
-
-    /// The oldest of `connections` (oldest first) still waiting for its ClientHello, else the oldest.
-    private static func victim(among connections: [PendingConnection]) -> PendingConnection? {
-        connections.first { !$0.sentClientHello } ?? connections.first
     }
 }

@@ -15,17 +15,18 @@ package enum Readiness {
     /// The largest TLS record: 2^14 bytes of data plus 256 of expansion, and its header.
     static let maximumRecord = 5 + 16_384 + 256
 
-    /// Waits until `fd` holds a whole TLS handshake record (without reading it); false if the
-    /// peer hung up, the socket was shut down, or the bytes are not a TLS handshake record.
-    static func clientHello(on fd: Int32) async -> Bool {
+    /// Waits until `fd` holds a whole TLS handshake record and returns it (peeked: it stays
+    /// for the handshake to read); nil if the peer hung up, the socket was shut down, or the
+    /// bytes are not a TLS handshake record.
+    static func clientHello(on fd: Int32) async -> [UInt8]? {
         await socket(fd, holds: 5)
         var header = [UInt8](repeating: 0, count: 5)
-        guard recv(fd, &header, 5, Int32(MSG_PEEK | MSG_DONTWAIT)) == 5, header[0] == 0x16 else { return false }
+        guard recv(fd, &header, 5, Int32(MSG_PEEK | MSG_DONTWAIT)) == 5, header[0] == 0x16 else { return nil }
         let record = 5 + (Int(header[3]) << 8 | Int(header[4]))
-        guard record <= maximumRecord else { return false }
+        guard record <= maximumRecord else { return nil }
         await socket(fd, holds: record)
         var bytes = [UInt8](repeating: 0, count: record)
-        return recv(fd, &bytes, record, Int32(MSG_PEEK | MSG_DONTWAIT)) == record
+        return recv(fd, &bytes, record, Int32(MSG_PEEK | MSG_DONTWAIT)) == record ? bytes : nil
     }
 
     /// Waits until `fd` has `count` bytes queued, or has hung up or failed (`SO_RCVLOWAT`

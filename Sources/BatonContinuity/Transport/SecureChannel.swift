@@ -72,6 +72,8 @@ public final class SecureChannel: @unchecked Sendable {
     /// worker thread), so a peer that stopped reading cannot freeze the caller.
     public func close() {
         if !handedToBus.isSet { Self.closeAsynchronously(stream) }
+        // Closed by its owner: it no longer waits for a place among its listener's connections.
+        if let pending { Task { @MainActor in pending.released() } }
     }
 
     /// Shuts the TCP connection down both ways at once, without a TLS close: reads and writes
