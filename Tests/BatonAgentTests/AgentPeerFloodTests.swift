@@ -77,6 +77,38 @@ final class AgentPeerFloodTests: AgentTestCase {
         XCTAssertTrue(agentA.isRunning)
     }
 
+    /// A client that writes `GetNearby` calls as fast as the agent takes them and never reads
+    /// a reply: once it is closed (past `Agent.maximumUnreadBytes` unread), the agent's private
+    /// memory comes back to within 2× its idle figure, and Reader still hands off.
+    func testAnAppThatNeverReadsGivesItsMemoryBackWhenClosed() throws {
+        let (agentA, _, _) = try twoLinkedAgents()
+        let probe = try RawAgentClient(socket: socket("a.sock"))
+        try probe.join(as: "com.example.probe")
+        let pid = agentA.processIdentifier
+        let idle = try privateKiB(pid)
+        let flood = try HandMadeDBusClient(socket: socket("a.sock"))
+        try flood.call(path: AgentInterface.agentPath, interface: AgentInterface.agentName, member: "Join", signature: "ssas",
+                       body: HandMadeDBusClient.string("com.example.flood") + HandMadeDBusClient.string("TEAM") + [0, 0, 0, 0])
+        let peak = PeakSampler(pid: pid)
+        var written = 0
+        var closed = false
+        do {
+            while written < 400_000,
+                  try flood.call(path: AgentInterface.agentPath, interface: AgentInterface.agentName, member: "GetNearby", timeout: 20) {
+                written += 1
+            }
+        } catch {
+            closed = true
+        }
+        XCTAssertTrue(closed, "the agent kept a client that never read its replies (\(written) calls written)")
+        // A call answered after the close: the agent has passed it.
+        _ = try probe.call("GetNearby", [], replyType: "(aa{sv})", timeout: 30_000)
+        let during = peak.stop()
+        let after = try settledPrivateKiB(pid, within: 2 * idle)
+        print("measured: batond private memory idle \(idle) KiB, peak \(during) KiB with \(written) calls never read, after the close \(after) KiB")
+        XCTAssertLessThanOrEqual(after, 2 * idle, "the agent kept \(after) KiB after closing the client (idle: \(idle) KiB)")
+    }
+
     // MARK: Helpers
 
     /// Waits until `client` sees P's activity titled `prefix`…, asking each time `watcher`
