@@ -158,10 +158,12 @@ extension String {
     var tail: String { String(suffix(3000)) }
 }
 
-/// A process's private memory (`Private_Dirty` of /proc/PID/smaps_rollup), in KiB.
+/// A process's private memory: its anonymous resident pages (`RssAnon` in /proc/PID/status:
+/// heap, arenas, stacks), in KiB. Not `Private_Dirty`, which also counts the pages of an
+/// executable written moments ago (a fresh build) that are not yet on disk.
 func privateKiB(_ pid: Int32) throws -> Int {
-    let rollup = try String(contentsOfFile: "/proc/\(pid)/smaps_rollup", encoding: .utf8)
-    let line = try XCTUnwrap(rollup.split(separator: "\n").first { $0.hasPrefix("Private_Dirty:") })
+    let status = try String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)
+    let line = try XCTUnwrap(status.split(separator: "\n").first { $0.hasPrefix("RssAnon:") })
     return try XCTUnwrap(Int(line.split(separator: " ", omittingEmptySubsequences: true)[1]))
 }
 
