@@ -18,8 +18,8 @@ final class AgentPeerFloodTests: AgentTestCase {
     /// While P floods: the reading app keeps being served and continues B's activity; the
     /// apps that never read are closed, each alone, within the agent's stall bound; the
     /// agent's private memory stays bounded during the flood and comes back to within 2× its
-    /// idle figure after it; and the reading app then sees P's last activity and continues
-    /// B's activity again, on its first connection.
+    /// idle figure after it; and the reading app, on its first connection, continues B's
+    /// activity again and then (B gone) P's last activity, from the list the agent sent it.
     func testAFloodingPeerCutsOnlyTheAppsThatDoNotRead() throws {
         let folders = try devices("A", "B", "P")
         let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
@@ -62,13 +62,22 @@ final class AgentPeerFloodTests: AgentTestCase {
         reader.send("ping")
         XCTAssertNotNil(reader.waitForLine(containing: "pong", timeout: 60), reader.output.tail)
         defer { print("agent A:\n" + agentA.output.tail) }
-        try waitForTitle(startingWith: "\(roundSize + rounds - 2) ", on: probe, watching: reader)
+        let last = "\(roundSize + rounds - 2) "
+        try waitForTitle(startingWith: last, on: probe, watching: reader)
         let during = peak.stop()
         print("measured: batond private memory idle \(idle) KiB, peak during the flood \(during) KiB")
 
         reader.send("continue 60")
         XCTAssertNotNil(reader.waitForLine(containing: "continued quiet", occurrence: 2, timeout: 90),
                         "the reading app could not continue after the flood\n" + reader.output.tail + agentA.output.tail)
+        // With B gone, the reading app continues P's activity from the list it was sent: the last one.
+        let onlyP = reader.output.split(separator: "\n").count { $0.contains("nearby P") }  // P may have linked before B
+        quiet.send("stop")
+        XCTAssertNotNil(quiet.waitForLine(containing: "stopped"), quiet.output.tail)
+        XCTAssertNotNil(reader.waitForLine(containing: "nearby P", occurrence: onlyP + 1, timeout: 60), reader.output.tail)
+        reader.send("continue 60")
+        XCTAssertNotNil(reader.waitForLine(containing: "continued " + last, timeout: 90),
+                        "the reading app did not get P's last activity\n" + reader.output.tail + agentA.output.tail)
         XCTAssertEqual(occurrences("joined the agent", in: reader.output), 1, "the reading app was cut\n" + agentA.output.tail)
         let after = try settledPrivateKiB(pid, within: 2 * idle)
         print("measured: batond private memory idle \(idle) KiB, peak during the flood \(during) KiB, after \(after) KiB")

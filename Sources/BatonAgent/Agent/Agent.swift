@@ -50,7 +50,8 @@ public final class Agent {
     var prefetches: [PayloadPrefetch] = []
     /// How many launched apps' fetches were answered from a prefetch (for tests and the log).
     var prefetchesTaken = 0
-    /// Called with the peers' activities each time they change (the agent's notifications).
+    /// Called with the peers' activities when they change, as the apps are sent them: at most
+    /// once per 50 ms, the latest list (`NearbyDelivery`; the agent's notifications).
     public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
 
     /// When the agent was made (`baton status`).
