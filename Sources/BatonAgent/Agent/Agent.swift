@@ -22,6 +22,13 @@ public final class Agent {
     /// full) when the app calls again; past it the app is closed, so unread replies cannot pile
     /// up in the agent. A burst of calls from an app that reads, however late, stays far below.
     public var maximumUnreadBytes = 4 * 1024 * 1024
+    /// How long an app may leave what the agent sent it untaken (its socket full) while newer
+    /// activities of the peers wait for it; past it the app is closed, alone. An app that reads,
+    /// however slowly, takes the latest list within it and is sent no step it missed.
+    public var maximumUnreadStall: Duration {
+        get { apps.delivery.maximumStall }
+        set { apps.delivery.maximumStall = newValue }
+    }
     /// How long the agent waits for an app to answer one of its calls (a payload, `Continued`).
     public var appCallTimeout: Duration {
         get { apps.appCallTimeout }
@@ -43,7 +50,8 @@ public final class Agent {
     var prefetches: [PayloadPrefetch] = []
     /// How many launched apps' fetches were answered from a prefetch (for tests and the log).
     var prefetchesTaken = 0
-    /// Called with the peers' activities each time they change (the agent's notifications).
+    /// Called with the peers' activities when they change, as the apps are sent them: at most
+    /// once per 50 ms, the latest list (`NearbyDelivery`; the agent's notifications).
     public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
 
     /// When the agent was made (`baton status`).
@@ -61,7 +69,11 @@ public final class Agent {
         self.identityDirectory = identityDirectory
         node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps)
         apps.streamsArrived = { [weak self] app, id, channel in self?.streamsArrived(app, id, channel) }
-        apps.nearbyChanged = { [weak self] activities in self?.onNearbyChanged?(activities) }
+        apps.delivery.sent = { [weak self] activities in self?.onNearbyChanged?(activities) }
+        apps.delivery.close = { [weak self] app in
+            self?.apps.remove(app)
+            app.bus.close()
+        }
     }
 
     /// Starts the device: listens on `host:port` (by default every interface), dials the static
@@ -89,6 +101,7 @@ public final class Agent {
             app.bus.close()
         }
         relay.closeAll()
+        apps.delivery.stop()
         let waiting = waitingForLaunch
         waitingForLaunch = []
         for continuation in waiting {
@@ -136,6 +149,7 @@ public final class Agent {
         log.warning("\(app.name) does not read its replies (\(unread) bytes unread): closed")
         apps.remove(app)
         app.bus.close()
+        if unread > NearbyDelivery.trimAfterUnread { NearbyDelivery.giveBackMemory() }
         return false
     }
 

@@ -6,7 +6,8 @@ import Logging
 
 /// The agent's `ActivityProvider`: the device offers the advertised activity of the joined app
 /// that became active most recently (nothing when no joined app is active, or when that app
-/// advertises nothing), and the peers' activities go to every joined app.
+/// advertises nothing), and the peers' activities go to every joined app, as state
+/// (`NearbyDelivery`: the latest list, coalesced, only to an app that has taken the last).
 @MainActor
 final class JoinedApps: ActivityProvider {
     var advertisementDidChange: (@MainActor () -> Void)?
@@ -24,12 +25,16 @@ final class JoinedApps: ActivityProvider {
     let log = Logger(label: "baton.agent")
     /// Continuation streams accepted from a peer for an app (the relay; see `Agent`).
     var streamsArrived: (@MainActor (JoinedApp, UInt64, any ContinuationStreamChannel) -> Void)?
-    /// Told the peers' activities each time they change.
-    var nearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
+    /// Sends the peers' activities to the apps, coalesced (`NearbyDelivery`).
+    let delivery = NearbyDelivery()
 
     private struct GenerationKey: Equatable {
         var app: UInt64
         var advertisement: UInt64
+    }
+
+    init() {
+        delivery.apps = { [unowned self] in Array(apps.values) }
     }
 
     func add(_ app: JoinedApp) { apps[app.number] = app }
@@ -37,6 +42,7 @@ final class JoinedApps: ActivityProvider {
     /// Drops `app` (its connection closed): its activity is withdrawn at once.
     func remove(_ app: JoinedApp) {
         guard apps.removeValue(forKey: app.number) != nil else { return }
+        delivery.forget(app)
         app.joinDeadline?.cancel()
         app.joinDeadline = nil
         if app.isJoined { log.info("\(app.name) left") }
@@ -140,12 +146,8 @@ final class JoinedApps: ActivityProvider {
 
     func nearbyActivitiesDidChange(_ activities: [NearbyActivity]) {
         guard activities != nearby else { return }
-        nearby = activities
-        nearbyChanged?(activities)
-        let list = AgentInterface.encode(activities)
-        for app in apps.values where app.isJoined {
-            app.bus.emit(AgentInterface.agentPath, AgentInterface.agentName, "NearbyChanged", [list])
-        }
+        nearby = activities  // answered at once (`GetNearby`, `ContinueNearby`)
+        delivery.changed(activities)
     }
 
     func nodeDidStart(_ node: ContinuityNode) {}
