@@ -1,4 +1,5 @@
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -52,8 +53,10 @@ final class AgentHandoffTests: AgentTestCase {
         let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let reader = try app("baton-reader", socket: socket("a.sock"), ["--read", "3"])
         XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: com.example.reader.reading on A"), watcher.output)
+        XCTAssertTrue(agentA.waitFor(.appJoined(appID: "com.example.reader", processID: reader.processIdentifier)), agentA.output)
         kill(reader.processIdentifier, SIGKILL)
         XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: none"), watcher.output)
+        XCTAssertTrue(agentA.waitFor(.appLeft(appID: "com.example.reader", reason: nil)), agentA.output)
 
         let second = try app("baton-reader", socket: socket("a.sock"), ["--read", "4"])
         XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: com.example.reader.reading on A", occurrence: 2), watcher.output)

@@ -1,5 +1,6 @@
 import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -46,11 +47,10 @@ class AgentTestCase: XCTestCase {
     /// the address its device listens on (from the line it prints).
     func agent(_ folder: String, socket: String, listen: String = "127.0.0.1:0", peers: [String] = []) throws -> (RunningProcess, String) {
         let process = try start("batond", ["--device", folder, "--listen", listen, "--socket", socket] + peers.flatMap { ["--peer", $0] })
+        let address = try XCTUnwrap(process.listeningAddress(), process.output)
         let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
-        let after = try XCTUnwrap(line.range(of: "listening on ")).upperBound
-        let address = String(line[after...].prefix { $0 != "," })
         XCTAssertTrue(line.hasSuffix("agent socket \(socket)"), line)
-        return (process, address)
+        return (process, address.description)
     }
 
     /// Devices A and B of one group, each with its agent (sockets `a.sock`, `b.sock`), B's

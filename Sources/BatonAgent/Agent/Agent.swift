@@ -70,8 +70,9 @@ public final class Agent {
         node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps)
         apps.streamsArrived = { [weak self] app, id, channel in self?.streamsArrived(app, id, channel) }
         apps.delivery.sent = { [weak self] activities in self?.onNearbyChanged?(activities) }
+        apps.diagnostics = node.diagnostics
         apps.delivery.close = { [weak self] app in
-            self?.apps.remove(app)
+            self?.apps.remove(app, reason: .doesNotRead)
             app.bus.close()
         }
     }
@@ -97,7 +98,7 @@ public final class Agent {
     public func stop() {
         pairing?.stop()
         for app in apps.apps.values {
-            apps.remove(app)
+            apps.remove(app, reason: .agentStopping)
             app.bus.close()
         }
         relay.closeAll()
@@ -147,7 +148,7 @@ public final class Agent {
         let unread = app.bus.unsentOutputBytes
         guard unread > maximumUnreadBytes else { return true }
         log.warning("\(app.name) does not read its replies (\(unread) bytes unread): closed")
-        apps.remove(app)
+        apps.remove(app, reason: .doesNotRead)
         app.bus.close()
         if unread > NearbyDelivery.trimAfterUnread { NearbyDelivery.giveBackMemory() }
         return false
@@ -169,6 +170,7 @@ public final class Agent {
             app.joinDeadline?.cancel()
             app.joinDeadline = nil
             log.info("\(app.name) joined")
+            node.diagnostics.publish(.appJoined(appID: appID, processID: app.pid))
             call.reply([.uint32(AgentInterface.version)])
             return handWaitingContinuations(to: app)
         }

@@ -39,13 +39,20 @@ final class JoinedApps: ActivityProvider {
 
     func add(_ app: JoinedApp) { apps[app.number] = app }
 
-    /// Drops `app` (its connection closed): its activity is withdrawn at once.
-    func remove(_ app: JoinedApp) {
+    /// Where an app that joined and left is said (`DiagnosticEvent.appLeft`).
+    var diagnostics: Diagnostics?
+
+    /// Drops `app` (its connection closed: by itself when `reason` is nil, else by the agent
+    /// for that reason): its activity is withdrawn at once.
+    func remove(_ app: JoinedApp, reason: DiagnosticEvent.AppDropReason? = nil) {
         guard apps.removeValue(forKey: app.number) != nil else { return }
         delivery.forget(app)
         app.joinDeadline?.cancel()
         app.joinDeadline = nil
-        if app.isJoined { log.info("\(app.name) left") }
+        if app.isJoined {
+            log.info("\(app.name) left")
+            diagnostics?.publish(.appLeft(appID: app.appID ?? "", reason: reason))
+        }
         advertisementDidChange?()
     }
 

@@ -34,7 +34,8 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     case continuationFailed(activityType: String, code: Int)
     /// An app joined the agent (`appID` as its manifest names it; its process).
     case appJoined(appID: String, processID: Int32)
-    /// An app left the agent, or was dropped by it (`reason` nil when it left by itself).
+    /// An app that had joined left the agent, or was dropped by it (`reason` nil when it left
+    /// by itself).
     case appLeft(appID: String, reason: AppDropReason?)
     /// A peer was cut or slowed for what it sent.
     case peerLimited(peer: String, reason: PeerLimit)
@@ -77,10 +78,6 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     public enum AppDropReason: String, Sendable, Codable, CaseIterable {
         /// It did not read what the agent sent it, past the cap.
         case doesNotRead
-        /// It did not join within its deadline.
-        case didNotJoin
-        /// It broke the protocol.
-        case protocolError
         /// The agent is stopping.
         case agentStopping
     }
