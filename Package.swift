@@ -45,7 +45,7 @@ let package = Package(
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev", "libavahi-glib-dev"])]),
         // libsoup 3: HTTPS on GIO and the GLib loop, for the associated-domain files of web-to-app handoff.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
-        // A GIO stream filter in C (GObject subclassing): D-Bus message sizes checked from each header.
+        // C helpers for GIO: the socket under a TLS connection, and an app launch context (GObject subclassing).
         .target(name: "CBatonStreams", dependencies: ["CGLib"]),
         // Layer 1: the GLib main loop as the app's run loop, with Swift concurrency on it.
         .target(
