@@ -4,7 +4,8 @@ import CGLib
 import Foundation
 
 /// `org.baton.Device1`, the interface each device serves to its peers on the D-Bus link
-/// (docs/PROTOCOL.md section 4). GDBus checks every incoming call's arguments against it.
+/// (docs/PROTOCOL.md section 4). The D-Bus engine (`DBusConnection`) checks every incoming
+/// call's arguments against it.
 enum DeviceInterface {
     static let name = "org.baton.Device1"
     static let path = "/org/baton/Device"
