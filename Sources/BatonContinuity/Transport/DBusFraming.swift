@@ -39,12 +39,9 @@ package struct DBusFraming: Sendable {
             return Int(order == UInt8(ascii: "l") ? value : value.byteSwapped)
         }
         let body = u32(4), fields = u32(12)
-        guard body <= maximumBody else {
-            return .refused("a D-Bus message announced a body of \(body) bytes (limit \(maximumBody))")
-        }
-        guard fields <= maximumHeaderFields else {
-            return .refused("a D-Bus message announced header fields of \(fields) bytes (limit \(maximumHeaderFields))")
-        }
+        let announced = "a D-Bus message announced a body of \(body) bytes and header fields of \(fields) bytes"
+        guard body <= maximumBody else { return .refused(announced + " (limit \(maximumBody))") }
+        guard fields <= maximumHeaderFields else { return .refused(announced + " (limit \(maximumHeaderFields) for header fields)") }
         return .message(size: Self.fixedHeaderSize + ((fields + 7) & ~7) + body)
     }
 }
