@@ -114,18 +114,22 @@ extension DBusConnection {
         await Readiness.stream(UnsafeMutableRawPointer(inputStream).assumingMemoryBound(to: GInputStream.self))
     }
 
-    /// The read watch: reads until the stream has nothing more (a TLS stream may hold
-    /// decrypted bytes the socket no longer shows), at most `readsPerTurn` reads a turn.
+    /// The read watch: reads while reads come back full (at most `readsPerTurn` a turn). A
+    /// short read ends the turn without a read that would only say "would block": what is left
+    /// in the socket wakes the watch again (a TLS stream reads one record at a time, at most
+    /// 16 KiB, straight from the socket, so it holds nothing the socket no longer shows).
     func readAvailable() -> Repetition {
         for _ in 0..<Self.readsPerTurn {
             switch readSome() {
             case .ended: return .stop
             case .wouldBlock: return isClosed ? .stop : .again
-            case .moved: takeMessages()
+            case .moved(let n):
+                takeMessages()
+                if isClosed { return .stop }
+                if n < Self.readChunk { return .again }
             }
-            if isClosed { return .stop }
         }
-        // More may be buffered in the stream with nothing new on the socket: go on next turn.
+        // Full reads all turn: let the loop's other sources run, and go on at the next turn.
         if readAgain == nil {
             readAgain = MainLoop.idle(priority: .default) { [weak self] in
                 guard let self else { return }
