@@ -99,6 +99,69 @@ final class LinkEngineTests: TrustTestCase {
         XCTAssertLessThan(grown, 4096, "the log grew by \(grown) bytes:\n\(probe.output.suffix(2000))")
     }
 
+    /// A device of an earlier version (GDBus on the TLS stream) and one on the engine link, in
+    /// either role: each authenticates the other (ANONYMOUS) and answers the other's ping.
+    func testALinkInteroperatesWithGDBusOnTheOtherSide() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
+        try MainActor.assumeIsolated {
+            let listener = try SecureListener(identity: laptop, credential: try TLSCredential(identity: laptop))
+            let phoneCredential = try TLSCredential(identity: phone)
+            for engineServes in [true, false] {
+                let server = Outcome { try await listener.accept() }
+                let client = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: listener.port,
+                                                                       identity: phone, credential: phoneCredential) }
+                XCTAssertTrue(MainLoop.run(until: { server.done && client.done }, timeout: .seconds(15)))
+                let (engineChannel, gdbusChannel) = engineServes ? (try server.get(), try client.get()) : (try client.get(), try server.get())
+                gdbusChannel.handToBus()
+                let stream = SendableOpaque(OpaquePointer(gdbusChannel.stream))
+                let gdbus = Outcome { () async throws -> SendableOpaque in
+                    try await GIOAsync.call { cancellable, callback, userData in
+                        let base = UnsafeMutablePointer<GIOStream>(stream.pointer)
+                        if engineServes {
+                            g_dbus_connection_new(base, nil, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nil, cancellable, callback, userData)
+                        } else {
+                            let guid = g_dbus_generate_guid()
+                            defer { g_free(guid) }
+                            let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_SERVER.rawValue
+                                | G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_ALLOW_ANONYMOUS.rawValue)
+                            g_dbus_connection_new(base, guid, flags, nil, cancellable, callback, userData)
+                        }
+                    } finish: { result, error in
+                        g_dbus_connection_new_finish(result, error).map(SendableOpaque.init)
+                    }
+                }
+                let engine = Outcome { try await PeerBus.open(over: engineChannel) }
+                XCTAssertTrue(MainLoop.run(until: { gdbus.done && engine.done }, timeout: .seconds(15)))
+                if !engineServes { gdbusChannel.authenticated() }
+                let connection = try gdbus.get().pointer
+                defer {
+                    g_dbus_connection_close_sync(connection, nil, nil)
+                    g_object_unref(UnsafeMutableRawPointer(connection))
+                }
+                let bus = try engine.get()
+                defer { bus.close() }
+                bus.startMessageProcessing()
+                let fromEngine = Outcome { try await bus.ping() }
+                let handle = SendableOpaque(connection)
+                let fromGDBus = Outcome { () async throws -> Bool in
+                    try await GIOAsync.call { cancellable, callback, userData in
+                        g_dbus_connection_call(handle.pointer, nil, "/", "org.freedesktop.DBus.Peer", "Ping", nil, nil,
+                                               G_DBUS_CALL_FLAGS_NONE, 10_000, cancellable, callback, userData)
+                    } finish: { result, error in
+                        g_dbus_connection_call_finish(handle.pointer, result, error).map { reply in
+                            g_variant_unref(reply)
+                            return true
+                        }
+                    }
+                }
+                XCTAssertTrue(MainLoop.run(until: { fromEngine.done && fromGDBus.done }, timeout: .seconds(15)))
+                XCTAssertNoThrow(try fromEngine.get(), "engine \(engineServes ? "serving" : "dialing")")
+                XCTAssertEqual(try fromGDBus.get(), true, "engine \(engineServes ? "serving" : "dialing")")
+            }
+        }
+    }
+
     /// The bytes of a `CurrentChanged` signal whose one string argument is `stringBytes` of
     /// "x" and then a byte that is not UTF-8: framed correctly, refused by the decoder.
     static func malformedSignal(stringBytes: Int) -> Data {
