@@ -126,6 +126,7 @@ if Context.environment["BATON_FUZZ"] == "1" {
         ("ServiceRecord", ["BatonContinuity"]),
         ("AssociatedDomains", ["BatonContinuity"]),
         ("PairingMessage", ["BatonContinuity", "BatonLoop", .product(name: "Crypto", package: "swift-crypto")]),
+        ("DBusMessage", ["BatonContinuity", "BatonLoop", "CGLib", .product(name: "Logging", package: "swift-log")]),
     ]
     // libFuzzer's driver, called from each target's main (see Fuzz/Support/FuzzDriver.swift).
     package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))
