@@ -92,3 +92,5 @@ private func seeds() throws -> [String: Data] {
         "two-calls": try call("GetRevocations", []) + call("Continued", [.uint64(7)]),
     ]
 }
+
+FuzzDriver.run(fuzzDBusMessage)

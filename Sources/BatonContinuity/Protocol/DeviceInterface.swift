@@ -47,6 +47,7 @@ enum DeviceInterface {
         guard let node = g_dbus_node_info_new_for_xml(xml, &error), let interface = node.pointee.interfaces[0] else {
             fatalError("Baton: the org.baton.Device1 introspection XML does not parse: \(String(cString: error!.pointee.message))")
         }
+        defer { g_dbus_node_info_unref(node) }  // the interface is kept by its own reference
         return g_dbus_interface_info_ref(interface)
     }()
 
