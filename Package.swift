@@ -45,7 +45,7 @@ let package = Package(
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev", "libavahi-glib-dev"])]),
         // libsoup 3: HTTPS on GIO and the GLib loop, for the associated-domain files of web-to-app handoff.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
-        // A GIO stream filter in C (GObject subclassing): D-Bus message sizes checked from each header.
+        // C helpers for GIO: the socket under a TLS connection, and an app launch context (GObject subclassing).
         .target(name: "CBatonStreams", dependencies: ["CGLib"]),
         // Layer 1: the GLib main loop as the app's run loop, with Swift concurrency on it.
         .target(
@@ -128,6 +128,7 @@ if Context.environment["BATON_FUZZ"] == "1" {
         ("ServiceRecord", ["BatonContinuity"]),
         ("AssociatedDomains", ["BatonContinuity"]),
         ("PairingMessage", ["BatonContinuity", "BatonLoop", .product(name: "Crypto", package: "swift-crypto")]),
+        ("DBusMessage", ["BatonContinuity", "BatonLoop", "CGLib", .product(name: "Logging", package: "swift-log")]),
     ]
     // libFuzzer's driver, called from each target's main (see Fuzz/Support/FuzzDriver.swift).
     package.targets.append(.target(name: "CLibFuzzer", path: "Fuzz/CLibFuzzer"))

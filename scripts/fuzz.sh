@@ -22,7 +22,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 SWIFT=${SWIFT:-swift}
-TARGETS=(Variant ActivityPayload ActivityFile ActivityMetadata RevocationList Roster Certificate ServiceRecord AssociatedDomains PairingMessage)
+TARGETS=(Variant ActivityPayload ActivityFile ActivityMetadata RevocationList Roster Certificate ServiceRecord AssociatedDomains PairingMessage DBusMessage)
 BUILD_FLAGS=(-c release --scratch-path .build-fuzz -Xswiftc -sanitize=fuzzer,address -Xswiftc -enable-testing)
 export BATON_FUZZ=1
 

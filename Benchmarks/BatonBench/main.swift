@@ -58,6 +58,10 @@ if CommandLine.arguments.contains("--relay") {
             ContinuityBenchmarks.streamOpened = []
             let agent = try AgentBenchmarks.run(idleSeconds: 0, relayOnly: true)
             if agent.failures > 0 { say("\(agent.failures) continuations through the agents failed") }
+            say(Figure(name: "embedded: warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare TLS round trip p50",
+                       baseline: percentile(continuity.rtt, 50), unit: "µs", aim: "aim ≤ 2×").line())
+            say(Figure(name: "embedded: warm continuation p99", value: percentile(continuity.warm, 99), baselineName: "bare TLS round trip p99",
+                       baseline: percentile(continuity.rtt, 99), unit: "µs", aim: "").line())
             for figure in AgentBenchmarks.figures(agent, continuity: continuity, idleSeconds: 0).prefix(8) { say(figure.line()) }
             say(MachineBenchmarks.figure().line())
             say(Figure(name: "continuation stream, 100 MB", value: percentile(continuity.streamThroughput, 50),

@@ -275,7 +275,7 @@ final class LocalBusTests: XCTestCase {
     }
 
     /// GDBus on either end: a GDBus client (as any D-Bus library in peer-to-peer mode) calls the
-    /// LocalBus end; a LocalBus client calls a GDBus server (as an agent built before LocalBus).
+    /// LocalBus end; a LocalBus client calls a GDBus server (as an agent built on GDBus).
     func testInteroperatesWithGDBusOnEitherEnd() throws {
         try MainActor.assumeIsolated {
             let serving = try Serving()
@@ -322,19 +322,24 @@ final class LocalBusTests: XCTestCase {
             // A LocalBus client against a GDBus server.
             var pair: [Int32] = [0, 0]
             XCTAssertEqual(socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &pair), 0)
-            var gdbusServer: PeerBus?
+            var gdbusServer: SendableHandle?
             var client: LocalBus?
             Task { @MainActor in
-                do { gdbusServer = try await PeerBus.open(overSocketConnection: try Self.connection(pair[0]), serving: true) } catch { failure = error }
+                do { gdbusServer = SendableHandle(try await PeerBusClient.open(try Self.connection(pair[0]), serving: true)) } catch { failure = error }
             }
             Task { @MainActor in
                 do { client = try await LocalBus.connect(over: try Self.connection(pair[1]), timeout: .seconds(10)) } catch { failure = error }
             }
             spin(until: { (gdbusServer != nil && client != nil) || failure != nil })
             XCTAssertNil(failure)
-            gdbusServer?.startMessageProcessing()
             client?.startMessageProcessing()
-            defer { client?.close(); gdbusServer?.close() }
+            defer {
+                client?.close()
+                if let server = gdbusServer?.pointer {
+                    g_dbus_connection_close_sync(server, nil, nil)
+                    g_object_unref(UnsafeMutableRawPointer(server))
+                }
+            }
             XCTAssertEqual(try runToEnd { try await client!.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10)) }, [])
         }
     }
@@ -425,14 +430,23 @@ final class LocalBusTests: XCTestCase {
     }
 }
 
-/// A GDBus client connection over a socket connection (ANONYMOUS offered as GDBus does).
+/// A GDBus connection over a socket connection: a client (ANONYMOUS offered as GDBus does), or
+/// a server that allows ANONYMOUS (as an agent built on GDBus did).
 enum PeerBusClient {
     @MainActor
-    static func open(_ connection: OpaquePointer) async throws -> OpaquePointer {
+    static func open(_ connection: OpaquePointer, serving: Bool = false) async throws -> OpaquePointer {
         let stream = SendableHandle(connection)
         let opened: SendableHandle = try await GIOAsync.call { cancellable, callback, userData in
-            g_dbus_connection_new(UnsafeMutableRawPointer(stream.pointer).assumingMemoryBound(to: GIOStream.self), nil,
-                                  G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nil, cancellable, callback, userData)
+            let base = UnsafeMutableRawPointer(stream.pointer).assumingMemoryBound(to: GIOStream.self)
+            if serving {
+                let guid = g_dbus_generate_guid()
+                defer { g_free(guid) }
+                let flags = GDBusConnectionFlags(rawValue: G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_SERVER.rawValue
+                    | G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_ALLOW_ANONYMOUS.rawValue)
+                g_dbus_connection_new(base, guid, flags, nil, cancellable, callback, userData)
+            } else {
+                g_dbus_connection_new(base, nil, G_DBUS_CONNECTION_FLAGS_AUTHENTICATION_CLIENT, nil, cancellable, callback, userData)
+            }
         } finish: { result, error in
             g_dbus_connection_new_finish(result, error).map { SendableHandle($0) }
         }

@@ -5,7 +5,7 @@ import Foundation
 
 /// The two interfaces on one app's connection to the agent (docs/PROTOCOL.md, "The agent"):
 /// `org.baton.Agent1`, exported by the agent, and `org.baton.App1`, exported by the app.
-/// GDBus checks every incoming call's arguments against them.
+/// The D-Bus engine (`DBusConnection`) checks every incoming call's arguments against them.
 enum AgentInterface {
     /// The version `Join` returns; a new method or signal raises it (2: pairing windows; 3:
     /// `HoldPayload` and `PayloadChanged`; 4: `GetStatus`).

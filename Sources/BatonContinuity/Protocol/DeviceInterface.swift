@@ -4,7 +4,8 @@ import CGLib
 import Foundation
 
 /// `org.baton.Device1`, the interface each device serves to its peers on the D-Bus link
-/// (docs/PROTOCOL.md section 4). GDBus checks every incoming call's arguments against it.
+/// (docs/PROTOCOL.md section 4). The D-Bus engine (`DBusConnection`) checks every incoming
+/// call's arguments against it.
 enum DeviceInterface {
     static let name = "org.baton.Device1"
     static let path = "/org/baton/Device"
@@ -46,6 +47,7 @@ enum DeviceInterface {
         guard let node = g_dbus_node_info_new_for_xml(xml, &error), let interface = node.pointee.interfaces[0] else {
             fatalError("Baton: the org.baton.Device1 introspection XML does not parse: \(String(cString: error!.pointee.message))")
         }
+        defer { g_dbus_node_info_unref(node) }  // the interface is kept by its own reference
         return g_dbus_interface_info_ref(interface)
     }()
 

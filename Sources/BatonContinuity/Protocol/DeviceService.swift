@@ -42,9 +42,11 @@ enum DeviceServiceError: Error {
     case refused(String)
 }
 
-/// `org.baton.Device1` served on one peer bus. Registered when the link opens, unregistered
-/// (and its box released by GDBus) when the bus closes.
-final class DeviceService: CallbackBox, @unchecked Sendable {
+/// `org.baton.Device1` served on one peer bus: exported when the link opens, for as long as
+/// the bus runs. The bus checks each call's arguments against the interface
+/// (`DeviceInterface.info`) before it reaches `answer`.
+@MainActor
+final class DeviceService {
     weak var handler: (any DeviceServiceHandler)?
     let peer: DevicePeer
 
@@ -53,99 +55,65 @@ final class DeviceService: CallbackBox, @unchecked Sendable {
         self.peer = peer
     }
 
-    /// Exports the object on `bus`. GDBus delivers its method calls through the thread-default
-    /// context at registration: the app's loop.
-    @MainActor
+    /// Exports the object on `bus`; its method calls come through the app's loop.
     func register(on bus: PeerBus) throws(TransportError) {
-        var vtable = GDBusInterfaceVTable()
-        vtable.method_call = deviceMethodCall
-        var error: UnsafeMutablePointer<GError>?
-        let id = MainLoop.withThreadDefaultContext {
-            g_dbus_connection_register_object(bus.connection, DeviceInterface.path, DeviceInterface.info, &vtable,
-                                              retainedOpaque(), CallbackBox.destroyNotify, &error)
-        }
-        guard id != 0 else { throw .handshakeFailed(GLibError(consuming: error!)) }
+        bus.bus.export(path: DeviceInterface.path, info: DeviceInterface.info) { [self] call in answer(call) }
     }
 
-    @MainActor
-    func answer(_ method: String, _ parameters: Variant, _ invocation: OpaquePointer) {
-        guard let handler else { return fail(invocation, DeviceInterface.ErrorName.failed, "the device is shutting down") }
+    func answer(_ call: MethodCall) {
+        guard let handler else { return call.fail(DeviceInterface.ErrorName.failed, "the device is shutting down") }
         // The list held now decides, not the one held when the link was made.
-        if let refusal = handler.refusal(of: peer) { return fail(invocation, DeviceInterface.ErrorName.refused, refusal) }
-        switch (method, parameters) {
-        case ("GetCurrent", _):
-            reply(invocation, .tuple([DeviceInterface.metadata(handler.currentActivity())]))
-        case ("FetchPayload", .tuple(let args)):
-            guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
-            // Answered after the handler's await (GDBus's invocation stays ours until then).
-            let call = SendableOpaque(invocation), peer = peer
+        if let refusal = handler.refusal(of: peer) { return call.fail(DeviceInterface.ErrorName.refused, refusal) }
+        let sequence: UInt64? = if case .uint64(let value)? = call.arguments.first { value } else { nil }
+        switch call.method {
+        case "GetCurrent":
+            call.reply([DeviceInterface.metadata(handler.currentActivity())])
+        case "FetchPayload":
+            guard let sequence else { return call.fail(DeviceInterface.ErrorName.failed, "bad arguments") }
+            // Answered after the handler's await (the call stays open until then).
+            let peer = peer
             Task { @MainActor in
                 do throws(DeviceServiceError) {
-                    self.reply(call.pointer, .tuple([.bytes(try await handler.payload(sequence: sequence, for: peer))]))
+                    call.reply([.bytes(try await handler.payload(sequence: sequence, for: peer))])
                 } catch {
-                    self.fail(call.pointer, error)
+                    Self.fail(call, error)
                 }
             }
-        case ("OpenStreams", .tuple(let args)):
-            guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
+        case "OpenStreams":
+            guard let sequence else { return call.fail(DeviceInterface.ErrorName.failed, "bad arguments") }
             do {
                 let grant = try handler.streamGrant(sequence: sequence, for: peer.id)
-                reply(invocation, .tuple([.bytes(grant.token), .uint32(UInt32(grant.port))]))
+                call.reply([.bytes(grant.token), .uint32(UInt32(grant.port))])
             } catch {
-                fail(invocation, error)
+                Self.fail(call, error)
             }
-        case ("GetRevocations", _):
-            reply(invocation, .tuple([.bytes(handler.revocationList())]))
-        case ("GetDiscoveryKey", _):
-            do { reply(invocation, .tuple([.bytes(try handler.discoveryKey())])) } catch { fail(invocation, error) }
-        case ("Continued", .tuple(let args)):
-            guard case .uint64(let sequence)? = args.first else { return fail(invocation, DeviceInterface.ErrorName.failed, "bad arguments") }
-            let call = SendableOpaque(invocation), peer = peer
+        case "GetRevocations":
+            call.reply([.bytes(handler.revocationList())])
+        case "GetDiscoveryKey":
+            do { call.reply([.bytes(try handler.discoveryKey())]) } catch { Self.fail(call, error) }
+        case "Continued":
+            guard let sequence else { return call.fail(DeviceInterface.ErrorName.failed, "bad arguments") }
+            let peer = peer
             Task { @MainActor in
                 do throws(DeviceServiceError) {
                     try await handler.continued(sequence: sequence, by: peer)
-                    self.reply(call.pointer, .tuple([]))
+                    call.reply([])
                 } catch {
-                    self.fail(call.pointer, error)
+                    Self.fail(call, error)
                 }
             }
         default:
-            fail(invocation, "org.freedesktop.DBus.Error.UnknownMethod", "no method \(method)")
+            call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
         }
     }
 
-    private func reply(_ invocation: OpaquePointer, _ value: Variant) {
-        guard let made = try? value.makeGVariant() else {
-            return fail(invocation, DeviceInterface.ErrorName.failed, "the reply could not be encoded")
-        }
-        g_dbus_method_invocation_return_value(invocation, made)
-    }
-
-    private func fail(_ invocation: OpaquePointer, _ error: DeviceServiceError) {
+    private static func fail(_ call: MethodCall, _ error: DeviceServiceError) {
         switch error {
-        case .notCurrent: fail(invocation, DeviceInterface.ErrorName.notCurrent, "that activity is no longer current")
-        case .tooLarge(let reason): fail(invocation, DeviceInterface.ErrorName.tooLarge, reason)
-        case .failed(let reason): fail(invocation, DeviceInterface.ErrorName.failed, reason)
-        case .noStreams(let reason): fail(invocation, DeviceInterface.ErrorName.noStreams, reason)
-        case .refused(let reason): fail(invocation, DeviceInterface.ErrorName.refused, reason)
+        case .notCurrent: call.fail(DeviceInterface.ErrorName.notCurrent, "that activity is no longer current")
+        case .tooLarge(let reason): call.fail(DeviceInterface.ErrorName.tooLarge, reason)
+        case .failed(let reason): call.fail(DeviceInterface.ErrorName.failed, reason)
+        case .noStreams(let reason): call.fail(DeviceInterface.ErrorName.noStreams, reason)
+        case .refused(let reason): call.fail(DeviceInterface.ErrorName.refused, reason)
         }
     }
-
-    private func fail(_ invocation: OpaquePointer, _ name: String, _ message: String) {
-        g_dbus_method_invocation_return_dbus_error(invocation, name, message)
-    }
-}
-
-/// GDBus's `method_call` for org.baton.Device1: arguments were checked against the interface.
-private let deviceMethodCall: GDBusInterfaceMethodCallFunc = { _, _, _, _, method, parameters, invocation, userData in
-    guard let method, let parameters, let invocation, let userData else { return }
-    MainThreadRules.requireLoopThread("a D-Bus method call")
-    let service = DeviceService.borrow(userData)
-    let name = String(cString: method)
-    let call = SendableOpaque(invocation)
-    guard let arguments = try? Variant(reading: parameters) else {
-        // GDBus checked the type, so this is a value Variant cannot hold: say so, typed.
-        return g_dbus_method_invocation_return_dbus_error(call.pointer, DeviceInterface.ErrorName.failed, "the arguments cannot be read")
-    }
-    MainActor.assumeIsolated { service.answer(name, arguments, call.pointer) }
 }

@@ -4,12 +4,11 @@ import Foundation
 
 /// Waiting, on the app's loop and without a thread, until a peer has sent something.
 ///
-/// GIO runs a TLS handshake, and GDBus its authentication, in a worker thread of GLib's shared
-/// pool, blocked in reads. A peer that connects and says nothing would hold such a thread for
-/// its whole deadline, and enough of them would make every other connection queue for the
-/// pool. So the listener hands a connection to GIO only once the peer's first message is
-/// there: the whole first TLS record (the ClientHello) before the handshake, the first bytes of
-/// D-Bus authentication before GDBus starts.
+/// GIO runs a TLS handshake in a worker thread of GLib's shared pool, blocked in reads. A peer
+/// that connects and says nothing would hold such a thread for its whole deadline, and enough
+/// of them would make every other connection queue for the pool. So the listener hands a
+/// connection to GIO only once the whole first TLS record (the ClientHello) is there. The D-Bus
+/// engine (`DBusConnection`) waits here, on the loop, for each read of its authentication.
 @MainActor
 package enum Readiness {
     /// The largest TLS record: 2^14 bytes of data plus 256 of expansion, and its header.

@@ -1,0 +1,267 @@
+import BatonLoop
+import CGLib
+import Foundation
+import Logging
+
+/// D-Bus peer-to-peer over any GIO stream, read and written on the app's loop thread: the one
+/// D-Bus engine of every connection Baton makes — a link between devices (a TLS connection,
+/// `PeerBus`) and an app's connection to its agent (a Unix socket, `LocalBus`).
+///
+/// It speaks the D-Bus wire protocol (SASL authentication, `DBusAuthentication`, then messages
+/// that GLib encodes and decodes: `g_dbus_message_to_blob`, `g_dbus_message_new_from_blob`), so
+/// any D-Bus library in peer-to-peer mode can talk to it, but it moves the bytes itself, through
+/// the stream's pollable input and output (`g_pollable_input_stream_read_nonblocking`, and
+/// their sources on the loop): a message is written by the call that sends it and read by the
+/// loop's watch on the stream. There is no GDBus connection, so no GDBus worker thread and no
+/// hop to it and back for each message.
+///
+/// Bounded: a message whose fixed header announces a body over `maximumMessageBody` or header
+/// fields over `maximumHeaderFields` closes the connection before any more of it is read
+/// (`DBusFraming`); a malformed message closes it; at most `maximumQueuedOutput` bytes wait
+/// for a peer that does not read, past which it is closed. Each refusal is logged once, in a
+/// line of bounded length (never the peer's bytes), as the connection ends. Every call made on
+/// it has a deadline.
+@MainActor
+package final class DBusConnection {
+    /// The largest message body taken from a peer: an activity payload at its limit (64 KiB)
+    /// with room to spare for the rest of the protocol.
+    nonisolated package static let maximumMessageBody = 256 * 1024
+    /// The largest header-fields array taken from a peer (path, interface, member, signature…).
+    nonisolated package static let maximumHeaderFields = 64 * 1024
+    /// Bytes written to a peer that does not read them, past which the connection is closed.
+    nonisolated package static let maximumQueuedOutput = 16 * 1024 * 1024
+    /// How much one read takes from the stream.
+    nonisolated package static let readChunk = 64 * 1024
+    /// Reads in one turn of the loop before the others get theirs (the rest waits for the next turn).
+    static let readsPerTurn = 16
+    /// The longest refusal reason logged: GLib's decoding errors can quote a peer's string.
+    static let maximumReasonLength = 240
+
+    /// The `GIOStream *` (a reference, released when the connection closes).
+    private(set) var stream: UnsafeMutablePointer<GIOStream>?
+    /// Its input, a `GPollableInputStream *`, and output, a `GPollableOutputStream *`.
+    let inputStream: OpaquePointer
+    let outputStream: OpaquePointer
+    /// The socket under the stream, shut down both ways by `close()` and `abortTransport()` so the
+    /// other side sees the end at once (a reference, released when the connection goes).
+    private let socket: UnsafeMutablePointer<GSocket>
+    let log: Logger
+    /// What the other end is called in the log: "link", "connection".
+    let kind: String
+    /// The D-Bus error a call dropped unanswered, or whose reply cannot be encoded, fails with.
+    let fallbackErrorName: String
+    let framing = DBusFraming(maximumBody: DBusConnection.maximumMessageBody,
+                              maximumHeaderFields: DBusConnection.maximumHeaderFields)
+
+    /// Bytes read and not yet taken; `inputStart` is where the untaken part begins.
+    var input: [UInt8] = []
+    var inputStart = 0
+    var output: [UInt8] = []
+    var outputStart = 0
+    var readWatch: PollableWatch?
+    var writeWatch: PollableWatch?
+    var readAgain: LoopSource?
+    var processing = false
+    package private(set) var isClosed = false
+    private var lastSerial: UInt32 = 0
+    var pending: [UInt32: PendingCall] = [:]
+    var objects: [String: ServedObject] = [:]
+    var subscriptions: [UInt32: Subscription] = [:]
+    private var lastSubscription: UInt32 = 0
+    private var closedHandlers: [@MainActor () -> Void] = []
+
+    struct PendingCall {
+        let method: String
+        let replyType: String
+        let resume: @MainActor (Result<[Variant], GLibError>) -> Void
+        let expiry: LoopSource
+    }
+
+    struct ServedObject {
+        let info: UnsafeMutablePointer<GDBusInterfaceInfo>
+        let handler: @MainActor (MethodCall) -> Void
+    }
+
+    struct Subscription {
+        let path: String, interface: String, member: String
+        let body: @MainActor ([Variant]) -> Void
+    }
+
+    /// A connection over `stream` (a `GIOStream *` whose input and output are pollable, such
+    /// as a socket connection or a TLS connection over one; it takes a reference), on `socket`
+    /// (the socket under it), not yet authenticated: `serve` and `connect`
+    /// (`DBusAuthentication`) make one. `log` and `kind` name it in refusals.
+    package init(stream: UnsafeMutablePointer<GIOStream>, socket: UnsafeMutablePointer<GSocket>, log: Logger, kind: String,
+                 fallbackErrorName: String) {
+        self.stream = g_object_ref(stream).assumingMemoryBound(to: GIOStream.self)
+        self.socket = g_object_ref(socket).assumingMemoryBound(to: GSocket.self)
+        inputStream = OpaquePointer(g_io_stream_get_input_stream(stream))
+        outputStream = OpaquePointer(g_io_stream_get_output_stream(stream))
+        self.log = log
+        self.kind = kind
+        self.fallbackErrorName = fallbackErrorName
+    }
+
+    isolated deinit {
+        readWatch?.cancel()
+        writeWatch?.cancel()
+        readAgain?.cancel()
+        if let stream { g_object_unref(stream) }
+        g_object_unref(socket)
+    }
+
+    /// Bytes waiting for the peer to take them (its end is full: it has not read them yet).
+    package var unsentOutputBytes: Int { output.count - outputStart }
+
+    /// Bytes held for writing, sent ones not yet given back included: `unsentOutputBytes` plus
+    /// less than one `readChunk`.
+    package var heldOutputBytes: Int { output.count }
+
+    // MARK: Lifecycle
+
+    /// Lets incoming messages through: until this is called they wait, so a side exports its
+    /// object before any call reaches it.
+    package func startMessageProcessing() {
+        guard !isClosed, !processing else { return }
+        processing = true
+        readWatch = PollableWatch(input: inputStream) { [weak self] in self?.readAvailable() ?? .stop }
+        takeMessages()
+    }
+
+    /// Runs `body` once when the connection ends, from either side, from the loop (never from
+    /// within `close`); on a connection already closed, at the loop's next turn.
+    package func onClosed(_ body: @escaping @MainActor () -> Void) {
+        guard !isClosed else {
+            MainLoop.idle(priority: .default) { body() }
+            return
+        }
+        closedHandlers.append(body)
+    }
+
+    /// Closes the connection; the peer sees it closed at once (the socket is shut down). Calls
+    /// waiting for replies fail with `G_IO_ERROR_CLOSED`; bytes not yet written are dropped.
+    /// It never waits on the peer. More than once is harmless.
+    package func close() {
+        guard !isClosed else { return }
+        isClosed = true
+        readWatch?.cancel()
+        writeWatch?.cancel()
+        readAgain?.cancel()
+        readWatch = nil
+        writeWatch = nil
+        readAgain = nil
+        abortTransport()
+        if let stream {
+            g_object_unref(stream)
+            self.stream = nil
+        }
+        input = []
+        inputStart = 0
+        output = []
+        outputStart = 0
+        let calls = pending.values
+        pending = [:]
+        for call in calls {
+            call.expiry.cancel()
+            call.resume(.failure(Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed")))
+        }
+        let handlers = closedHandlers
+        closedHandlers = []
+        if !handlers.isEmpty { MainLoop.idle(priority: .default) { for handler in handlers { handler() } } }
+    }
+
+    /// Shuts the socket down both ways: whatever waits on it ends now (for a deadline).
+    package func abortTransport() {
+        g_socket_shutdown(socket, 1, 1, nil)
+    }
+
+    /// Closes the connection because of what the peer did, saying so once, briefly.
+    package func refuse(_ reason: String) {
+        guard !isClosed else { return }
+        let brief = reason.count > Self.maximumReasonLength ? reason.prefix(Self.maximumReasonLength) + "…" : reason
+        log.warning("\(brief): closing the \(kind)")
+        close()
+    }
+
+    // MARK: Serving and calling
+
+    /// Serves `info` at `path`: each call of one of its methods whose arguments are of the
+    /// declared types goes to `handler`; other calls are answered with D-Bus's standard errors.
+    package func export(path: String, info: UnsafeMutablePointer<GDBusInterfaceInfo>, _ handler: @escaping @MainActor (MethodCall) -> Void) {
+        objects[path] = ServedObject(info: info, handler: handler)
+    }
+
+    /// Calls `method` of `interface` at `path` with `arguments`; the reply must be of
+    /// `replyType` (a tuple type). Fails after `timeout` with `G_IO_ERROR_TIMED_OUT`, when the
+    /// connection closes with `G_IO_ERROR_CLOSED`, and with a remote error's name in
+    /// `GLibError.remoteDBusErrorName`; a cancelled task fails it with `G_IO_ERROR_CANCELLED`.
+    package func call(_ path: String, _ interface: String, _ method: String, _ arguments: [Variant], replyType: String,
+                      timeout: Duration) async throws -> [Variant] {
+        guard !isClosed else { throw Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed") }
+        let message = g_dbus_message_new_method_call(nil, path, interface, method)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
+        let serial = nextSerial()
+        let cancel: @Sendable () -> Void = {
+            Task { @MainActor [weak self] in self?.finish(serial, .failure(Self.ioError(G_IO_ERROR_CANCELLED, "Operation was cancelled"))) }
+        }
+        return try await withThrowingLoopContinuation(onCancel: cancel) { (continuation: CheckedContinuation<[Variant], any Error>) in
+            let expiry = MainLoop.after(timeout) { [weak self] in
+                self?.finish(serial, .failure(Self.ioError(G_IO_ERROR_TIMED_OUT, "Timeout was reached")))
+            }
+            pending[serial] = PendingCall(method: method, replyType: replyType, resume: { continuation.resume(with: $0) }, expiry: expiry)
+            if !write(message, serial: serial) {
+                finish(serial, .failure(Self.ioError(G_IO_ERROR_INVALID_ARGUMENT, "the call to \(method) could not be encoded")))
+            }
+        }
+    }
+
+    /// Calls `method` without asking for a reply (`G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED`): it
+    /// is written (or queued) now, so it reaches the other side before any call made after
+    /// this returns, and in the order of these calls.
+    package func send(_ path: String, _ interface: String, _ method: String, _ arguments: [Variant]) throws {
+        guard !isClosed else { throw Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed") }
+        let message = g_dbus_message_new_method_call(nil, path, interface, method)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
+        g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
+        write(message, serial: nextSerial())
+    }
+
+    /// Emits the signal `member` of `interface` at `path`.
+    package func emit(_ path: String, _ interface: String, _ member: String, _ arguments: [Variant]) {
+        guard !isClosed, let body = try? Variant.tuple(arguments).makeGVariant() else { return }
+        let message = g_dbus_message_new_signal(path, interface, member)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        g_dbus_message_set_body(message, body)
+        write(message, serial: nextSerial())
+    }
+
+    /// Calls `body` with the arguments of each `member` signal the other side emits, until
+    /// `unsubscribe` or the end of the connection.
+    @discardableResult
+    package func subscribe(_ path: String, _ interface: String, _ member: String, _ body: @escaping @MainActor ([Variant]) -> Void) -> UInt32 {
+        lastSubscription &+= 1
+        subscriptions[lastSubscription] = Subscription(path: path, interface: interface, member: member, body: body)
+        return lastSubscription
+    }
+
+    package func unsubscribe(_ id: UInt32) { subscriptions[id] = nil }
+
+    func finish(_ serial: UInt32, _ result: Result<[Variant], GLibError>) {
+        guard let call = pending.removeValue(forKey: serial) else { return }
+        call.expiry.cancel()
+        call.resume(result)
+    }
+
+    func nextSerial() -> UInt32 {
+        lastSerial = lastSerial == UInt32.max ? 1 : lastSerial + 1
+        return lastSerial
+    }
+
+    package static let ioDomain = String(cString: g_quark_to_string(g_io_error_quark()))
+
+    package static func ioError(_ code: GIOErrorEnum, _ message: String) -> GLibError {
+        GLibError(domain: ioDomain, code: gint(code.rawValue), message: message)
+    }
+}
