@@ -56,7 +56,8 @@ final class NearbyDelivery {
     private var behind: [UInt64: Behind] = [:]
 
     private struct Behind {
-        let drained: LoopSource
+        /// Stops waiting for the app's connection to drain.
+        let stopWaiting: @MainActor () -> Void
         let stall: LoopSource
     }
 
@@ -75,7 +76,7 @@ final class NearbyDelivery {
     func forget(_ app: JoinedApp) {
         versionSent[app.number] = nil
         if let waiting = behind.removeValue(forKey: app.number) {
-            waiting.drained.cancel()
+            waiting.stopWaiting()
             waiting.stall.cancel()
         }
     }
@@ -85,7 +86,7 @@ final class NearbyDelivery {
         window?.cancel()
         window = nil
         for waiting in behind.values {
-            waiting.drained.cancel()
+            waiting.stopWaiting()
             waiting.stall.cancel()
         }
         behind = [:]
@@ -123,18 +124,17 @@ final class NearbyDelivery {
             return app.bus.emit(AgentInterface.agentPath, AgentInterface.agentName, "NearbyChanged", [encoded])
         }
         let number = app.number
-        // Both watches are on the loop; the bus's own write watch sends what waits as the socket takes it.
-        let drained = MainLoop.whenWritable(app.bus.fd) { [weak self, weak app] in
-            guard let self, let app, !app.bus.isClosed else { return .stop }
-            guard app.bus.unsentOutputBytes == 0 else { return .again }
+        // The bus's write watch sends what waits as the socket takes it, and says when all went.
+        app.bus.onOutputDrained = { [weak self, weak app] in
+            guard let self, let app, !app.bus.isClosed else { return }
+            app.bus.onOutputDrained = nil
             self.caughtUp(app)
-            return .stop
         }
         let stall = MainLoop.after(maximumStall) { [weak self, weak app] in
             guard let self, let app else { return }
             self.stalled(app)
         }
-        behind[number] = Behind(drained: drained, stall: stall)
+        behind[number] = Behind(stopWaiting: { [weak app] in app?.bus.onOutputDrained = nil }, stall: stall)
     }
 
     private func caughtUp(_ app: JoinedApp) {
@@ -143,7 +143,7 @@ final class NearbyDelivery {
     }
 
     private func stalled(_ app: JoinedApp) {
-        behind.removeValue(forKey: app.number)?.drained.cancel()
+        behind.removeValue(forKey: app.number)?.stopWaiting()
         guard !app.bus.isClosed else { return }
         let unread = app.bus.unsentOutputBytes
         log.warning("\(app.name) did not take what the agent sent it within \(maximumStall) (\(unread) bytes waiting): closed")

@@ -82,6 +82,7 @@ extension DBusConnection {
         output = []
         outputStart = 0
         writeWatch = nil
+        onOutputDrained?()
         return .stop
     }
 

@@ -61,6 +61,10 @@ package final class DBusConnection {
     var readWatch: PollableWatch?
     var writeWatch: PollableWatch?
     var readAgain: LoopSource?
+    /// Called each time everything written has gone to the peer after some had to wait (the
+    /// peer was not reading as fast): for a sender that sends only the latest state to a
+    /// slow reader, once it has taken the last.
+    package var onOutputDrained: (@MainActor () -> Void)?
     var processing = false
     package private(set) var isClosed = false
     private var lastSerial: UInt32 = 0
@@ -144,6 +148,7 @@ package final class DBusConnection {
     package func close() {
         guard !isClosed else { return }
         isClosed = true
+        onOutputDrained = nil
         readWatch?.cancel()
         writeWatch?.cancel()
         readAgain?.cancel()
