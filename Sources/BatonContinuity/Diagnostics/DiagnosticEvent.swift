@@ -37,7 +37,7 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     /// An app that had joined left the agent, or was dropped by it (`reason` nil when it left
     /// by itself).
     case appLeft(appID: String, reason: AppDropReason?)
-    /// A peer was cut or slowed for what it sent.
+    /// A linked device was slowed for what it sent (said once a link).
     case peerLimited(peer: String, reason: PeerLimit)
 
     /// Why something from the network was refused.
@@ -84,9 +84,8 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
 
     /// Why a peer was limited.
     public enum PeerLimit: String, Sendable, Codable, CaseIterable {
-        /// It sent updates faster than the rate allowed: the excess was coalesced or dropped.
+        /// It sent activity updates faster than its budget: only the latest is taken, and its
+        /// link is read only as fast as the budget allows.
         case updateRate
-        /// It kept exceeding its limits: the link was closed.
-        case cut
     }
 }

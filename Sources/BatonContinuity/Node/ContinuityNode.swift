@@ -336,6 +336,13 @@ extension ContinuityNode: LinkTableEvents {
 
     func nearbyChanged() { publishNearby() }
 
+    func linkIsLimited(_ link: PeerLink) {
+        guard !link.limitSaid else { return }
+        link.limitSaid = true
+        log.notice("\(links.name(of: link)) sends activity updates faster than \(Int(link.budget.perSecond)) a second: only its latest is taken, and its link is read as slowly")
+        diagnostics.publish(.peerLimited(peer: links.name(of: link), reason: .updateRate))
+    }
+
     /// A peer's list: taken if newer (`TrustSync.consider`); the list held itself, while its
     /// key is missing, says the peer may have the key now.
     func peerSent(revocationData data: Data, from link: PeerLink) {

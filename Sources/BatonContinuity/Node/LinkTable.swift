@@ -12,6 +12,9 @@ protocol LinkTableEvents: AnyObject {
     func linkDropped(_ link: PeerLink, because reason: String, kind: DiagnosticEvent.UnlinkReason)
     /// The activity a linked device advertises changed, or a link with one went.
     func nearbyChanged()
+    /// `link`'s device sends activity updates past its budget (`UpdateBudget`): it is being
+    /// slowed. Told once each time it goes past, not for each update.
+    func linkIsLimited(_ link: PeerLink)
     /// A linked device sent its signed list: at link-up, or in a `RevocationsChanged` signal
     /// (which a device also sends, with the list held, when it got the list's discovery key).
     func peerSent(revocationData: Data, from link: PeerLink)
@@ -142,7 +145,7 @@ final class LinkTable {
         link.bus.onCurrentChanged({ [weak self, weak link] metadata in
             guard let self, let link else { return }
             link.currentSignals += 1
-            self.remoteChanged(link, metadata)
+            self.updateArrived(link, metadata)
         }, malformed: { [weak self, weak link] in
             guard let link else { return }
             self?.drop(link, because: "a CurrentChanged signal of the wrong type", kind: .protocolError)
@@ -157,6 +160,38 @@ final class LinkTable {
         link.bus.onClosed { [weak self, weak link] in
             guard let self, let link else { return }
             self.drop(link, because: "the link closed", kind: .closed)
+        }
+    }
+
+    /// The most updates past the budget folded into one before the link is no longer read
+    /// until the next token: a device sending more than that is slowed by TCP's flow control.
+    static let maximumFoldedUpdates = 256
+
+    /// An activity update from `link`'s device: taken at once within its budget; past it, only
+    /// the latest is kept, and taken at the next token. Past `maximumFoldedUpdates` before then,
+    /// the link is not read until the token either, so the device's own sending slows.
+    private func updateArrived(_ link: PeerLink, _ metadata: Variant) {
+        if link.release == nil, link.budget.take() { return remoteChanged(link, metadata) }
+        link.heldUpdate = metadata
+        link.foldedUpdates += 1
+        if link.foldedUpdates == Self.maximumFoldedUpdates { link.bus.pauseReading() }
+        guard link.release == nil else { return }
+        events?.linkIsLimited(link)
+        scheduleRelease(of: link)
+    }
+
+    /// At `link`'s next token: takes the update held, and reads the link again.
+    private func scheduleRelease(of link: PeerLink) {
+        link.release = MainLoop.after(link.budget.untilNext()) { [weak self, weak link] in
+            guard let self, let link else { return }
+            link.release = nil
+            if let held = link.heldUpdate {
+                guard link.budget.take() else { return self.scheduleRelease(of: link) }
+                link.heldUpdate = nil
+                self.remoteChanged(link, held)
+            }
+            link.foldedUpdates = 0
+            link.bus.resumeReading()
         }
     }
 
@@ -208,6 +243,8 @@ final class LinkTable {
     /// only from a low-priority idle source, after GDBus has delivered whatever it had queued
     /// for it: GLib 2.74 can deliver a queued signal or call to a subscription freed meanwhile.
     private func retire(_ link: PeerLink) {
+        link.release?.cancel()
+        link.release = nil
         link.bus.close()
         retired.append(link)
         MainLoop.idle(priority: .low) { [weak self] in self?.retired.removeAll { $0 === link } }

@@ -1,4 +1,5 @@
 import Baton
+import BatonLoop
 import Foundation
 
 /// One linked peer device: its verified identity, the D-Bus connection over the TLS link, and
@@ -19,6 +20,16 @@ final class PeerLink {
     var currentSignals = 0
     /// When the link came up (`ContinuityNode.linkStatus`).
     let since = Date()
+    /// The peer's budget of activity updates (`LinkTable.updateArrived`).
+    var budget = UpdateBudget()
+    /// The latest update past the budget, waiting for the next token (only the latest), and
+    /// how many were folded into it.
+    var heldUpdate: Variant?
+    var foldedUpdates = 0
+    /// When the held update is taken and the link read again.
+    var release: LoopSource?
+    /// Whether the log and the diagnostics said this link is being slowed (once a link).
+    var limitSaid = false
 
     init(_ channel: SecureChannel, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
         id = channel.peerIdentifier

@@ -126,7 +126,7 @@ extension DBusConnection {
             case .wouldBlock: return isClosed ? .stop : .again
             case .moved(let n):
                 takeMessages()
-                if isClosed { return .stop }
+                if isClosed || readingPaused { return .stop }
                 if n < Self.readChunk { return .again }
             }
         }

@@ -66,6 +66,8 @@ package final class DBusConnection {
     /// slow reader, once it has taken the last.
     package var onOutputDrained: (@MainActor () -> Void)?
     var processing = false
+    /// Set by `pauseReading()`.
+    var readingPaused = false
     package private(set) var isClosed = false
     private var lastSerial: UInt32 = 0
     var pending: [UInt32: PendingCall] = [:]
@@ -128,8 +130,27 @@ package final class DBusConnection {
     package func startMessageProcessing() {
         guard !isClosed, !processing else { return }
         processing = true
-        readWatch = PollableWatch(input: inputStream) { [weak self] in self?.readAvailable() ?? .stop }
+        if !readingPaused { readWatch = PollableWatch(input: inputStream) { [weak self] in self?.readAvailable() ?? .stop } }
         takeMessages()
+    }
+
+    /// Stops reading from the peer until `resumeReading()`; messages already read are still
+    /// handled. What the peer sends waits in the kernel, and its flow control slows the peer.
+    package func pauseReading() {
+        guard !isClosed, !readingPaused else { return }
+        readingPaused = true
+        readWatch?.cancel()
+        readAgain?.cancel()
+        readWatch = nil
+        readAgain = nil
+    }
+
+    /// Reads from the peer again after `pauseReading()`.
+    package func resumeReading() {
+        guard !isClosed, readingPaused else { return }
+        readingPaused = false
+        guard processing else { return }
+        readWatch = PollableWatch(input: inputStream) { [weak self] in self?.readAvailable() ?? .stop }
     }
 
     /// Runs `body` once when the connection ends, from either side, from the loop (never from

@@ -48,6 +48,13 @@ public final class PeerBus {
     /// had vanished.
     public func close() { bus.close() }
 
+    /// Stops reading from the peer until `resumeReading()` (messages already read are still
+    /// handled): what it sends backs up in the kernel, and TCP slows it down.
+    func pauseReading() { bus.pauseReading() }
+
+    /// Reads from the peer again after `pauseReading()`.
+    func resumeReading() { bus.resumeReading() }
+
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
     /// authentication. Both sides must call it. Incoming messages wait until
     /// `startMessageProcessing()`, so a device exports its object before any call reaches it.
