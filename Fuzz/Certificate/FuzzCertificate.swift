@@ -4,7 +4,7 @@ import Foundation
 import FuzzSupport
 import X509
 
-// Certificates as the TLS verifier sees them (`PeerVerification.decide`):
+// Certificates as the TLS verifier sees them (`CertificateCheck.decide`):
 // `Certificate(derEncoded:)`, then `DeviceIdentity.verifyPeer` against the group.
 //
 // Input: one mode byte, then DER. Even mode: the DER as it came (what an attacker without the
@@ -33,7 +33,7 @@ public func fuzzCertificate(_ bytes: UnsafePointer<UInt8>?, _ count: Int) -> CIn
             extensions: parsed.extensions, issuerPrivateKey: .init(group.authorityKey)) else { return 0 }
         peer = reissued
     }
-    // What PeerVerification reads of every certificate, then the verdict.
+    // What CertificateCheck reads of every certificate, then the verdict.
     _ = peer.serialHex
     _ = try? group.verifier.verifyPeer(peer)
     return 0

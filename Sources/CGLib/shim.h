@@ -47,7 +47,7 @@ static inline void baton_tls_require_client_certificate(GTlsConnection *connecti
 // g_tls_client_connection_new and g_tls_server_connection_new give a new connection the
 // system's CA list, and glib-networking 2.74 parses the whole CA bundle again for each one
 // (6-7 ms of CPU); setting the database to NULL afterwards costs another 0.5-1 ms. Baton's peers
-// are checked against the group (PeerVerification), never the system's CAs, so the connection
+// are checked under their policy (CertificateCheck), never the system's CAs, so the connection
 // is made with "database" NULL instead: a few microseconds.
 static inline GIOStream *baton_tls_client_connection_new(GIOStream *base, GError **error) {
     return g_initable_new(g_tls_backend_get_client_connection_type(g_tls_backend_get_default()), NULL, error,

@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonLoop
+import CGLib
 import BatonTestSupport
 import Foundation
 import XCTest
@@ -140,5 +141,51 @@ final class SecureChannelTests: TrustTestCase {
                 return XCTFail("server: \(String(describing: server.error))")
             }
         }
+    }
+
+    /// A peer that takes the connection and passes the admission gate, then never answers the
+    /// ClientHello: the connecting side gives up at its own handshake deadline
+    /// (`SecureChannel.handshakeDeadline`) with a handshake failure, instead of waiting forever.
+    func testTheConnectingSideGivesUpOnAHandshakeThatNeverAnswers() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
+        try MainActor.assumeIsolated {
+            let silent = try ListeningSocket.open(host: "127.0.0.1", port: 0)
+            let held = HeldSockets()
+            defer {
+                held.closeAll()
+                g_socket_close(silent.socket, nil)
+                g_object_unref(silent.socket)
+            }
+            let watch = MainLoop.whenReadable(g_socket_get_fd(silent.socket)) {
+                guard let client = g_socket_accept(silent.socket, nil, nil) else { return .again }
+                held.sockets.append(client)
+                let fd = g_socket_get_fd(client)
+                if let key = laptop.discoveryKey { Task { @MainActor in _ = await AdmissionGate.admit(on: fd, key: key) } }
+                return .again
+            }
+            defer { watch.cancel() }
+            let credential = try TLSCredential(identity: phone)
+            let started = ContinuousClock.now
+            let dial = Outcome { try await SecureChannel.connect(host: "127.0.0.1", port: silent.port, identity: phone, credential: credential) }
+            spin(until: { dial.done })
+            guard case .handshakeFailed? = dial.error as? TransportError else { return XCTFail("\(String(describing: dial.value))") }
+            XCTAssertEqual(held.sockets.count, 1, "one connection, through the gate")
+            print("measured: the connecting side gave up after \(ContinuousClock.now - started) (deadline \(SecureChannel.handshakeDeadline))")
+        }
+    }
+}
+
+/// Sockets a test's stand-in server holds open, closed at the end.
+@MainActor
+private final class HeldSockets {
+    var sockets: [UnsafeMutablePointer<GSocket>] = []
+
+    func closeAll() {
+        for socket in sockets {
+            g_socket_close(socket, nil)
+            g_object_unref(socket)
+        }
+        sockets = []
     }
 }

@@ -1,13 +1,12 @@
 import BatonLoop
-import CBatonStreams
 import CGLib
 import Crypto
 import Foundation
 
-/// One pairing's TLS 1.3 connection (ALPN `baton-pair/1`), on the app's loop: both sides
-/// present a self-signed certificate, which the handshake proves they hold the key of, and
-/// nothing else is trusted until the people compare the code derived from this connection's
-/// TLS exporter (`PairingCode`).
+/// One pairing's connection: a `SecureChannel` with the pairing newcomer's policy (TLS 1.3,
+/// ALPN `baton-pair/1`), both sides presenting a self-signed certificate, which the handshake
+/// proves they hold the key of; nothing else is trusted until the people compare the code
+/// derived from this connection's TLS exporter (`PairingCode`).
 ///
 /// Messages travel as frames (`PairingMessage`): every read has a deadline, after which the
 /// connection is shut down, and a frame's length is checked against its step's cap before its
@@ -15,22 +14,18 @@ import Foundation
 @MainActor
 final class PairingChannel {
     /// The ALPN protocol id of a pairing connection.
-    nonisolated static let alpn = "baton-pair/1"
+    nonisolated static let alpn = SecureChannel.pairingALPN
     /// How long connecting and the TLS handshake may take.
-    static let handshakeDeadline: Duration = .seconds(10)
+    static let handshakeDeadline = SecureChannel.handshakeDeadline
 
-    private let owned: SendablePointer<GIOStream>
-    var stream: UnsafeMutablePointer<GIOStream> { owned.pointer }
+    /// The TLS connection.
+    let channel: SecureChannel
     /// The TLS exporter of the connection (RFC 9266), 32 bytes.
     let exporter: Data
     /// This side's DER SubjectPublicKeyInfo.
     let ownKeyInfo: Data
     /// The key the peer proved it holds in the handshake.
     let peerKey: P256.Signing.PublicKey
-    /// The peer's IP address, as the socket sees it.
-    let peerHost: String?
-    /// A listener's wait for this connection to say hello (its deadline), if accepted.
-    let pending: PendingConnection?
     /// Every byte this side writes to the connection, for the tests' check that no private
     /// key leaves the newcomer.
     var onSend: ((Data) -> Void)?
@@ -38,23 +33,32 @@ final class PairingChannel {
     private var deadlinePassed = false
     private var isClosed = false
 
-    private init(stream: UnsafeMutablePointer<GIOStream>, exporter: Data, ownKeyInfo: Data, peerKey: P256.Signing.PublicKey,
-                 peerHost: String?, pending: PendingConnection?) {
-        owned = SendablePointer(stream)
-        self.exporter = exporter
-        self.ownKeyInfo = ownKeyInfo
-        self.peerKey = peerKey
-        self.peerHost = peerHost
-        self.pending = pending
-    }
-
-    deinit {
-        SecureChannel.closeAsynchronously(owned.pointer)
-        g_object_unref(owned.pointer)
+    /// The pairing over `channel`, made under the pairing policy with `own`; throws (and
+    /// shuts `channel` down) if its TLS stack cannot export keying material.
+    init(_ channel: SecureChannel, own: PairingCertificate) throws(PairingError) {
+        guard case .newcomer(let key) = channel.peer else {
+            channel.drop()
+            throw .handshakeFailed("the peer presented no P-256 certificate")
+        }
+        do {
+            exporter = try channel.exporter()
+        } catch {
+            channel.drop()
+            throw .exporterUnavailable(error)
+        }
+        self.channel = channel
+        ownKeyInfo = own.subjectPublicKeyInfo
+        peerKey = key
     }
 
     /// The peer's DER SubjectPublicKeyInfo.
     var peerKeyInfo: Data { peerKey.derRepresentation }
+    /// The peer's IP address, as the socket sees it.
+    var peerHost: String? { channel.peerHost }
+    /// A listener's wait for this connection to say hello (its deadline), if accepted.
+    var pending: PendingConnection? { channel.pending }
+    /// Whether the peer has hung up or reset the connection.
+    var peerHasGone: Bool { channel.peerHasGone }
 
     /// Connects to a pairing window at `host:port` with a throwaway key (the tests' relays and
     /// probes; not API: `@testable import`).
@@ -81,77 +85,13 @@ final class PairingChannel {
         case .failure: throw .timedOut(step: "connection", handshakeDeadline)
         }
         defer { g_object_unref(connection) }
-        SecureChannel.configureSocket(connection)
-        var error: UnsafeMutablePointer<GError>?
-        guard let tls = baton_tls_client_connection_new(gCast(connection), &error) else {  // no system CAs: see shim.h
-            throw .handshakeFailed(GLibError(consuming: error!).message)
-        }
-        g_tls_connection_set_certificate(gCast(tls), certificate.credential.certificate)
-        return try await handshake(tls, own: certificate, peerHost: SecureChannel.remoteHost(connection), pending: nil)
-    }
-
-    /// Wraps an accepted connection as the TLS server, presenting `certificate`, and asks for
-    /// the peer's certificate.
-    static func accept(_ connection: UnsafeMutablePointer<GSocketConnection>, certificate: PairingCertificate,
-                       pending: PendingConnection) async throws(PairingError) -> PairingChannel {
-        SecureChannel.configureSocket(connection)
-        var error: UnsafeMutablePointer<GError>?
-        guard let tls = baton_tls_server_connection_new(gCast(connection), certificate.credential.certificate, &error) else {  // no system CAs
-            throw .handshakeFailed(GLibError(consuming: error!).message)
-        }
-        baton_tls_require_client_certificate(gCast(tls))
-        return try await handshake(tls, own: certificate, peerHost: SecureChannel.remoteHost(connection), pending: pending)
-    }
-
-    /// The handshake, then TLS 1.3, the ALPN id, the peer's key and the exporter. Takes
-    /// ownership of `tls`.
-    private static func handshake(_ tls: UnsafeMutablePointer<GIOStream>, own: PairingCertificate, peerHost: String?,
-                                  pending: PendingConnection?) async throws(PairingError) -> PairingChannel {
-        let connection: UnsafeMutablePointer<GTlsConnection> = gCast(tls)
-        let owned = SendablePointer(tls)
-        MainLoop.wakeOnRelease(of: UnsafeMutableRawPointer(tls))
-        // No certificate database (made without one): never the system CAs; the code decides.
-        pairingProtocols.names.withUnsafeBufferPointer { g_tls_connection_set_advertised_protocols(connection, $0.baseAddress) }
-        let fail = { (reason: PairingError) -> PairingError in
-            SecureChannel.closeAsynchronously(tls)
-            g_object_unref(tls)
-            return reason
-        }
-        let check = PairingCertificateCheck()
-        let handler = check.attach(to: connection)
-        // A client has no listener's deadline: its own bounds the handshake.
-        let deadline = pending == nil ? MainLoop.after(handshakeDeadline) {
-            if let base = baton_tls_base_socket(owned.pointer) { g_socket_shutdown(base.assumingMemoryBound(to: GSocket.self), 1, 1, nil) }
-        } : nil
+        let channel: SecureChannel
         do {
-            defer {
-                g_signal_handler_disconnect(connection, handler)
-                deadline?.cancel()
-            }
-            _ = try await GIOAsync.call { cancellable, callback, userData in
-                g_tls_connection_handshake_async(gCast(owned.pointer), G_PRIORITY_DEFAULT, cancellable, callback, userData)
-            } finish: { result, error in
-                g_tls_connection_handshake_finish(gCast(owned.pointer), result, error) != 0 ? true : nil
-            }
+            channel = try await SecureChannel.connect(over: connection, policy: .pairingNewcomer(certificate), offering: pairingProtocols)
         } catch {
-            throw fail(.handshakeFailed(GLibError(error).message))
+            throw PairingError(handshake: error)
         }
-        let version = g_tls_connection_get_protocol_version(connection)
-        guard version == G_TLS_PROTOCOL_VERSION_TLS_1_3 else { throw fail(.wrongProtocol("TLS protocol version \(version.rawValue)")) }
-        let negotiated = g_tls_connection_get_negotiated_protocol(connection).map { String(cString: $0) }
-        guard negotiated == alpn else { throw fail(.wrongProtocol("it negotiated \(negotiated ?? "no ALPN protocol")")) }
-        guard let peerKey = check.peerKey else { throw fail(.handshakeFailed("the peer presented no P-256 certificate")) }
-        let array = g_byte_array_new()!
-        defer { g_byte_array_unref(array) }
-        var error: UnsafeMutablePointer<GError>?
-        guard g_tls_connection_get_channel_binding_data(connection, G_TLS_CHANNEL_BINDING_TLS_EXPORTER, array, &error) != 0 else {
-            throw fail(.exporterUnavailable(GLibError(consuming: error!)))
-        }
-        guard array.pointee.len == 32 else {
-            throw fail(.exporterUnavailable(GLibError(domain: "baton", code: 0, message: "the exporter is \(array.pointee.len) bytes, not 32")))
-        }
-        return PairingChannel(stream: tls, exporter: Data(bytes: array.pointee.data, count: 32), ownKeyInfo: own.subjectPublicKeyInfo,
-                              peerKey: peerKey, peerHost: peerHost, pending: pending)
+        return try PairingChannel(channel, own: certificate)
     }
 
     /// Sends `message` as one frame.
@@ -183,13 +123,9 @@ final class PairingChannel {
 
     private func read(exactly count: Int, step: String) async throws(PairingError) -> Data {
         while buffer.count < count {
-            let chunk: Data
-            do {
-                chunk = try await GIOCalls.read(from: g_io_stream_get_input_stream(stream)!, maxLength: count - buffer.count)
-            } catch {
+            guard let chunk = try? await channel.receive(maxLength: count - buffer.count), !chunk.isEmpty else {
                 throw .closed(step: step)
             }
-            guard !chunk.isEmpty else { throw .closed(step: step) }
             buffer.append(chunk)
         }
         let bytes = buffer.prefix(count)
@@ -199,18 +135,11 @@ final class PairingChannel {
 
     func write(_ data: Data) async throws(PairingError) {
         onSend?(data)
-        let output = SendablePointer(g_io_stream_get_output_stream(stream)!)
-        let bytes = SendableBytes(data)
-        defer { withExtendedLifetime(bytes) {} }
         do {
-            _ = try await GIOAsync.call { cancellable, callback, userData in
-                g_output_stream_write_all_async(output.pointer, bytes.pointer, gsize(bytes.count), G_PRIORITY_DEFAULT,
-                                                cancellable, callback, userData)
-            } finish: { result, error in
-                g_output_stream_write_all_finish(output.pointer, result, nil, error) != 0 ? true : nil
-            }
+            try await channel.send(data)
         } catch {
-            throw .connectionFailed(GLibError(error))
+            guard case .connectionFailed(let failure) = error else { throw .connectionFailed(GLibError(error)) }
+            throw .connectionFailed(failure)
         }
     }
 
@@ -219,40 +148,37 @@ final class PairingChannel {
     /// deadline for this connection's first message no longer applies. (The tests' relays;
     /// not API.)
     func forward(to other: PairingChannel) async {
-        pending?.authenticated()
+        channel.authenticated()
         while true {
-            guard let chunk = try? await GIOCalls.read(from: g_io_stream_get_input_stream(stream)!, maxLength: 16_384),
-                  !chunk.isEmpty else { break }
+            guard let chunk = try? await channel.receive(maxLength: 16_384), !chunk.isEmpty else { break }
             do { try await other.write(chunk) } catch { break }
         }
         other.close()
     }
 
-    /// Closes the connection (the TLS close is sent in the background; nothing waits on the peer).
+    /// Closes this side's writing (the TLS close is sent in the background; nothing waits on
+    /// the peer); the connection itself closes when the channel goes.
     func close() {
         guard !isClosed else { return }
         isClosed = true
-        pending?.released()
-        let output = g_io_stream_get_output_stream(stream)
-        g_output_stream_close_async(output, G_PRIORITY_DEFAULT, nil, nil, nil)
+        channel.hangUp()
     }
 
     /// Shuts the TCP connection down both ways: reads and writes waiting on it fail now.
-    /// Whether the peer has hung up or reset the connection: a look at the socket that reads
-    /// nothing (a FIN or a reset is in; data waiting means it is still there).
-    var peerHasGone: Bool {
-        guard let base = baton_tls_base_socket(stream) else { return true }
-        var byte: UInt8 = 0
-        let count = recv(g_socket_get_fd(base.assumingMemoryBound(to: GSocket.self)), &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
-        if count == 0 { return true }
-        return count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
-    }
-
-    func abort() {
-        if let base = baton_tls_base_socket(stream) { g_socket_shutdown(base.assumingMemoryBound(to: GSocket.self), 1, 1, nil) }
-        pending?.drop()
-    }
+    func abort() { channel.drop() }
 }
 
-/// The one ALPN id a pairing connection offers.
-private let pairingProtocols = ProtocolList([PairingChannel.alpn])
+extension PairingError {
+    /// A pairing connection's TLS failure, in pairing's words.
+    init(handshake error: TransportError) {
+        self = switch error {
+        case .handshakeFailed(let failure): .handshakeFailed(failure.message)
+        case .peerRejected(.peerNotInGroup(let reason)): .handshakeFailed(reason)
+        case .peerRejected(let refusal): .handshakeFailed("\(refusal)")
+        case .tlsVersionTooOld(let version): .wrongProtocol("TLS protocol version \(version)")
+        case .wrongProtocol(let negotiated): .wrongProtocol("it negotiated \(negotiated ?? "no ALPN protocol")")
+        case .connectionFailed(let failure): .connectionFailed(failure)
+        default: .handshakeFailed("\(error)")
+        }
+    }
+}

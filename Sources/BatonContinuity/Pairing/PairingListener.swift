@@ -40,8 +40,9 @@ public final class PairingListener: TLSListener {
     func accept() async -> PairingChannel? {
         while true {
             switch await next() {
-            case .success(.newcomer(let channel)): return channel
-            case .success(let other): other.discard()  // not made by this policy
+            case .success(let channel):
+                // Only a TLS stack that cannot export keying material fails here: dropped.
+                if let pairing = try? PairingChannel(channel, own: certificate) { return pairing }
             case .failure where closed: return nil
             case .failure: continue  // counted in `failedConnections`
             }

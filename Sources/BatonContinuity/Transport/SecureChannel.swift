@@ -3,13 +3,16 @@ import CBatonStreams
 import CGLib
 import Foundation
 
-/// A mutually authenticated TLS 1.3 connection to another device of the group, on the GLib
-/// loop (GIO, GnuTLS through glib-networking).
+/// A TLS 1.3 connection on the GLib loop (GIO, GnuTLS through glib-networking), both ends
+/// presenting a certificate, each checking the other's under a `CertificatePolicy` during the
+/// handshake (`CertificateCheck`): the one channel type of Baton.
 ///
-/// Both ends present their device certificate; each checks the other's in `PeerVerification`
-/// during the handshake. Then the ALPN protocol must be `baton/1` and the TLS version 1.3,
-/// or the connection is closed before any application data. Messages travel as D-Bus
-/// peer-to-peer over the TLS stream (`openBus`): GLib's framing and GVariant marshalling.
+/// Between devices of the group (links and continuation streams) each end presents its device
+/// certificate and takes only a current device of the group; then the ALPN protocol must be
+/// `baton/1` (D-Bus peer-to-peer over the stream: `PeerBus`) or `baton-stream/1`, and the TLS
+/// version 1.3, or the connection is closed before any application data. A pairing connection
+/// (`PairingChannel`, ALPN `baton-pair/1`) takes any P-256 certificate: the code the people
+/// compare decides.
 ///
 /// Connecting, accepting, sending and receiving are on the main actor, so GIO starts them on the
 /// app's loop (`MainLoop.context`) and the certificate check runs there too.
@@ -19,28 +22,36 @@ public final class SecureChannel: @unchecked Sendable {
     public static let alpn = "baton/1"
     /// The ALPN protocol id of a continuation stream connection, on the same port.
     public static let streamALPN = "baton-stream/1"
+    /// The ALPN protocol id of a pairing connection.
+    static let pairingALPN = "baton-pair/1"
 
-    /// The ALPN protocol negotiated: `alpn` or `streamALPN`.
+    /// The ALPN protocol negotiated: `alpn` or `streamALPN` (`baton-pair/1` for pairing).
     public let applicationProtocol: String
 
+    /// Who the peer proved to be in the handshake, under the channel's policy.
+    let peer: VerifiedPeer
     /// The peer device's identifier, its verified certificate's common name (opaque: the name
-    /// to show is `DeviceIdentity.deviceName(of:)`).
-    public let peerIdentifier: String
-    /// The serial number (hex) of the peer's certificate, for revocation.
-    public let peerSerial: String
+    /// to show is `DeviceIdentity.deviceName(of:)`); empty on a pairing connection.
+    public var peerIdentifier: String {
+        if case .member(let identifier, _) = peer { identifier } else { "" }
+    }
+    /// The serial number (hex) of the peer's certificate, for revocation; empty on a pairing
+    /// connection.
+    public var peerSerial: String {
+        if case .member(_, let serial) = peer { serial } else { "" }
+    }
     /// The peer's IP address, as the socket sees it.
     public let peerHost: String?
     let stream: UnsafeMutablePointer<GIOStream>
     let isServer: Bool
-    /// For a connection a `SecureListener` accepted: its wait to authenticate, ended by
+    /// For a connection a `TLSListener` accepted: its wait to authenticate, ended by
     /// `authenticated()` (or its deadline).
-    private let pending: PendingConnection?
+    let pending: PendingConnection?
 
-    private init(peerIdentifier: String, peerSerial: String, peerHost: String?, applicationProtocol: String,
+    private init(peer: VerifiedPeer, peerHost: String?, applicationProtocol: String,
                  stream: UnsafeMutablePointer<GIOStream>, isServer: Bool, pending: PendingConnection?) {
         self.applicationProtocol = applicationProtocol
-        self.peerIdentifier = peerIdentifier
-        self.peerSerial = peerSerial
+        self.peer = peer
         self.peerHost = peerHost
         self.stream = stream
         self.isServer = isServer
@@ -48,7 +59,8 @@ public final class SecureChannel: @unchecked Sendable {
     }
 
     /// The accepted connection has finished authenticating (D-Bus is set up on a link, the
-    /// token has arrived on a stream): the listener's deadline no longer applies to it.
+    /// token has arrived on a stream, the hello on a pairing): the listener's deadline no
+    /// longer applies to it.
     @MainActor
     public func authenticated() { pending?.authenticated() }
 
@@ -80,13 +92,60 @@ public final class SecureChannel: @unchecked Sendable {
     /// waiting on it fail now, and the peer reads the end of the stream. For a peer that has
     /// stopped (a deadline passed); `close()` is the polite way.
     public func abort() {
-        guard let base = baton_tls_base_socket(stream) else { return }
-        g_socket_shutdown(base.assumingMemoryBound(to: GSocket.self), 1, 1, nil)
+        guard Self.shutDown(stream) else { return }
         close()
+    }
+
+    /// Shuts the TCP connection down both ways, like `abort()`, and gives up its place among
+    /// its listener's connections at once (the TLS close comes with the channel's end).
+    @MainActor
+    func drop() {
+        Self.shutDown(stream)
+        pending?.drop()
+    }
+
+    /// Ends this side's writing in the background (the peer reads its end; nothing waits on
+    /// it) and gives up its place among its listener's connections.
+    @MainActor
+    func hangUp() {
+        g_output_stream_close_async(g_io_stream_get_output_stream(stream), G_PRIORITY_DEFAULT, nil, nil, nil)
+        pending?.released()
+    }
+
+    /// Whether the peer has hung up or reset the connection: a look at the socket that reads
+    /// nothing (a FIN or a reset is in; data waiting means it is still there).
+    var peerHasGone: Bool {
+        guard let base = baton_tls_base_socket(stream) else { return true }
+        var byte: UInt8 = 0
+        let count = recv(g_socket_get_fd(base.assumingMemoryBound(to: GSocket.self)), &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
+        if count == 0 { return true }
+        return count < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR
     }
 
     static func closeAsynchronously(_ stream: UnsafeMutablePointer<GIOStream>) {
         g_io_stream_close_async(stream, G_PRIORITY_DEFAULT, nil, nil, nil)
+    }
+
+    /// Shuts the TCP socket under `stream` down both ways; false if it has none.
+    @discardableResult
+    static func shutDown(_ stream: UnsafeMutablePointer<GIOStream>) -> Bool {
+        guard let base = baton_tls_base_socket(stream) else { return false }
+        g_socket_shutdown(base.assumingMemoryBound(to: GSocket.self), 1, 1, nil)
+        return true
+    }
+
+    /// The connection's TLS exporter (RFC 9266), 32 bytes: what a pairing's code is derived from.
+    func exporter() throws(GLibError) -> Data {
+        let array = g_byte_array_new()!
+        defer { g_byte_array_unref(array) }
+        var error: UnsafeMutablePointer<GError>?
+        guard g_tls_connection_get_channel_binding_data(gCast(stream), G_TLS_CHANNEL_BINDING_TLS_EXPORTER, array, &error) != 0 else {
+            throw GLibError(consuming: error!)
+        }
+        guard array.pointee.len == 32 else {
+            throw GLibError(domain: "baton", code: 0, message: "the exporter is \(array.pointee.len) bytes, not 32")
+        }
+        return Data(bytes: array.pointee.data, count: 32)
     }
 
     /// Writes all of `data` (`g_output_stream_write_all_async`).
@@ -135,6 +194,9 @@ public final class SecureChannel: @unchecked Sendable {
 
     /// How long a client waits for a listening peer's admission gate (its nonce, then its verdict).
     public static let admissionDeadline: Duration = .seconds(5)
+    /// How long a connecting side's TLS handshake may take (an accepted connection has its
+    /// listener's deadline instead): then its socket is shut down and the handshake fails.
+    static let handshakeDeadline: Duration = .seconds(10)
 
     /// Connects to a peer at `host:port` and proves both identities; `applicationProtocol` is
     /// `alpn` for a device link, `streamALPN` for a continuation stream.
@@ -153,7 +215,6 @@ public final class SecureChannel: @unchecked Sendable {
         while true {
             let connection = try await openTCP(host: host, port: port)
             defer { g_object_unref(connection) }
-            configureSocket(connection)
             if attempt < keys.count {
                 do throws(TransportError) {
                     try await AdmissionGate.pass(connection, key: keys[attempt], deadline: admissionDeadline)
@@ -163,21 +224,30 @@ public final class SecureChannel: @unchecked Sendable {
                     continue
                 }
             }
-            var error: UnsafeMutablePointer<GError>?
-            guard let tls = baton_tls_client_connection_new(gCast(connection), &error) else {  // no system CAs: see shim.h
-                throw .handshakeFailed(GLibError(consuming: error!))
-            }
-            g_tls_connection_set_certificate(gCast(tls), credential.certificate)
             let offered = applicationProtocol == streamALPN ? streamProtocols : linkProtocols
-            return try await secure(tls, identity: identity, isServer: false, peerHost: remoteHost(connection), offering: offered)
+            return try await connect(over: connection, policy: .groupMember(identity: identity, credential: credential), offering: offered)
         }
+    }
+
+    /// Wraps a TCP connection `openTCP` made as the TLS client under `policy`, offering
+    /// `protocols`, and proves both identities within `handshakeDeadline`.
+    @MainActor
+    static func connect(over connection: UnsafeMutablePointer<GSocketConnection>, policy: CertificatePolicy,
+                        offering protocols: ProtocolList) async throws(TransportError) -> SecureChannel {
+        var error: UnsafeMutablePointer<GError>?
+        guard let tls = baton_tls_client_connection_new(gCast(connection), &error) else {  // no system CAs: see shim.h
+            throw .handshakeFailed(GLibError(consuming: error!))
+        }
+        g_tls_connection_set_certificate(gCast(tls), policy.certificate)
+        return try await secure(tls, policy: policy, isServer: false, peerHost: remoteHost(connection), offering: protocols)
     }
 
     /// How long a TCP connect may wait for the peer's answer. A firewall that drops the port
     /// gives none, and the kernel alone would retry for about two minutes.
     nonisolated static let connectTimeout: UInt32 = 5
 
-    /// A TCP connection to `host:port`, straight (no proxy), within `connectTimeout`.
+    /// A TCP connection to `host:port`, straight (no proxy), within `connectTimeout`, its
+    /// socket set up for a link (`configureSocket`).
     @MainActor
     static func openTCP(host: String, port: UInt16) async throws(TransportError) -> UnsafeMutablePointer<GSocketConnection> {
         let client = g_socket_client_new()!
@@ -196,23 +266,26 @@ public final class SecureChannel: @unchecked Sendable {
             // The client's timeout stays on the socket it made: off again for the link, whose
             // own deadlines, keepalive and TCP_USER_TIMEOUT bound it (`configureSocket`).
             g_socket_set_timeout(g_socket_connection_get_socket(connection), 0)
+            configureSocket(connection)
             return connection
         } catch {
             throw .connectionFailed(GLibError(error))
         }
     }
 
-    /// Wraps an accepted TCP connection as the TLS server and proves both identities.
+    /// Wraps an accepted TCP connection as the TLS server under `policy` (its certificate, its
+    /// ALPN ids), asks for the peer's certificate and proves both identities; `pending` is the
+    /// listener's wait for it, whose deadline bounds the handshake.
     @MainActor
-    static func accept(_ connection: UnsafeMutablePointer<GSocketConnection>, identity: DeviceIdentity,
-                       credential: TLSCredential, pending: PendingConnection? = nil) async throws(TransportError) -> SecureChannel {
+    static func accept(_ connection: UnsafeMutablePointer<GSocketConnection>, policy: CertificatePolicy,
+                       pending: PendingConnection? = nil) async throws(TransportError) -> SecureChannel {
         configureSocket(connection)
         var error: UnsafeMutablePointer<GError>?
-        guard let tls = baton_tls_server_connection_new(gCast(connection), credential.certificate, &error) else {  // no system CAs
+        guard let tls = baton_tls_server_connection_new(gCast(connection), policy.certificate, &error) else {  // no system CAs
             throw .handshakeFailed(GLibError(consuming: error!))
         }
         baton_tls_require_client_certificate(gCast(tls))
-        return try await secure(tls, identity: identity, isServer: true, peerHost: remoteHost(connection), offering: serverProtocols,
+        return try await secure(tls, policy: policy, isServer: true, peerHost: remoteHost(connection), offering: policy.serverProtocols,
                                 pending: pending)
     }
 
@@ -251,10 +324,12 @@ public final class SecureChannel: @unchecked Sendable {
         return rest.split(separator: ".").count == 4 && !rest.contains(":") ? rest : host
     }
 
-    /// The handshake and the checks after it, shared by both sides. Takes ownership of `tls`.
-    /// glib-networking emits `accept-certificate` on the handshake's context: the app's loop.
+    /// The handshake and the checks after it, shared by both sides and every policy. Takes
+    /// ownership of `tls`. glib-networking emits `accept-certificate` on the handshake's
+    /// context: the app's loop. A client (no `pending`) has no listener's deadline: its own
+    /// (`handshakeDeadline`) bounds the handshake.
     @MainActor
-    private static func secure(_ tls: UnsafeMutablePointer<GIOStream>, identity: DeviceIdentity, isServer: Bool,
+    private static func secure(_ tls: UnsafeMutablePointer<GIOStream>, policy: CertificatePolicy, isServer: Bool,
                                peerHost: String?, offering protocols: ProtocolList,
                                pending: PendingConnection? = nil) async throws(TransportError) -> SecureChannel {
         let connection: UnsafeMutablePointer<GTlsConnection> = gCast(tls)
@@ -262,12 +337,16 @@ public final class SecureChannel: @unchecked Sendable {
         // Finalized on a GIO thread, the TLS connection closes descriptors of its own (its
         // operations' wake-up eventfd) after its socket has gone: the loop hears of that too.
         MainLoop.wakeOnRelease(of: UnsafeMutableRawPointer(tls))
-        g_tls_connection_set_database(connection, nil)  // never the system CAs: PeerVerification decides
+        g_tls_connection_set_database(connection, nil)  // never the system CAs: the policy decides
         protocols.names.withUnsafeBufferPointer { g_tls_connection_set_advertised_protocols(connection, $0.baseAddress) }
-        let verification = PeerVerification(identity: identity)
-        let handler = verification.attach(to: connection)
+        let check = CertificateCheck(policy: policy)
+        let handler = check.attach(to: connection)
+        let deadline = pending == nil ? MainLoop.after(handshakeDeadline) { shutDown(owned.pointer) } : nil
         do {
-            defer { PeerVerification.detach(handler, from: connection) }
+            defer {
+                CertificateCheck.detach(handler, from: connection)
+                deadline?.cancel()
+            }
             _ = try await GIOAsync.call { cancellable, callback, userData in
                 g_tls_connection_handshake_async(gCast(owned.pointer), G_PRIORITY_DEFAULT, cancellable, callback, userData)
             } finish: { result, error in
@@ -276,7 +355,7 @@ public final class SecureChannel: @unchecked Sendable {
         } catch {
             closeAsynchronously(tls)
             g_object_unref(tls)
-            if case .failure(let refusal)? = verification.result { throw .peerRejected(refusal) }
+            if case .failure(let refusal)? = check.result { throw .peerRejected(refusal) }
             throw .handshakeFailed(GLibError(error))
         }
         let fail = { (reason: TransportError) -> TransportError in
@@ -284,94 +363,18 @@ public final class SecureChannel: @unchecked Sendable {
             g_object_unref(tls)
             return reason
         }
-        guard case .success(let peer)? = verification.result else {
+        guard case .success(let peer)? = check.result else {
             throw fail(.peerRejected(.peerNotInGroup(reason: "its certificate was never presented for checking")))
         }
         let version = g_tls_connection_get_protocol_version(connection)
         guard version == G_TLS_PROTOCOL_VERSION_TLS_1_3 else { throw fail(.tlsVersionTooOld(Int(version.rawValue))) }
         let negotiated = g_tls_connection_get_negotiated_protocol(connection).map { String(cString: $0) }
         guard let negotiated, protocols.contains(negotiated) else { throw fail(.wrongProtocol(negotiated: negotiated)) }
-        return SecureChannel(peerIdentifier: peer, peerSerial: verification.peerSerial ?? "", peerHost: peerHost,
-                             applicationProtocol: negotiated, stream: tls, isServer: isServer, pending: pending)
+        return SecureChannel(peer: peer, peerHost: peerHost, applicationProtocol: negotiated, stream: tls, isServer: isServer,
+                             pending: pending)
     }
 }
 
-/// A NULL-terminated list of ALPN protocol names, as GIO takes it, alive for the whole process.
-struct ProtocolList: @unchecked Sendable {
-    let names: [UnsafePointer<CChar>?]
-    private let strings: [String]
-
-    init(_ strings: [String]) {
-        self.strings = strings
-        names = strings.map { UnsafePointer(strdup($0)) } + [nil]
-    }
-
-    func contains(_ name: String) -> Bool { strings.contains(name) }
-}
-
-/// What each side offers: a client one protocol, the server both.
+/// What a connecting side offers: one protocol.
 private let linkProtocols = ProtocolList([SecureChannel.alpn])
 private let streamProtocols = ProtocolList([SecureChannel.streamALPN])
-private let serverProtocols = ProtocolList([SecureChannel.alpn, SecureChannel.streamALPN])
-
-/// A device's certificate and key loaded into GIO once (`g_tls_certificate_new_from_pem`).
-public final class TLSCredential: @unchecked Sendable {
-    let certificate: UnsafeMutablePointer<GTlsCertificate>
-
-    /// Loads `identity`'s certificate and private key into GIO; throws if GIO refuses them.
-    public convenience init(identity: DeviceIdentity) throws(TransportError) {
-        try self.init(pem: identity.tlsPEM)
-    }
-
-    /// A certificate and its key, as one PEM (a pairing's own certificates).
-    init(pem: String) throws(TransportError) {
-        var error: UnsafeMutablePointer<GError>?
-        guard let certificate = g_tls_certificate_new_from_pem(pem, -1, &error) else {
-            throw .handshakeFailed(GLibError(consuming: error!))
-        }
-        self.certificate = certificate
-    }
-
-    deinit { g_object_unref(certificate) }
-}
-
-/// A GObject pointer that may cross into a `@Sendable` closure (GObject references are
-/// thread-safe; the object is used on the loop thread only).
-struct SendablePointer<T>: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<T>
-    init(_ pointer: UnsafeMutablePointer<T>) { self.pointer = pointer }
-}
-
-/// A flag set once, read from any thread.
-final class ManagedFlag: @unchecked Sendable {
-    private let lock = NSLock()
-    private var value = false
-    func set() { lock.lock(); value = true; lock.unlock() }
-    var isSet: Bool { lock.lock(); defer { lock.unlock() }; return value }
-}
-
-/// A copy of some bytes that stays put while GIO writes from it.
-final class SendableBytes: @unchecked Sendable {
-    let pointer: UnsafeMutableRawPointer
-    let count: Int
-    init(_ data: Data) {
-        count = data.count
-        pointer = UnsafeMutableRawPointer.allocate(byteCount: max(count, 1), alignment: 1)
-        data.withUnsafeBytes { if let base = $0.baseAddress { pointer.copyMemory(from: base, byteCount: data.count) } }
-    }
-    deinit { pointer.deallocate() }
-}
-
-/// A GObject pointer as another class in its hierarchy (what `G_IO_STREAM (x)` does in C).
-func gCast<T, U>(_ pointer: UnsafeMutablePointer<T>) -> UnsafeMutablePointer<U> {
-    UnsafeMutableRawPointer(pointer).assumingMemoryBound(to: U.self)
-}
-
-extension GLibError {
-    /// Any error as a GLibError (GIO calls throw GLibError or CancellationError).
-    init(_ error: Error) {
-        if let glib = error as? GLibError { self = glib } else {
-            self.init(domain: "baton", code: 0, message: "\(error)")
-        }
-    }
-}

@@ -8,7 +8,7 @@ import Foundation
 /// admission gate (`AdmissionGate`): the peer proves it holds the group's current discovery
 /// key (the one of the identity the connection is checked against), or is shut down without
 /// having seen a TLS byte, the certificate included. Then the peer must present a current
-/// device certificate of the group (`PeerVerification`). The deadlines, caps and fairness
+/// device certificate of the group (`CertificatePolicy.verify`). The deadlines, caps and fairness
 /// rules are `TLSListener`'s.
 @MainActor
 public final class SecureListener: TLSListener {
@@ -35,7 +35,6 @@ public final class SecureListener: TLSListener {
     /// this only takes the next one that finished. One caller at a time.
     public func accept(identity current: (@MainActor () -> DeviceIdentity)? = nil) async throws(TransportError) -> SecureChannel {
         if let current { checkingIdentity = current }
-        guard case .member(let channel) = try await next().get() else { preconditionFailure("a group member's listener made a pairing channel") }
-        return channel
+        return try await next().get()
     }
 }

@@ -2,33 +2,6 @@ import BatonLoop
 import CGLib
 import Foundation
 
-/// Which certificate a `TLSListener` presents, which it takes, and the ALPN ids it offers.
-enum CertificatePolicy {
-    /// A device of the group (`SecureListener`): presents `credential`, takes only a current
-    /// device of the group (`PeerVerification`), behind the admission gate with the group's
-    /// discovery key; ALPN `baton/1` and `baton-stream/1`.
-    case groupMember(identity: DeviceIdentity, credential: TLSCredential)
-    /// A pairing window (`PairingListener`): presents a throwaway certificate, takes any P-256
-    /// certificate (the code the people compare decides); no gate, as the newcomer holds no
-    /// group secret yet; ALPN `baton-pair/1`.
-    case pairingNewcomer(PairingCertificate)
-}
-
-/// A channel a `TLSListener` made, of its policy's kind.
-enum AcceptedChannel: Sendable {
-    case member(SecureChannel)
-    case newcomer(PairingChannel)
-
-    /// Closes it: it is not handed over.
-    @MainActor
-    func discard() {
-        switch self {
-        case .member(let channel): channel.close()
-        case .newcomer(let channel): channel.abort()
-        }
-    }
-}
-
 /// The one TLS listener of Baton: device links and continuation streams (`SecureListener`)
 /// and pairing windows (`PairingListener`) differ only by their `CertificatePolicy`. The
 /// admission gate, the deadlines, the caps and the fairness rules live here.
@@ -122,8 +95,8 @@ public class TLSListener {
     /// When the longest running handshake turns stalled, while more than the cap run.
     private var stallCheck: LoopSource?
     /// Handshakes finished and not yet taken by `next()`, in the order they finished.
-    private var finished: [Result<AcceptedChannel, TransportError>] = []
-    private var taker: CheckedContinuation<Result<AcceptedChannel, TransportError>, Never>?
+    private var finished: [Result<SecureChannel, TransportError>] = []
+    private var taker: CheckedContinuation<Result<SecureChannel, TransportError>, Never>?
     private(set) var closed = false
     /// True once `stopListening()` closed the listening socket.
     private var stoppedListening = false
@@ -171,7 +144,7 @@ public class TLSListener {
         handshaking = []
         stallCheck?.cancel()
         stallCheck = nil
-        for case .success(let channel) in finished { channel.discard() }
+        for case .success(let channel) in finished { channel.close() }
         finished = []
         taker?.resume(returning: .failure(.closed))
         taker = nil
@@ -191,9 +164,9 @@ public class TLSListener {
         g_socket_close(socket.pointer, nil)
     }
 
-    /// The next handshake that finished (a channel of the policy's kind), or why one failed;
+    /// The next handshake that finished (a channel under the listener's policy), or why one failed;
     /// starts accepting on the first call. One caller at a time.
-    func next() async -> Result<AcceptedChannel, TransportError> {
+    func next() async -> Result<SecureChannel, TransportError> {
         startWatching()
         if !finished.isEmpty { return finished.removeFirst() }
         if closed { return .failure(.closed) }
@@ -276,7 +249,7 @@ public class TLSListener {
         }
         Task { @MainActor [weak self, policy] in
             defer { g_object_unref(connection.pointer) }
-            let outcome: Result<AcceptedChannel, TransportError>
+            let outcome: Result<SecureChannel, TransportError>
             do throws(TransportError) {
                 // Nothing, not even the certificate, to a peer that has not proved it holds
                 // the group's discovery key (a device issued before there was one: no gate).
@@ -299,7 +272,7 @@ public class TLSListener {
                 }
                 self?.startHandshake(pending)
                 defer { self?.handshakeEnded(pending) }
-                let channel = try await Self.handshake(connection.pointer, policy: policy, identity: checking, pending: pending)
+                let channel = try await SecureChannel.accept(connection.pointer, policy: policy.checking(checking), pending: pending)
                 // The deadline (or a cap) and this completion run on the loop one after the
                 // other. If the connection was dropped first — its handshake finished in the
                 // worker just as the deadline passed — it is closed here, never handed over;
@@ -308,7 +281,7 @@ public class TLSListener {
                 // `authenticated()`. So a connection ends either authenticated or shut down,
                 // and every channel made is either delivered or closed.
                 guard pending.isWaiting else {
-                    channel.discard()
+                    channel.close()
                     throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "TLS finished only after the deadline"))
                 }
                 outcome = .success(channel)
@@ -317,25 +290,10 @@ public class TLSListener {
                 outcome = .failure(error)
             }
             guard let self, !self.closed else {
-                if case .success(let channel) = outcome { channel.discard() }
+                if case .success(let channel) = outcome { channel.close() }
                 return
             }
             self.deliver(outcome)
-        }
-    }
-
-    /// The TLS server's handshake under `policy`.
-    private static func handshake(_ connection: UnsafeMutablePointer<GSocketConnection>, policy: CertificatePolicy,
-                                  identity: DeviceIdentity?, pending: PendingConnection) async throws(TransportError) -> AcceptedChannel {
-        switch policy {
-        case .groupMember(let own, let credential):
-            return .member(try await SecureChannel.accept(connection, identity: identity ?? own, credential: credential, pending: pending))
-        case .pairingNewcomer(let certificate):
-            do {
-                return .newcomer(try await PairingChannel.accept(connection, certificate: certificate, pending: pending))
-            } catch {
-                throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "\(error)"))
-            }
         }
     }
 
@@ -380,7 +338,7 @@ public class TLSListener {
         }
     }
 
-    private func deliver(_ outcome: Result<AcceptedChannel, TransportError>) {
+    private func deliver(_ outcome: Result<SecureChannel, TransportError>) {
         if case .failure = outcome { failedConnections += 1 }
         if let taker {
             self.taker = nil

@@ -3,41 +3,34 @@ import CGLib
 import Foundation
 import X509
 
-/// Decides, during the TLS handshake, whether the peer is a device of this group.
+/// Decides, during a TLS handshake, whether to take the peer's certificate, under a
+/// `CertificatePolicy`.
 ///
 /// The connection's certificate database is set to none, so GIO never trusts the system's CAs
 /// and raises `accept-certificate` for every peer certificate; this handler parses it with
-/// swift-certificates and asks `DeviceIdentity.verifyPeer` — one place decides membership,
+/// swift-certificates and asks the policy (`CertificatePolicy.verify`) — one place decides,
 /// and a refused peer is dropped before any byte of application data.
-final class PeerVerification: CallbackBox, @unchecked Sendable {
-    let identity: DeviceIdentity
+final class CertificateCheck: CallbackBox, @unchecked Sendable {
+    let policy: CertificatePolicy
     private let lock = NSLock()
-    private var outcome: Result<String, TrustError>?
-    private var serial: String?
+    private var outcome: Result<VerifiedPeer, TrustError>?
 
-    init(identity: DeviceIdentity) { self.identity = identity }
+    init(policy: CertificatePolicy) { self.policy = policy }
 
-    /// The verified peer's device name, or why it was refused; nil if no certificate was seen.
-    var result: Result<String, TrustError>? {
+    /// The verified peer, or why it was refused; nil if no certificate was seen.
+    var result: Result<VerifiedPeer, TrustError>? {
         lock.lock(); defer { lock.unlock() }
         return outcome
     }
 
-    /// The serial number (hex) of the certificate last checked.
-    var peerSerial: String? {
-        lock.lock(); defer { lock.unlock() }
-        return serial
-    }
-
     func decide(_ certificate: UnsafeMutablePointer<GTlsCertificate>) -> Bool {
-        let decision: Result<String, TrustError>
+        let decision: Result<VerifiedPeer, TrustError>
         if let der = baton_tls_certificate_der(certificate) {
             defer { g_byte_array_unref(der) }
             let bytes = Array(UnsafeBufferPointer(start: der.pointee.data, count: Int(der.pointee.len)))
             do {
                 let peer = try Certificate(derEncoded: bytes)
-                lock.lock(); serial = peer.serialHex; lock.unlock()
-                do { decision = .success(try identity.verifyPeer(peer)) } catch { decision = .failure(error) }
+                do { decision = .success(try policy.verify(peer)) } catch { decision = .failure(error) }
             } catch {
                 decision = .failure(.peerNotInGroup(reason: "its certificate cannot be parsed: \(error)"))
             }
@@ -70,5 +63,5 @@ private let acceptCertificateTrampoline: @convention(c) (
     UnsafeMutableRawPointer?, UnsafeMutablePointer<GTlsCertificate>?, GTlsCertificateFlags, UnsafeMutableRawPointer?
 ) -> gboolean = { _, certificate, _, userData in
     guard let certificate, let userData else { return 0 }
-    return PeerVerification.borrow(userData).decide(certificate) ? 1 : 0
+    return CertificateCheck.borrow(userData).decide(certificate) ? 1 : 0
 }
