@@ -76,8 +76,8 @@ final class OldTLSClientGetsNoCertificateTests: ProcessTestCase {
             } else {
                 assertNoCertificate(transcript)
                 let refusal = MainActor.assumeIsolated { server.error as? TransportError }
-                guard case .handshakeFailed(let reason)? = refusal else { return XCTFail("\(String(describing: refusal))") }
-                XCTAssertNotNil(reason.message.range(of: "TLS 1.3"), reason.message)
+                guard case .tls13NotOffered? = refusal else { return XCTFail("\(String(describing: refusal))") }
+                XCTAssertEqual(DiagnosticEvent.RefusalReason(TransportError.tls13NotOffered), .tlsVersion)
             }
         }
     }

@@ -4,7 +4,9 @@ extension DiagnosticEvent.RefusalReason {
         switch error as? TransportError {
         case .peerRejected(let trust)?: self = if case .peerRevoked = trust { .revoked } else { .notInGroup }
         case .notAdmitted?, .admissionRefused?, .admissionFailed?, .admissionTimedOut?: self = .admissionGate
-        case .tlsVersionTooOld?: self = .tlsVersion
+        case .tlsVersionTooOld?, .tls13NotOffered?: self = .tlsVersion
+        case .noPlace?: self = .tooManyConnections
+        case .noClientHello?, .deadlinePassed?: self = .handshakeDeadline
         default: self = .handshakeFailed
         }
     }

@@ -261,14 +261,14 @@ public class TLSListener {
                 // No worker thread for a peer that has not sent its ClientHello yet, and no
                 // certificate for one that does not offer TLS 1.3.
                 guard let hello = await Readiness.clientHello(on: fd), pending.isWaiting else {
-                    throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no TLS ClientHello before the deadline"))
+                    throw .noClientHello
                 }
                 guard ClientHello.offersTLS13(hello) else {
-                    throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "the ClientHello does not offer TLS 1.3"))
+                    throw .tls13NotOffered
                 }
                 self?.proved(pending)
                 guard pending.isWaiting else {
-                    throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no place among the waiting connections"))
+                    throw .noPlace
                 }
                 self?.startHandshake(pending)
                 defer { self?.handshakeEnded(pending) }
@@ -282,7 +282,7 @@ public class TLSListener {
                 // and every channel made is either delivered or closed.
                 guard pending.isWaiting else {
                     channel.close()
-                    throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "TLS finished only after the deadline"))
+                    throw .deadlinePassed
                 }
                 outcome = .success(channel)
             } catch {

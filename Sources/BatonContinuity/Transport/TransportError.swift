@@ -30,6 +30,17 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
     /// The peer connecting did not prove, at the admission gate and within the deadline, that
     /// it holds this device's discovery key: it was shut down before any TLS byte.
     case notAdmitted
+    /// The peer connecting sent no TLS ClientHello before its deadline (or its connection was
+    /// dropped first): no TLS byte was sent to it.
+    case noClientHello
+    /// The peer connecting offered no TLS 1.3 in its ClientHello: it was shut down before any
+    /// TLS byte (and so before this device's certificate).
+    case tls13NotOffered
+    /// The caps on waiting connections (per address and in all) were full, and this one gave
+    /// way to others or was not taken.
+    case noPlace
+    /// The peer connecting finished its handshake only after its deadline.
+    case deadlinePassed
 
     public var description: String {
         switch self {
@@ -45,6 +56,10 @@ public enum TransportError: Error, Sendable, CustomStringConvertible {
         case .admissionFailed: "the peer hung up, or answered out of protocol, at the admission gate"
         case .admissionTimedOut(let duration): "the peer did not finish the admission gate within \(duration)"
         case .notAdmitted: "the peer did not prove it holds the group's discovery key (admission gate)"
+        case .noClientHello: "no TLS ClientHello before the deadline"
+        case .tls13NotOffered: "the ClientHello does not offer TLS 1.3"
+        case .noPlace: "no place among the waiting connections"
+        case .deadlinePassed: "TLS finished only after the deadline"
         }
     }
 }
