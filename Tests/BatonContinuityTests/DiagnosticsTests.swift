@@ -8,22 +8,11 @@ import XCTest
 /// or a test observes — in process (`ContinuityNode.diagnostics`) and from another process
 /// (`BATON_DIAGNOSTICS_FD`) — so nothing has to read the wording of its log.
 final class DiagnosticsTests: TrustTestCase {
-    private func devices(_ names: [String]) throws -> (GroupAuthority, [String: URL]) {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        var folders: [String: URL] = [:]
-        for name in names {
-            let folder = root.appendingPathComponent(name)
-            try authority.issueDevice(named: name).write(to: folder)
-            folders[name] = folder
-        }
-        return (authority, folders)
-    }
-
     /// Both ends of a handoff between two processes say, as events, where they listen, that
     /// they linked (and who dialed), and — on the continuing side — that the activity was
     /// continued (seed "Implementing Handoff in Your App": the Shapes example across devices).
     func testAHandoffBetweenProcessesIsSeenAsEvents() throws {
-        let (_, folders) = try devices(["A", "B"])
+        let (_, folders) = try group(["A", "B"])
         let a = try RunningProcess(product: "baton-shapes", ["--device", folders["A"]!.path, "--listen", "127.0.0.1:0", "--create", "triangle"])
         let address = try XCTUnwrap(a.listeningAddress(), a.output)
         XCTAssertEqual(address.host, "127.0.0.1")
@@ -42,7 +31,7 @@ final class DiagnosticsTests: TrustTestCase {
     /// A continuation whose device is not linked fails with Handoff's
     /// `userActivityConnectionUnavailable` (4609): the failure is published with that code.
     func testAFailedContinuationIsPublishedWithItsHandoffCode() throws {
-        let (_, folders) = try devices(["B"])
+        let (_, folders) = try group(["B"])
         try MainActor.assumeIsolated {
             let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders["B"]!))
             var seen: [DiagnosticEvent] = []

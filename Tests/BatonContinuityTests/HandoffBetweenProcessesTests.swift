@@ -9,18 +9,6 @@ import XCTest
 /// with static peers: the seed "Implementing Handoff in Your App" (the Shapes example) across
 /// devices, and "Update the Original Device's State" (continuing-user-activities-with-handoff).
 final class HandoffBetweenProcessesTests: TrustTestCase {
-    /// Issues devices of one group into folders of their own.
-    private func devices(_ names: [String]) throws -> (GroupAuthority, [String: URL]) {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        var folders: [String: URL] = [:]
-        for name in names {
-            let folder = root.appendingPathComponent(name)
-            try authority.issueDevice(named: name).write(to: folder)
-            folders[name] = folder
-        }
-        return (authority, folders)
-    }
-
     /// Starts device `folder` advertising a shape; returns it and the port it listens on.
     private func advertise(_ folder: URL, shape: String) throws -> (RunningProcess, String) {
         let process = try RunningProcess(product: "baton-shapes", ["--device", folder.path, "--listen", "127.0.0.1:0", "--create", shape])
@@ -28,7 +16,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
     }
 
     func testAShapeCreatedOnOneDeviceIsContinuedOnAnother() throws {
-        let (_, folders) = try devices(["A", "B"])
+        let (_, folders) = try group(["A", "B"])
         let (a, address) = try advertise(folders["A"]!, shape: "triangle")
         let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
         XCTAssertEqual(b.waitForExit(), 0, b.output)
@@ -47,7 +35,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
     /// Three devices: B continues as before, while C, revoked, is refused by A before anything
     /// is sent to it and never sees A's activity.
     func testARevokedDeviceIsRefusedAndSeesNothing() throws {
-        let (authority, folders) = try devices(["A", "B", "C"])
+        let (authority, folders) = try group(["A", "B", "C"])
         try authority.revokeDevice(named: "C").write(to: folders["A"]!.appendingPathComponent("revocations"))
         let (a, address) = try advertise(folders["A"]!, shape: "square")
         let c = try RunningProcess(product: "baton-shapes", ["--device", folders["C"]!.path, "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
@@ -64,7 +52,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
     /// `baton nearby` shows what the group's devices advertise; a device of another group never
     /// appears (it cannot prove membership, so no link is made).
     func testBatonNearbyListsOnlyTheGroupsDevices() throws {
-        let (authority, folders) = try devices(["A"])
+        let (authority, folders) = try group(["A"])
         try authority.issueDevice(named: "cli").write(to: config("admin").deviceDirectory)
         let stranger = root.appendingPathComponent("X")
         try GroupAuthority.create(name: "Eve", in: config("eve")).issueDevice(named: "X").write(to: stranger)
@@ -83,7 +71,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
     /// A revocation spreads as devices meet: B, holding the old list, takes A's newer one (the
     /// group signed it) when they link, saves it, and then refuses C, whom it revokes.
     func testARevocationListSpreadsFromDeviceToDevice() throws {
-        let (authority, folders) = try devices(["A", "B", "C"])
+        let (authority, folders) = try group(["A", "B", "C"])
         let list = try authority.revokeDevice(named: "C")
         try list.write(to: folders["A"]!.appendingPathComponent("revocations"))
         let a = try RunningProcess(product: "DeviceProbe", [folders["A"]!.path, "--ok"])
@@ -109,7 +97,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
     }
 
     func testAPeerThatIsNotRunningEndsTheContinuationInDidFail() throws {
-        let (_, folders) = try devices(["B"])
+        let (_, folders) = try group(["B"])
         // No device listens there: B has nothing nearby; continuing a stale entry must fail
         // with connectionUnavailable, not hang. Driven in process through the entry point.
         try MainActor.assumeIsolated {

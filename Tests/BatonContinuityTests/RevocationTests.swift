@@ -10,18 +10,6 @@ import XCTest
 /// honoured only from the device that fetched that activity. Real processes (DeviceProbe) on
 /// loopback.
 final class RevocationTests: ProcessTestCase {
-    /// Issues devices of one group into folders of their own.
-    private func group(_ names: [String]) throws -> (GroupAuthority, [String: URL]) {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        var folders: [String: URL] = [:]
-        for name in names {
-            let folder = root.appendingPathComponent(name)
-            try authority.issueDevice(named: name).write(to: folder)
-            folders[name] = folder
-        }
-        return (authority, folders)
-    }
-
     /// Starts a DeviceProbe for `folder`; returns it and the address it listens on.
     private func probe(_ folder: URL, _ arguments: [String] = []) throws -> (RunningProcess, String) {
         let process = try RunningProcess(product: "DeviceProbe", [folder.path, "--ok"] + arguments)

@@ -28,6 +28,19 @@ class TrustTestCase: XCTestCase {
         }
     }
 
+    /// A new group (administered in `config("admin")`) and its devices `names`, each written to
+    /// a folder of its own; returns the authority and the folders by name.
+    func group(_ names: [String]) throws -> (GroupAuthority, [String: URL]) {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        var folders: [String: URL] = [:]
+        for name in names {
+            let folder = root.appendingPathComponent(name)
+            try authority.issueDevice(named: name).write(to: folder)
+            folders[name] = folder
+        }
+        return (authority, folders)
+    }
+
     /// A device identity whose certificate the group CA signs with `extensions` (holding the
     /// group's discovery key, as whoever can have the CA sign can).
     func identity(_ name: String, extensions: Certificate.Extensions, authority: GroupAuthority) throws -> DeviceIdentity {
