@@ -1,5 +1,6 @@
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 @testable import BatonAgent
@@ -74,7 +75,7 @@ final class AgentClientAttackTests: AgentTestCase {
         let agent = try start("/usr/bin/setpriv", ["--reuid=4242", "--regid=4242", "--clear-groups", productURL("batond").path,
                                                    "--device", folders[0], "--local", "--socket", path],
                           environment: ["XDG_CONFIG_HOME": runtime.path, "HOME": runtime.path, "PATH": "/usr/bin:/bin"])
-        XCTAssertNotNil(agent.waitForLine(containing: "listening on"), agent.output)
+        XCTAssertNotNil(agent.listeningAddress(), agent.output)
         let fd = try connectedSocket(path)
         defer { close(fd) }
         XCTAssertTrue(closedByPeer(fd, timeout: 20), "the agent kept a connection of another uid")

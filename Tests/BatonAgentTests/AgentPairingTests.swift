@@ -34,8 +34,7 @@ final class AgentPairingTests: AgentTestCase {
         environment["XDG_DATA_DIRS"] = root.appendingPathComponent("no-system-apps").path
         let process = try start("batond", ["--device", admin.appendingPathComponent("device").path, "--socket", socket("a.sock"),
                                            "--listen", "127.0.0.1:0"] + peers.flatMap { ["--peer", $0] }, environment: environment)
-        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
-        let address = try XCTUnwrap(line.components(separatedBy: "listening on ").last?.split(separator: ",").first.map(String.init))
+        let address = try XCTUnwrap(process.listeningAddress(), process.output).description
         return (process, address)
     }
 

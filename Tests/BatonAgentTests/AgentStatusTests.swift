@@ -150,7 +150,7 @@ final class AgentStatusTests: AgentTestCase {
         XCTAssertTrue(wrong.stderr.contains("--device"), wrong.stderr)
         // The configuration folder: its agent.conf (Listen=127.0.0.1:0) and device/ are used.
         let agent = try start("batond", ["--config", config.path, "--socket", socket("c.sock")])
-        XCTAssertNotNil(agent.waitForLine(containing: "listening on"), agent.output)
+        XCTAssertNotNil(agent.listeningAddress(), agent.output)
         let status = try XCTUnwrap(try self.status(socket("c.sock")).report.agent)
         XCTAssertEqual(status.device, "A")
         XCTAssertEqual(status.identityFolder, config.appendingPathComponent("device").path)

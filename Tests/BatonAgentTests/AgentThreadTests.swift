@@ -1,4 +1,5 @@
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 @testable import BatonAgent
@@ -10,8 +11,8 @@ import XCTest
 final class AgentThreadTests: AgentTestCase {
     func testLinkedAgentsWithJoinedAppsHaveNoGDBusWorkerThread() throws {
         let (agentA, agentB, _) = try twoLinkedAgents()
-        XCTAssertNotNil(agentA.waitForLine(containing: "linked with"), agentA.output)  // B, shown by its identifier until its list names it
-        XCTAssertNotNil(agentB.waitForLine(containing: "linked with A"), agentB.output)
+        XCTAssertNotNil(agentA.waitForEvent { if case .linked = $0 { true } else { false } }, agentA.output)  // B, shown by its identifier until its list names it
+        XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output)
         _ = try app("baton-reader", socket: socket("a.sock"), ["--read", "1"])
         _ = try app("baton-reader", socket: socket("b.sock"), ["--read", "1"])
         for agent in [agentA, agentB] {

@@ -21,7 +21,7 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
         let (a, b) = try TestHost.pair(agent(folders[0], socket("a.sock")), agent(folders[1], socket("b.sock")))
         hosts = [a, b]
         for host in hosts {
-            XCTAssertNotNil(host.process.waitForLine(containing: "listening on 0.0.0.0:"), host.process.output)
+            XCTAssertEqual(host.process.listeningAddress()?.host, "0.0.0.0", host.process.output)
         }
         return (a, b)
     }
@@ -40,7 +40,7 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
         let (a, b) = try TestHost.pair(agent(folders[0], socket("a.sock")), agent(folders[1], socket("b.sock")))
         hosts = [a, b]
         for host in hosts {
-            XCTAssertNotNil(host.process.waitForLine(containing: "listening on [::]:"), host.process.output)
+            XCTAssertEqual(host.process.listeningAddress()?.host, "::", host.process.output)
         }
         XCTAssertTrue(b.process.waitForLink(with: "A"), b.process.output + a.process.output)
         let status = try b.start([productURL("baton").path, "status", "--json", "--agent", socket("b.sock")])

@@ -29,8 +29,7 @@ func handOffThroughInstalledAgents(in bin: URL, file: StaticString = #filePath, 
         return process
     }
     let agentA = try start("\(bin.path)/batond", ["--device", "\(home.path)/A", "--local", "--socket", "\(home.path)/a.sock"])
-    let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
-    let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
+    let address = try XCTUnwrap(agentA.listeningAddress(), agentA.output).description
     let agentB = try start("\(bin.path)/batond", ["--device", "\(home.path)/B", "--local", "--socket", "\(home.path)/b.sock", "--peer", address])
     XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output)
     let shapes = productURL("baton-shapes").path

@@ -67,9 +67,9 @@ final class CommandLinePairingTests: ProcessTestCase {
         // A and B link and hand off an activity (the Shapes example, as between provisioned devices).
         let a = try RunningProcess(product: "baton-shapes", ["--device", config("admin").deviceDirectory.path, "--listen", "127.0.0.1:0", "--create", "triangle"])
         processes.append(a)
-        let listening = try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output)
+        let listening = try XCTUnwrap(a.listeningAddress(), a.output)
         let continued = try RunningProcess(product: "baton-shapes", ["--device", newRoot() + "/device", "--listen", "127.0.0.1:0", "--peer",
-                                                                    String(listening.split(separator: " ").last!), "--continue-nearby"])
+                                                                    listening.description, "--continue-nearby"])
         processes.append(continued)
         XCTAssertEqual(continued.waitForExit(), 0, continued.output)
         XCTAssertNotNil(continued.output.range(of: "restoreUserActivityState: created a triangle"), continued.output)
@@ -111,8 +111,7 @@ final class CommandLinePairingTests: ProcessTestCase {
                                                             root.appendingPathComponent("a.sock").path, "--listen", "127.0.0.1:0",
                                                             "--no-notifications"])
         processes.append(agentA)
-        let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
-        let addressA = try XCTUnwrap(listening.components(separatedBy: "listening on ").last?.split(separator: ",").first.map(String.init))
+        let addressA = try XCTUnwrap(agentA.listeningAddress(), agentA.output).description
         var environment = ProcessInfo.processInfo.environment
         environment["BATON_AGENT_SOCKET"] = nil
         // The agent pairing starts: the one just built (not one installed on PATH), on loopback.

@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -88,8 +89,7 @@ final class DiscoveryTests: TrustTestCase {
         // On loopback, discovery forced on: nothing listens beyond this machine.
         let first = try RunningProcess(product: "DeviceProbe", [a.path, "--ok", "--discover"], environment: environment)
         defer { first.terminate() }
-        let line = try XCTUnwrap(first.waitForLine(containing: "listening on"), first.output)
-        let port = try XCTUnwrap(line.split(separator: ":").last)
+        let port = try XCTUnwrap(first.listeningAddress(), first.output).port
         let second = try RunningProcess(product: "DeviceProbe", [b.path, "--ok", "--discover", "--peer", "127.0.0.1:\(port)"],
                                         environment: environment)
         defer { second.terminate() }

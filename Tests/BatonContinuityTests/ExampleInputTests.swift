@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -47,7 +48,7 @@ final class ExampleInputTests: TrustTestCase {
         let folders = try devices("A", "B")
         let a = try RunningProcess(product: "baton-reader", ["--device", folders[0], "--listen", "127.0.0.1:0", "--read", "7", "--page", "3"], environment: isolated)
         defer { a.terminate() }
-        let address = String(try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output).split(separator: " ").last!)
+        let address = try XCTUnwrap(a.listeningAddress(), a.output).description
         let b = try RunningProcess(product: "baton-reader", ["--device", folders[1], "--listen", "127.0.0.1:0", "--continue-nearby"],
                                    environment: isolated.merging(["BATON_PEERS": address]) { $1 })
         defer { b.terminate() }
@@ -71,7 +72,7 @@ final class ExampleInputTests: TrustTestCase {
                                                            "--body", "Attached.", "--attach", attachment.path, "--as", "../../victim-dir/pwned.txt"],
                                    environment: isolated)
         defer { a.terminate() }
-        let address = String(try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output).split(separator: " ").last!)
+        let address = try XCTUnwrap(a.listeningAddress(), a.output).description
         let b = try RunningProcess(product: "baton-mail", ["--device", folders[1], "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby", "--save-to", inbox.path],
                                    environment: isolated)
         defer { b.terminate() }
@@ -94,7 +95,7 @@ final class ExampleInputTests: TrustTestCase {
         let a = try RunningProcess(product: "baton-mail", ["--device", folders[0], "--listen", "127.0.0.1:0", "--compose", "--to", "a@b", "--subject", "S", "--body", "B",
                                                            "--attach", attachment.path, "--as", "../..\u{1B}[2J/.."], environment: isolated)
         defer { a.terminate() }
-        let address = String(try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output).split(separator: " ").last!)
+        let address = try XCTUnwrap(a.listeningAddress(), a.output).description
         let b = try RunningProcess(product: "baton-mail", ["--device", folders[1], "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby", "--save-to", inbox.path],
                                    environment: isolated)
         defer { b.terminate() }
@@ -114,7 +115,7 @@ final class ExampleInputTests: TrustTestCase {
         let a = try RunningProcess(product: "baton-mail", ["--device", folders[0], "--listen", "127.0.0.1:0", "--compose", "--to", "a@b", "--subject", "S", "--body", "B",
                                                            "--attach", attachment.path], environment: isolated)
         defer { a.terminate() }
-        let address = String(try XCTUnwrap(a.waitForLine(containing: "listening on"), a.output).split(separator: " ").last!)
+        let address = try XCTUnwrap(a.listeningAddress(), a.output).description
         // B sees a 1 MiB tmpfs at the inbox, in a mount namespace of its own; after B ends, the
         // shell lists what B left there. Ending the shell ends B.
         let script = """

@@ -1,6 +1,7 @@
 @testable import Baton
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import CGLib
 import Foundation
 import XCTest
@@ -23,8 +24,7 @@ final class LinkEngineTests: TrustTestCase {
         try authority.issueDevice(named: name).write(to: folder)
         let probe = try RunningProcess(product: "DeviceProbe", [folder.path, "--ok"])
         probes.append(probe)
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        return (probe, try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!))))
+        return (probe, try XCTUnwrap(probe.listeningAddress(), probe.output))
     }
 
     /// A device that has linked (and answered and made calls over the link) has no thread

@@ -1,6 +1,7 @@
 @testable import Baton
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -198,8 +199,7 @@ final class ListenerAttackTests: TrustTestCase {
         let deadline = 6
         let probe = try RunningProcess(product: "DeviceProbe", [a.path, "--ok", "--streams", "--handshake-deadline", "\(deadline)"])
         defer { probe.terminate() }
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        let address = try XCTUnwrap(probe.listeningAddress(), probe.output)
         try MainActor.assumeIsolated {
             // 50 silent sockets, from 7 addresses (each under the cap per address); a
             // ClientHello record header and body at one byte a second (both now stopped at the
@@ -295,8 +295,7 @@ final class ListenerAttackTests: TrustTestCase {
         let deadline = 10
         let probe = try RunningProcess(product: "DeviceProbe", [a.path, "--ok", "--streams", "--handshake-deadline", "\(deadline)"])
         defer { probe.terminate() }
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        let address = try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!)))
+        let address = try XCTUnwrap(probe.listeningAddress(), probe.output)
         try MainActor.assumeIsolated {
             let hello = try capturedClientHello(from: c)
             // Insiders: they hold the group's discovery key and pass the admission gate.

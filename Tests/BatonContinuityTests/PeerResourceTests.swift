@@ -1,6 +1,7 @@
 @testable import Baton
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -34,8 +35,7 @@ final class PeerResourceTests: TrustTestCase {
         try authority.issueDevice(named: name).write(to: folder)
         let probe = try RunningProcess(product: "DeviceProbe", [folder.path] + flags)
         probes.append(probe)
-        let line = try XCTUnwrap(probe.waitForLine(containing: "listening on"), probe.output)
-        return (probe, try XCTUnwrap(PeerAddress(String(line.split(separator: " ").last!))))
+        return (probe, try XCTUnwrap(probe.listeningAddress(), probe.output))
     }
 
     /// Thousands of `OpenStreams` calls from a linked device leave at most the cap of grants

@@ -1,6 +1,7 @@
 @testable import BatonContinuity
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -36,9 +37,7 @@ final class ReconnectingStrangersTests: ProcessTestCase {
         let agent = try RunningProcess(product: "batond", ["--device", a.path, "--socket", socket, "--listen", "127.0.0.1:0",
                                                            "--no-notifications"])
         processes.append(agent)
-        let listening = try XCTUnwrap(agent.waitForLine(containing: "listening on"), agent.output, file: file, line: line)
-        let address = try XCTUnwrap(listening.components(separatedBy: "listening on ").last?.split(separator: ",").first
-            .flatMap { PeerAddress(String($0)) }, listening, file: file, line: line)
+        let address = try XCTUnwrap(agent.listeningAddress(), agent.output, file: file, line: line)
         let pid = agent.processIdentifier
         let idle = try XCTUnwrap(openDescriptors(of: pid)), idleMemory = try XCTUnwrap(residentKiB(of: pid))
         return try MainActor.assumeIsolated { () throws -> Figures in

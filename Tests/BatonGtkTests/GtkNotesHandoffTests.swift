@@ -26,8 +26,7 @@ final class GtkNotesHandoffTests: GtkNotesTestCase {
         let folders = try deviceFolders("A", "B")
         let socketA = root.appendingPathComponent("a.sock").path
         let agentA = try start("batond", ["--device", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
-        let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
-        let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
+        let address = try XCTUnwrap(agentA.listeningAddress(), agentA.output).description
         let notesA = try start("baton-gtknotes", ["--agent", socketA, "--notes", root.appendingPathComponent("A-notes").path,
                                                   "--type", Self.note, "--cursor", "\(Self.cursor)",
                                                   "--screenshot", typedPicture.path, "--screenshot-banner", bannerPicture.path],

@@ -67,8 +67,7 @@ final class GtkNotesRoundTripTests: GtkNotesTestCase {
         let folders = try deviceFolders("A", "B")
         let socketA = root.appendingPathComponent("a.sock").path, socketB = root.appendingPathComponent("b.sock").path
         let agentA = try start("batond", ["--device", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
-        let listening = try XCTUnwrap(agentA.waitForLine(containing: "listening on"), agentA.output)
-        let address = String(listening[try XCTUnwrap(listening.range(of: "listening on ")).upperBound...].prefix { $0 != "," })
+        let address = try XCTUnwrap(agentA.listeningAddress(), agentA.output).description
         let agentB = try start("batond", ["--device", folders[1], "--listen", "127.0.0.1:0", "--socket", socketB, "--peer", address],
                                environment: b.environment)
         XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output)
