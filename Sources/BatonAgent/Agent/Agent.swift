@@ -293,10 +293,9 @@ public final class Agent {
                 guard app != nil else { return channel.close() }
                 call.reply([.bytes(relay.expect(channel))])
             }
-        } catch let error as CocoaError {
-            call.fail(AgentInterface.errorName(for: error.code), (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)")
         } catch {
-            call.fail(AgentInterface.ErrorName.handoffFailed, "\(error)")
+            let words = (error as? CocoaError).flatMap { ($0 as NSError).userInfo[NSLocalizedDescriptionKey] as? String } ?? "\(error)"
+            call.fail(HandoffFailure.AgentErrorName(HandoffFailure.code(for: error)).rawValue, words)
         }
     }
 

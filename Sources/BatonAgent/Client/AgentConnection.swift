@@ -501,12 +501,10 @@ public final class AgentConnection: NearbyActivitySource {
         }
     }
 
-    /// The Handoff code for a failed call to the agent: the one its error name carries,
-    /// `.userActivityRemoteApplicationTimedOut` past the call's timeout, else
-    /// `.userActivityConnectionUnavailable`.
+    /// The Handoff error for a failed call to the agent (`HandoffFailure.code(for:)`): the
+    /// code its error name carries, `.userActivityRemoteApplicationTimedOut` past the call's
+    /// timeout, else `.userActivityConnectionUnavailable`; with the agent's words.
     private static func handoffError(_ error: GLibError) -> CocoaError {
-        if let name = error.remoteDBusErrorName { return CocoaError.handoff(AgentInterface.code(forErrorName: name), error.message) }
-        if error.isIOError(G_IO_ERROR_TIMED_OUT) { return CocoaError.handoff(.userActivityRemoteApplicationTimedOut, error.message) }
-        return CocoaError.handoff(.userActivityConnectionUnavailable, error.message)
+        CocoaError.handoff(HandoffFailure.code(for: error), error.message)
     }
 }

@@ -93,42 +93,23 @@ enum AgentInterface {
         return g_dbus_interface_info_ref(interface)
     }
 
-    /// D-Bus error names on the agent connection. Each Handoff failure code has its own, so
-    /// the app gets the code the agent saw (never decided from a message's text).
+    /// D-Bus error names on the agent connection (`HandoffFailure.AgentErrorName` and
+    /// `AppErrorName` hold them and the Handoff code each stands for). Each Handoff failure
+    /// code has its own, so the app gets the code the agent saw (never decided from a message's text).
     enum ErrorName {
-        static let connectionUnavailable = "org.baton.Agent1.Error.ConnectionUnavailable"
-        static let handoffFailed = "org.baton.Agent1.Error.HandoffFailed"
-        static let tooLarge = "org.baton.Agent1.Error.TooLarge"
-        static let timedOut = "org.baton.Agent1.Error.TimedOut"
-        static let unsupported = "org.baton.Agent1.Error.Unsupported"
+        static let connectionUnavailable = HandoffFailure.AgentErrorName.connectionUnavailable.rawValue
+        static let handoffFailed = HandoffFailure.AgentErrorName.handoffFailed.rawValue
+        static let tooLarge = HandoffFailure.AgentErrorName.tooLarge.rawValue
+        static let timedOut = HandoffFailure.AgentErrorName.timedOut.rawValue
+        static let unsupported = HandoffFailure.AgentErrorName.unsupported.rawValue
         /// A call other than `Join` before `Join`, or a second `Join`.
-        static let notJoined = "org.baton.Agent1.Error.NotJoined"
+        static let notJoined = HandoffFailure.AgentErrorName.notJoined.rawValue
         /// Past a cap (pending calls), or bad arguments.
-        static let refused = "org.baton.Agent1.Error.Refused"
+        static let refused = HandoffFailure.AgentErrorName.refused.rawValue
         /// App1 answers: the activity asked for is no longer the one advertised.
-        static let notCurrent = "org.baton.App1.Error.NotCurrent"
-        static let appTooLarge = "org.baton.App1.Error.TooLarge"
-        static let appFailed = "org.baton.App1.Error.Failed"
-    }
-
-    static func errorName(for code: CocoaError.Code) -> String {
-        switch code {
-        case .userActivityConnectionUnavailable: ErrorName.connectionUnavailable
-        case .userActivityHandoffUserInfoTooLarge: ErrorName.tooLarge
-        case .userActivityRemoteApplicationTimedOut: ErrorName.timedOut
-        case .featureUnsupported: ErrorName.unsupported
-        default: ErrorName.handoffFailed
-        }
-    }
-
-    static func code(forErrorName name: String) -> CocoaError.Code {
-        switch name {
-        case ErrorName.connectionUnavailable: .userActivityConnectionUnavailable
-        case ErrorName.tooLarge: .userActivityHandoffUserInfoTooLarge
-        case ErrorName.timedOut: .userActivityRemoteApplicationTimedOut
-        case ErrorName.unsupported: .featureUnsupported
-        default: .userActivityHandoffFailed
-        }
+        static let notCurrent = HandoffFailure.AppErrorName.notCurrent.rawValue
+        static let appTooLarge = HandoffFailure.AppErrorName.tooLarge.rawValue
+        static let appFailed = HandoffFailure.AppErrorName.failed.rawValue
     }
 
     /// The largest string taken from an app (IDs, types, titles), and the most activity types.
