@@ -3,9 +3,12 @@ import Foundation
 
 /// A call of `org.baton.Device1` (docs/PROTOCOL.md section 4), with its arguments: the one
 /// declaration of the interface's methods. The caller makes it (`PeerBus.call`), the callee
-/// reads it from the call it got (`init(_:)`, in `DeviceService`), and the interface XML the
+/// reads it from the call it got (`DBusMessageValue.init(_:)`, in `DeviceService`), and the interface XML the
 /// engine checks calls against is made from `Member` (`DeviceInterface.xml`).
-enum DeviceMethod: Equatable, Sendable {
+enum DeviceMethod: DBusMessageValue, Equatable {
+    static let interface = DeviceInterface.name
+    static let path = DeviceInterface.path
+
     /// The activity advertised now: its metadata `a{sv}` (`DeviceInterface.metadata`), empty for none.
     case getCurrent
     /// The payload (`ay`) of the activity advertised with `sequence`.
@@ -66,37 +69,25 @@ enum DeviceMethod: Equatable, Sendable {
         }
     }
 
-    /// The method `name` called with `arguments`; a name the interface does not have, or
-    /// arguments not of its declared types, are refused, naming what was wrong.
-    init(name: String, arguments: [Variant]) throws(PeerProtocolError) {
-        guard let member = Member(rawValue: name) else { throw .malformed("org.baton.Device1 has no method \(name)") }
-        let given = "(" + arguments.map(\.typeString).joined() + ")"
-        guard given == member.argumentType else {
-            throw .malformed("\(name) takes \(member.argumentType), not \(given)")
+    init?(checked member: Member, arguments: [Variant]) {
+        let sequence: UInt64? = if case .uint64(let value)? = arguments.first { value } else { nil }
+        switch member {
+        case .getCurrent: self = .getCurrent
+        case .fetchPayload: guard let sequence else { return nil }; self = .fetchPayload(sequence: sequence)
+        case .continued: guard let sequence else { return nil }; self = .continued(sequence: sequence)
+        case .getRevocations: self = .getRevocations
+        case .openStreams: guard let sequence else { return nil }; self = .openStreams(sequence: sequence)
+        case .getDiscoveryKey: self = .getDiscoveryKey
         }
-        func sequence() -> UInt64 {
-            guard case .uint64(let value) = arguments[0] else { preconditionFailure("checked against the declaration") }
-            return value
-        }
-        self = switch member {
-        case .getCurrent: .getCurrent
-        case .fetchPayload: .fetchPayload(sequence: sequence())
-        case .continued: .continued(sequence: sequence())
-        case .getRevocations: .getRevocations
-        case .openStreams: .openStreams(sequence: sequence())
-        case .getDiscoveryKey: .getDiscoveryKey
-        }
-    }
-
-    /// The method of an incoming call (see `init(name:arguments:)`).
-    init(_ call: MethodCall) throws(PeerProtocolError) {
-        try self.init(name: call.method, arguments: call.arguments)
     }
 }
 
 /// A signal of `org.baton.Device1`, with its arguments: the one declaration of the
 /// interface's signals (see `DeviceMethod`).
-enum DeviceSignal: Equatable, Sendable {
+enum DeviceSignal: DBusMessageValue, Equatable {
+    static let interface = DeviceInterface.name
+    static let path = DeviceInterface.path
+
     /// The activity advertised now changed: its metadata `a{sv}` (`DeviceInterface.metadata`).
     case currentChanged(Variant)
     /// A newer signed revocation list, passed on.
@@ -128,14 +119,11 @@ enum DeviceSignal: Equatable, Sendable {
         }
     }
 
-    /// The signal `member` with `arguments`; arguments not of its declared types are refused.
-    init(_ member: Member, arguments: [Variant]) throws(PeerProtocolError) {
-        let given = "(" + arguments.map(\.typeString).joined() + ")"
-        guard given == member.argumentType else { throw .malformed("\(member.rawValue) carries \(member.argumentType), not \(given)") }
-        switch (member, arguments[0]) {
-        case (.currentChanged, let metadata): self = .currentChanged(metadata)
-        case (.revocationsChanged, .bytes(let list)): self = .revocationsChanged(list)
-        default: throw .malformed("\(member.rawValue) carries \(member.argumentType), not \(given)")
+    init?(checked member: Member, arguments: [Variant]) {
+        switch (member, arguments.first) {
+        case (.currentChanged, .dictionary(let entries)?): self = .currentChanged(.dictionary(entries))
+        case (.revocationsChanged, .bytes(let list)?): self = .revocationsChanged(list)
+        default: return nil
         }
     }
 }

@@ -11,8 +11,7 @@ extension PeerBus {
     /// past `timeout` `G_IO_ERROR_TIMED_OUT`, a link that closed `G_IO_ERROR_CLOSED`).
     /// `HandoffFailure.error(for:)` gives the Handoff code of any of these.
     func call(_ method: DeviceMethod, timeout: Duration = .seconds(10)) async throws -> [Variant] {
-        try await bus.call(DeviceInterface.path, DeviceInterface.name, method.member.rawValue, method.arguments,
-                           replyType: method.member.replyType, timeout: timeout)
+        try await bus.call(method, timeout: timeout)
     }
 
     /// `GetCurrent`: the metadata (`a{sv}`) of the activity the peer advertises, empty for none.
@@ -56,12 +55,12 @@ extension PeerBus {
     /// the peer runs it and sends nothing back). The message is written (or queued) now, so it
     /// reaches the peer before any call made after this returns.
     func send(_ method: DeviceMethod) throws {
-        try bus.send(DeviceInterface.path, DeviceInterface.name, method.member.rawValue, method.arguments)
+        try bus.send(method)
     }
 
     /// Emits `signal` to the peer.
     func emit(_ signal: DeviceSignal) {
-        bus.emit(DeviceInterface.path, DeviceInterface.name, signal.member.rawValue, signal.arguments)
+        bus.emit(signal)
     }
 
     /// Emits `CurrentChanged(metadata)` to the peer.
@@ -78,9 +77,7 @@ extension PeerBus {
     /// signal of the wrong type calls `malformed` instead.
     func on(_ member: DeviceSignal.Member, _ body: @escaping @MainActor (DeviceSignal) -> Void,
             malformed: @escaping @MainActor () -> Void) {
-        bus.subscribe(DeviceInterface.path, DeviceInterface.name, member.rawValue) { items in
-            do { body(try DeviceSignal(member, arguments: items)) } catch { malformed() }
-        }
+        bus.subscribe(member, body, malformed: malformed)
     }
 
     /// Calls `body` with the metadata of each `CurrentChanged` the peer emits, until the bus
