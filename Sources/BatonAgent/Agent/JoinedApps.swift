@@ -111,8 +111,7 @@ final class JoinedApps: ActivityProvider {
         guard let (app, id) = origin(of: activity) else { throw .notCurrent }
         if let held = app.heldPayload, held.id == id { return held.data }
         do {
-            let reply = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "FetchPayload", [.uint64(id)],
-                                               replyType: "(ay)", timeout: appCallTimeout)
+            let reply = try await app.bus.call(AppMethod.fetchPayload(id: id), timeout: appCallTimeout)
             guard case .bytes(let payload)? = reply.first else { throw ProvidedActivityError.failed("malformed reply") }
             return payload
         } catch let error as ProvidedActivityError {
@@ -136,7 +135,7 @@ final class JoinedApps: ActivityProvider {
     func continued(_ activity: ProvidedActivity) async {
         guard let (app, id) = origin(of: activity) else { return }
         do {
-            try app.bus.send(AgentInterface.appPath, AgentInterface.appName, "Continued", [.uint64(id)])
+            try app.bus.send(AppMethod.continued(id: id))
         } catch {
             log.notice("could not tell \(app.name) its activity was continued: \(error)")
         }
