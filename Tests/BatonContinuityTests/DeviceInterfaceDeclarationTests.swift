@@ -2,6 +2,7 @@
 import BatonLoop
 import CGLib
 import Foundation
+import BatonTestSupport
 import XCTest
 
 /// Issue 26: `org.baton.Device1` declared once in Swift (`DeviceMethod`, `DeviceSignal`); the
@@ -31,6 +32,8 @@ final class DeviceInterfaceDeclarationTests: XCTestCase {
 
     func testTheGeneratedXMLIsTheProtocolsInterface() {
         XCTAssertEqual(DBusInterfaceShape(DeviceInterface.info), DBusInterfaceShape(DBusInterfaceDeclaration.info(Self.protocolXML)))
+        XCTAssertEqual(DBusInterfaceShape(DeviceInterface.info).methods["OpenStreams"], ["(t)", "(ayu)"])
+        XCTAssertEqual(DBusInterfaceShape(DeviceInterface.info).signals.count, DeviceSignal.Member.allCases.count)
         XCTAssertEqual(String(cString: DeviceInterface.info.pointee.name), DeviceInterface.name)
     }
 
@@ -60,36 +63,5 @@ final class DeviceInterfaceDeclarationTests: XCTestCase {
         XCTAssertThrowsError(try DeviceMethod(name: "Continued", arguments: []))
         XCTAssertThrowsError(try DeviceSignal(.revocationsChanged, arguments: [.string("list")]))
         XCTAssertThrowsError(try DeviceSignal(.currentChanged, arguments: []))
-    }
-}
-
-/// The names and types of an interface's methods and signals, as GLib parsed them.
-struct DBusInterfaceShape: Equatable {
-    var name: String
-    var methods: [String: [String]]
-    var signals: [String: String]
-
-    init(_ info: UnsafeMutablePointer<GDBusInterfaceInfo>) {
-        func arguments(_ list: UnsafeMutablePointer<UnsafeMutablePointer<GDBusArgInfo>?>?) -> String {
-            var types = "", index = 0
-            while let argument = list?[index] {
-                types += String(cString: argument.pointee.signature)
-                index += 1
-            }
-            return "(" + types + ")"
-        }
-        name = String(cString: info.pointee.name)
-        methods = [:]
-        signals = [:]
-        var index = 0
-        while let method = info.pointee.methods?[index] {
-            methods[String(cString: method.pointee.name)] = [arguments(method.pointee.in_args), arguments(method.pointee.out_args)]
-            index += 1
-        }
-        index = 0
-        while let signal = info.pointee.signals?[index] {
-            signals[String(cString: signal.pointee.name)] = arguments(signal.pointee.args)
-            index += 1
-        }
     }
 }
