@@ -289,7 +289,7 @@ public final class Agent {
         Task { @MainActor [weak self] in
             guard let self else { return }
             do {
-                _ = try await app.bus.call(AppMethod.streamsArrived(id: id, token: token), timeout: self.appCallTimeout)
+                try await app.bus.call(.streamsArrived(id: id, token: token), timeout: self.appCallTimeout)
             } catch {
                 self.log.notice("could not hand continuation streams to \(app.name): \(error)")
                 self.relay.cancel(token)

@@ -40,8 +40,8 @@ extension AgentConnection {
         pairingSubscriptions = [AgentSignal.Member.pairingRequest, .pairingRequestEnded, .pairingEvent, .pairingWindowClosed].map {
             bus.subscribe($0, deliver)
         }
-        let reply = try await bus.call(AgentMethod.openPairingWindow(seconds: seconds, host: host, port: UInt32(port)), timeout: callTimeout)
-        guard case .uint32(let listening)? = reply.first, let port = UInt16(exactly: listening) else {
+        let listening = try await bus.call(.openPairingWindow(seconds: seconds, host: host, port: UInt32(port)), timeout: callTimeout)
+        guard let port = UInt16(exactly: listening) else {
             throw CocoaError.handoff(.userActivityHandoffFailed, "malformed OpenPairingWindow reply")
         }
         return port

@@ -115,10 +115,8 @@ public final class AgentConnection: NearbyActivitySource {
             throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
         }
         do {
-            let reply = try await bus.call(AgentMethod.continueNearby(device: activity.device, sequence: activity.sequence,
-                                                                      activationToken: activationToken ?? ""), timeout: .seconds(60))
-            guard case .string(let app)? = reply.first else { return "" }
-            return app
+            return try await bus.call(.continueNearby(device: activity.device, sequence: activity.sequence,
+                                                      activationToken: activationToken ?? ""), timeout: .seconds(60))
         } catch let error as GLibError {
             throw Self.handoffError(error)
         }
@@ -134,8 +132,8 @@ public final class AgentConnection: NearbyActivitySource {
         guard let version = agentVersion, version >= Self.statusVersion else {
             throw CocoaError.handoff(.featureUnsupported, "the agent speaks interface version \(agentVersion ?? 0), older than this program's \(AgentInterface.version): it has no status; restart it to run the installed one")
         }
-        let reply = try await bus.call(AgentMethod.getStatus, timeout: timeout)
-        guard case .string(let text)? = reply.first, let status = AgentStatus.decode(Data(text.utf8)) else {
+        let text = try await bus.call(.getStatus, timeout: timeout)
+        guard let status = AgentStatus.decode(Data(text.utf8)) else {
             throw CocoaError.handoff(.userActivityHandoffFailed, "the agent's status did not decode")
         }
         return status
@@ -287,17 +285,16 @@ public final class AgentConnection: NearbyActivitySource {
         bus.startMessageProcessing()
         let manifest = Application.shared.manifest
         guard let manifest else { throw CocoaError.handoff(.userActivityConnectionUnavailable, "this app has no manifest to join the agent with") }
-        let reply = try await bus.call(AgentMethod.join(app: manifest.appID, team: manifest.teamIdentifier, types: manifest.activityTypes),
-                                       timeout: callTimeout)
-        if case .uint32(let version)? = reply.first { agentVersion = version }
+        agentVersion = try await bus.call(.join(app: manifest.appID, team: manifest.teamIdentifier, types: manifest.activityTypes),
+                                          timeout: callTimeout)
         isJoined = true
         lastSent = nil
         sendAdvertisement()
         let handed = handedBeforeJoined
         handedBeforeJoined = []
         for activity in handed { Application.shared.continueNearbyActivity(activity) }
-        let nearby = try await bus.call(AgentMethod.getNearby, timeout: callTimeout)
-        if let list = nearby.first { Application.shared.updateNearbyActivities(AgentInterface.nearbyList(from: list)) }
+        let nearby = try await bus.call(.getNearby, timeout: callTimeout)
+        Application.shared.updateNearbyActivities(AgentInterface.nearbyList(from: nearby))
     }
 
     private func disconnect() {
@@ -464,18 +461,16 @@ public final class AgentConnection: NearbyActivitySource {
     // MARK: NearbyActivitySource
 
     public func fetchPayload(of activity: NearbyActivity) async throws -> Data {
-        let reply = try await callAgent(.fetchPayload(device: activity.device, sequence: activity.sequence))
-        guard case .bytes(let payload)? = reply.first else { throw CocoaError.handoff(.userActivityHandoffFailed, "malformed FetchPayload reply") }
-        return payload
+        try await callAgent(.fetchPayload(device: activity.device, sequence: activity.sequence))
     }
 
     public func confirmContinued(_ activity: NearbyActivity) async throws {
-        _ = try await callAgent(.continued(device: activity.device, sequence: activity.sequence))
+        try await callAgent(.continued(device: activity.device, sequence: activity.sequence))
     }
 
     public func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel {
-        let reply = try await callAgent(.openStreams(device: activity.device, sequence: activity.sequence))
-        guard case .bytes(let token)? = reply.first, token.count == StreamRelay.tokenSize else {
+        let token = try await callAgent(.openStreams(device: activity.device, sequence: activity.sequence))
+        guard token.count == StreamRelay.tokenSize else {
             throw CocoaError.handoff(.userActivityHandoffFailed, "malformed OpenStreams reply")
         }
         do { return try await streamConnection(token: token) } catch {
@@ -486,14 +481,16 @@ public final class AgentConnection: NearbyActivitySource {
     /// Calls `method` of the agent about `activity`; failures are the Handoff codes the agent
     /// saw, `.userActivityConnectionUnavailable` without an agent, and
     /// `.userActivityRemoteApplicationTimedOut` past `callTimeout`.
-    private func callAgent(_ method: AgentMethod) async throws -> [Variant] {
+    private func callAgent<Reply>(_ call: DBusCall<AgentMethod, Reply>) async throws -> Reply {
         guard isJoined, let bus else {
             throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
         }
         do {
-            return try await bus.call(method, timeout: callTimeout)
+            return try await bus.call(call, timeout: callTimeout)
         } catch let error as GLibError {
             throw Self.handoffError(error)
+        } catch let error as DBusMessageMismatch {
+            throw CocoaError.handoff(HandoffFailure.code(for: error), "\(error)")
         }
     }
 

@@ -296,3 +296,54 @@ enum AppMethod: DBusMessageValue, Equatable {
         }
     }
 }
+
+/// `org.baton.Agent1`'s calls with their replies' types (`DBusConnection.call(_:timeout:)`).
+extension DBusCall where Method == AgentMethod, Reply == UInt32 {
+    /// Joins; the reply is the agent's interface version.
+    static func join(app: String, team: String, types: [String]) -> Self {
+        Self(.join(app: app, team: team, types: types), one: \.uint32Value)
+    }
+    /// Opens a pairing window; the reply is the port it listens on.
+    static func openPairingWindow(seconds: UInt32, host: String, port: UInt32) -> Self {
+        Self(.openPairingWindow(seconds: seconds, host: host, port: port), one: \.uint32Value)
+    }
+}
+
+extension DBusCall where Method == AgentMethod, Reply == String {
+    /// The agent's status as JSON.
+    static var getStatus: Self { Self(.getStatus, one: \.stringValue) }
+    /// Continues `device`'s activity `sequence` here; the reply is the ID of the app that took it.
+    static func continueNearby(device: String, sequence: UInt64, activationToken: String) -> Self {
+        Self(.continueNearby(device: device, sequence: sequence, activationToken: activationToken), one: \.stringValue)
+    }
+}
+
+extension DBusCall where Method == AgentMethod, Reply == Variant {
+    /// The nearby activities (`aa{sv}`; `AgentInterface.nearbyList(from:)` reads them).
+    static var getNearby: Self { Self(.getNearby, one: { if case .array = $0 { $0 } else { nil } }) }
+}
+
+extension DBusCall where Method == AgentMethod, Reply == Data {
+    /// The payload of `device`'s activity `sequence`.
+    static func fetchPayload(device: String, sequence: UInt64) -> Self { Self(.fetchPayload(device: device, sequence: sequence), one: \.bytesValue) }
+    /// A relay token for the continuation streams of `device`'s activity `sequence`.
+    static func openStreams(device: String, sequence: UInt64) -> Self { Self(.openStreams(device: device, sequence: sequence), one: \.bytesValue) }
+}
+
+extension DBusCall where Method == AgentMethod, Reply == Void {
+    /// `device`'s activity `sequence` was continued here.
+    static func continued(device: String, sequence: UInt64) -> Self { Self(.continued(device: device, sequence: sequence)) }
+}
+
+/// `org.baton.App1`'s calls with their replies' types.
+extension DBusCall where Method == AppMethod, Reply == Data {
+    /// The payload of advertisement `id`, saved first.
+    static func fetchPayload(id: UInt64) -> Self { Self(.fetchPayload(id: id), one: \.bytesValue) }
+}
+
+extension DBusCall where Method == AppMethod, Reply == Void {
+    /// Continuation streams arrived for advertisement `id`: the relay `token` takes them.
+    static func streamsArrived(id: UInt64, token: Data) -> Self { Self(.streamsArrived(id: id, token: token)) }
+    /// Continue this nearby activity (`AgentInterface.encode`) in the app.
+    static func continueNearby(activity: Variant) -> Self { Self(.continueNearby(activity: activity)) }
+}

@@ -56,7 +56,7 @@ extension ContinuityNode {
     /// is not open and accepted within `streamAcceptanceTimeout`, `userActivityHandoffFailed`
     /// when the device refuses it, `userActivityConnectionUnavailable` when it cannot be made.
     public func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel {
-        let (grant, link) = try await callDevice(activity.device) { bus in try await bus.openStreams(sequence: activity.sequence) }
+        let (grant, link) = try await callDevice(activity.device) { bus in try await bus.call(.openStreams(sequence: activity.sequence)) }
         guard let host = link.host ?? link.dialed?.host else {
             throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "no address for \(activity.device)"])
         }

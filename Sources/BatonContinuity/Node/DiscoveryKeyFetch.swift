@@ -100,7 +100,7 @@ final class DiscoveryKeyFetch {
             guard links[link.id] === link else { continue }
             let name = links.name(of: link)
             do {
-                try trust.adopt(discoveryKey: try await link.bus.getDiscoveryKey(), from: name)
+                try trust.adopt(discoveryKey: try await link.bus.call(.getDiscoveryKey), from: name)
             } catch {
                 log.info("\(name) has no discovery key for revocation list \(trust.identity.revocations.sequence): \(error)")
             }

@@ -118,7 +118,7 @@ final class LinkTable {
         do {
             // The peer's list first: if newer, it names the peer (and the devices added since)
             // before its activity is shown.
-            let data = try await bus.getRevocations()
+            let data = try await bus.call(.getRevocations)
             if links[link.id] === link {
                 events?.peerSent(revocationData: data, from: link)
             }
@@ -127,7 +127,7 @@ final class LinkTable {
             // any change after answering); the answer may still be handled after it, so it is
             // then dropped rather than put back the older activity.
             let signalsBefore = link.currentSignals
-            let metadata = try await bus.getCurrent()
+            let metadata = try await bus.call(.getCurrent)
             if link.currentSignals == signalsBefore { remoteChanged(link, metadata) }
             if links[link.id] === link { events?.linkCameUp(link) }
         } catch {

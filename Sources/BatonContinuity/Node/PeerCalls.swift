@@ -18,7 +18,7 @@ final class PeerCalls {
 
     /// The payload of `activity`, pulled from its device (which saves it first).
     func fetchPayload(of activity: NearbyActivity) async throws -> Data {
-        let (payload, link) = try await callDevice(activity.device) { bus in try await bus.fetchPayload(sequence: activity.sequence) }
+        let (payload, link) = try await callDevice(activity.device) { bus in try await bus.call(.fetchPayload(sequence: activity.sequence)) }
         fetched[link.id] = activity.sequence
         return payload
     }
@@ -33,7 +33,7 @@ final class PeerCalls {
                 log.notice("could not ask \(activity.device) for its activity before saying it was continued: \(error)")
             }
         }
-        _ = try await callDevice(activity.device) { bus in try await bus.continued(sequence: activity.sequence) }
+        _ = try await callDevice(activity.device) { bus in try await bus.call(.continued(sequence: activity.sequence)) }
     }
 
     /// Makes `call` of `device`'s `org.baton.Device1` over its link (`device` as shown in

@@ -127,3 +127,40 @@ enum DeviceSignal: DBusMessageValue, Equatable {
         }
     }
 }
+
+/// A stream grant (`OpenStreams`'s reply): a one-time token and the port to use it on, as sent
+/// (the caller checks both).
+struct DeviceStreamGrant: Equatable {
+    var token: Data
+    var port: UInt32
+}
+
+/// `org.baton.Device1`'s calls with their replies' types (`PeerBus.call`).
+extension DBusCall where Method == DeviceMethod, Reply == Variant {
+    /// The metadata (`a{sv}`) of the activity the peer advertises, empty for none.
+    static var getCurrent: Self { Self(.getCurrent, one: { if case .dictionary = $0 { $0 } else { nil } }) }
+}
+
+extension DBusCall where Method == DeviceMethod, Reply == Data {
+    /// The payload of the activity the peer advertises with `sequence`.
+    static func fetchPayload(sequence: UInt64) -> Self { Self(.fetchPayload(sequence: sequence), one: \.bytesValue) }
+    /// The signed revocation list the peer holds.
+    static var getRevocations: Self { Self(.getRevocations, one: \.bytesValue) }
+    /// The group's discovery key for the revocation list the peer holds.
+    static var getDiscoveryKey: Self { Self(.getDiscoveryKey, one: \.bytesValue) }
+}
+
+extension DBusCall where Method == DeviceMethod, Reply == Void {
+    /// Tells the peer its activity advertised with `sequence` was continued.
+    static func continued(sequence: UInt64) -> Self { Self(.continued(sequence: sequence)) }
+}
+
+extension DBusCall where Method == DeviceMethod, Reply == DeviceStreamGrant {
+    /// A grant for a stream connection to the activity advertised with `sequence`.
+    static func openStreams(sequence: UInt64) -> Self {
+        Self(.openStreams(sequence: sequence), reply: { values in
+            guard values.count == 2, let token = values[0].bytesValue, let port = values[1].uint32Value else { return nil }
+            return DeviceStreamGrant(token: token, port: port)
+        })
+    }
+}

@@ -4,51 +4,14 @@ import Foundation
 
 /// Calling a peer's `org.baton.Device1`, and hearing from it.
 extension PeerBus {
-    /// Calls `method` of the peer's `org.baton.Device1`; returns the reply's values, which are
-    /// of the types `method` declares (a reply of another type fails the call). Throws
-    /// `GLibError` when the call fails (a remote D-Bus error carries its name in
-    /// `remoteDBusErrorName`; a reply of another type is `G_IO_ERROR_INVALID_ARGUMENT`, a call
-    /// past `timeout` `G_IO_ERROR_TIMED_OUT`, a link that closed `G_IO_ERROR_CLOSED`).
-    /// `HandoffFailure.error(for:)` gives the Handoff code of any of these.
-    func call(_ method: DeviceMethod, timeout: Duration = .seconds(10)) async throws -> [Variant] {
-        try await bus.call(method, timeout: timeout)
-    }
-
-    /// `GetCurrent`: the metadata (`a{sv}`) of the activity the peer advertises, empty for none.
-    func getCurrent() async throws -> Variant {
-        let reply = try await call(.getCurrent)
-        guard reply.count == 1, case .dictionary = reply[0] else { throw Self.malformed(.getCurrent) }
-        return reply[0]
-    }
-
-    /// `FetchPayload`: the payload of the activity the peer advertises with `sequence`.
-    func fetchPayload(sequence: UInt64) async throws -> Data {
-        try Self.bytes(try await call(.fetchPayload(sequence: sequence)), of: .fetchPayload)
-    }
-
-    /// `Continued`: tells the peer its activity advertised with `sequence` was continued.
-    func continued(sequence: UInt64) async throws {
-        _ = try await call(.continued(sequence: sequence))
-    }
-
-    /// `GetRevocations`: the signed revocation list the peer holds.
-    func getRevocations() async throws -> Data {
-        try Self.bytes(try await call(.getRevocations), of: .getRevocations)
-    }
-
-    /// `GetDiscoveryKey`: the group's discovery key for the revocation list the peer holds.
-    func getDiscoveryKey() async throws -> Data {
-        try Self.bytes(try await call(.getDiscoveryKey), of: .getDiscoveryKey)
-    }
-
-    /// `OpenStreams`: a one-time token and the port to open a stream connection to the
-    /// activity advertised with `sequence` with (the port as sent; the caller checks it).
-    func openStreams(sequence: UInt64) async throws -> (token: Data, port: UInt32) {
-        let reply = try await call(.openStreams(sequence: sequence))
-        guard reply.count == 2, case .bytes(let token) = reply[0], case .uint32(let port) = reply[1] else {
-            throw Self.malformed(.openStreams)
-        }
-        return (token, port)
+    /// Makes `call` of the peer's `org.baton.Device1` (e.g. `.fetchPayload(sequence: 7)`);
+    /// returns its reply, of its declared type. Throws `GLibError` when the call fails (a
+    /// remote D-Bus error carries its name in `remoteDBusErrorName`; a reply of another type is
+    /// `G_IO_ERROR_INVALID_ARGUMENT`, a call past `timeout` `G_IO_ERROR_TIMED_OUT`, a link that
+    /// closed `G_IO_ERROR_CLOSED`), or `DBusMessageMismatch` for a reply the declaration does
+    /// not take. `HandoffFailure.error(for:)` gives the Handoff code of any of these.
+    func call<Reply>(_ call: DBusCall<DeviceMethod, Reply>, timeout: Duration = .seconds(10)) async throws -> Reply {
+        try await bus.call(call, timeout: timeout)
     }
 
     /// Calls `method` without asking for a reply (`G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED`:
@@ -96,14 +59,5 @@ extension PeerBus {
     /// or `close`), from the app's loop.
     public func onClosed(_ body: @escaping @MainActor () -> Void) {
         bus.onClosed(body)
-    }
-
-    private static func bytes(_ reply: [Variant], of member: DeviceMethod.Member) throws(PeerProtocolError) -> Data {
-        guard reply.count == 1, case .bytes(let data) = reply[0] else { throw malformed(member) }
-        return data
-    }
-
-    private static func malformed(_ member: DeviceMethod.Member) -> PeerProtocolError {
-        .malformed("the \(member.rawValue) reply is not \(member.replyType)")
     }
 }
