@@ -1,4 +1,5 @@
 import XCTest
+import Baton
 @testable import BatonAgent
 
 /// The agent protocol's encodings, both ways.
@@ -17,7 +18,7 @@ final class AgentInterfaceTests: XCTestCase {
     func testErrorCodesRoundTrip() {
         for code in [CocoaError.Code.userActivityConnectionUnavailable, .userActivityHandoffFailed, .userActivityHandoffUserInfoTooLarge,
                      .userActivityRemoteApplicationTimedOut, .featureUnsupported] {
-            XCTAssertEqual(AgentInterface.code(forErrorName: AgentInterface.errorName(for: code)), code)
+            XCTAssertEqual(HandoffFailure.code(forErrorName: HandoffFailure.AgentErrorName(code).rawValue), code)
         }
     }
 }

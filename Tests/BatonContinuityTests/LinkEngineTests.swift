@@ -44,7 +44,7 @@ final class LinkEngineTests: TrustTestCase {
             XCTAssertFalse(threads.isEmpty, "the probe's threads cannot be read")
             XCTAssertFalse(threads.contains("gdbus"), "threads: \(threads)")
             // And the link works after the look: a call over it is answered.
-            let answered = Outcome { try await node.callDevice("A", "GetCurrent", .tuple([]), replyType: "(a{sv})") }
+            let answered = Outcome { try await node.callDevice("A") { bus in try await bus.call(.getCurrent) } }
             XCTAssertTrue(MainLoop.run(until: { answered.done }, timeout: .seconds(15)))
             XCTAssertNoThrow(try answered.get())
         }

@@ -54,7 +54,7 @@ final class PeerResourceTests: TrustTestCase {
             let calls = 3000
             let asked = Outcome { () async throws -> Int in
                 for _ in 0..<calls {
-                    _ = try await node.callDevice("A", "OpenStreams", .tuple([.uint64(sequence)]), replyType: "(ayu)")
+                    _ = try await node.callDevice("A") { bus in try await bus.call(.openStreams(sequence: sequence)) }
                 }
                 return calls
             }

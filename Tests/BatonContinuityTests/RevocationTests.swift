@@ -139,7 +139,7 @@ final class RevocationTests: ProcessTestCase {
             spin(until: { node.link(shownAs: "A")?.remote != nil })
             let sequence = try XCTUnwrap(node.link(shownAs: "A")?.remote?.sequence)
             let claim: @MainActor () -> Error? = {
-                let call = Outcome { try await node.callDevice("A", "Continued", .tuple([.uint64(sequence)]), replyType: "()") }
+                let call = Outcome { try await node.callDevice("A") { bus in try await bus.call(.continued(sequence: sequence)) } }
                 spin(until: { call.done })
                 return call.error
             }

@@ -96,8 +96,12 @@ extension Application {
             guard !continuation.isFinished else { return }
             switch outcome {
             case .failure(let error):
-                let (code, reason) = Application.handoffCode(forFetchError: error)
-                continuation.fail(code, reason, underlying: error)
+                let reason = switch error {
+                case is CocoaError: "\(error)"
+                case is CancellationError: "the fetch was cancelled"
+                default: "the payload could not be fetched: \(error)"
+                }
+                continuation.fail(HandoffFailure.code(for: error), reason, underlying: error)
             case .success(let data):
                 do {
                     let activity = try UserActivity(payload: data)
@@ -114,10 +118,7 @@ extension Application {
                 } catch let error as CocoaError {
                     continuation.fail(error.code, error.localizedDescription, underlying: error)
                 } catch {
-                    let code: CocoaError.Code = if case .payloadTooLarge? = error as? UserActivityError {
-                        .userActivityHandoffUserInfoTooLarge
-                    } else { .userActivityHandoffFailed }
-                    continuation.fail(code, "\(error)", underlying: error)
+                    continuation.fail(HandoffFailure.code(for: error), "\(error)", underlying: error)
                 }
             }
         }
@@ -145,14 +146,6 @@ extension Application {
             throw handoffError(.userActivityHandoffFailed, "cannot confirm \(domain)'s claim: \(error)", underlying: error)
         }
         activity.userInfo = [:]
-    }
-
-    private static func handoffCode(forFetchError error: Error) -> (CocoaError.Code, String) {
-        let handoffCodes: [CocoaError.Code] = [.userActivityHandoffFailed, .userActivityConnectionUnavailable,
-                                               .userActivityRemoteApplicationTimedOut, .userActivityHandoffUserInfoTooLarge]
-        if let cocoa = error as? CocoaError, handoffCodes.contains(cocoa.code) { return (cocoa.code, "\(cocoa)") }
-        if error is CancellationError { return (.userActivityHandoffFailed, "the fetch was cancelled") }
-        return (.userActivityConnectionUnavailable, "the payload could not be fetched: \(error)")
     }
 
     /// Whether `activity` is a document's: its type is a document type's

@@ -150,8 +150,7 @@ extension Agent {
         Task { @MainActor [weak self] in
             guard let self else { return }
             do {
-                _ = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "ContinueNearby", [AgentInterface.encode(activity)],
-                                           replyType: "()", timeout: self.appCallTimeout)
+                try await app.bus.call(.continueNearby(activity: AgentInterface.encode(activity)), timeout: self.appCallTimeout)
                 finish(.success(app.appID ?? ""))
             } catch {
                 finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, "\(app.name) did not take the continuation: \(error)")))

@@ -155,18 +155,16 @@ public final class Agent {
     }
 
     private func answer(_ call: MethodCall, from app: JoinedApp) {
-        let args = call.arguments
-        if call.method == "Join" {
+        let method: AgentMethod
+        do { method = try AgentMethod(call) } catch { return call.fail(AgentInterface.ErrorName.refused, "bad arguments: \(error)") }
+        if case .join(let appID, let team, let types) = method {
             guard !app.isJoined else { return call.fail(AgentInterface.ErrorName.notJoined, "already joined") }
-            guard args.count == 3, case .string(let appID) = args[0], case .string(let team) = args[1],
-                  case .array(_, let typeValues) = args[2], Self.acceptable(appID), Self.acceptable(team),
-                  typeValues.count <= AgentInterface.maximumTypes else {
+            guard Self.acceptable(appID), Self.acceptable(team), types.count <= AgentInterface.maximumTypes else {
                 return call.fail(AgentInterface.ErrorName.refused, "Join needs an app ID and team of 1 to \(AgentInterface.maximumText) bytes and at most \(AgentInterface.maximumTypes) types")
             }
-            let types = typeValues.compactMap { if case .string(let s) = $0, Self.acceptable(s) { s } else { nil } }
             app.appID = appID
             app.teamIdentifier = team
-            app.activityTypes = types
+            app.activityTypes = types.filter(Self.acceptable)
             app.joinDeadline?.cancel()
             app.joinDeadline = nil
             log.info("\(app.name) joined")
@@ -175,10 +173,11 @@ public final class Agent {
             return handWaitingContinuations(to: app)
         }
         guard app.isJoined else { return call.fail(AgentInterface.ErrorName.notJoined, "call Join first") }
-        switch call.method {
-        case "SetAdvertisement":
-            guard args.count == 2, case .bool(let active) = args[1] else { return call.fail(AgentInterface.ErrorName.refused, "bad arguments") }
-            switch AppAdvertisement.decode(args[0]) {
+        switch method {
+        case .join:
+            break  // answered above
+        case .setAdvertisement(let activity, let active):
+            switch AppAdvertisement.decode(activity) {
             case .malformed: call.fail(AgentInterface.ErrorName.refused, "a malformed advertisement")
             case .none:
                 apps.update(app, advertisement: nil, active: active)
@@ -189,25 +188,19 @@ public final class Agent {
                 apps.update(app, advertisement: clipped, active: active)
                 call.reply([])
             }
-        case "HoldPayload":
-            guard args.count == 2, case .uint64(let id) = args[0], case .bytes(let payload) = args[1] else {
-                return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
-            }
+        case .holdPayload(let id, let payload):
             apps.hold(payload, id: id, from: app)
             call.reply([])
-        case "PayloadChanged":
-            guard args.count == 1, case .uint64(let id) = args[0] else { return call.fail(AgentInterface.ErrorName.refused, "bad arguments") }
+        case .payloadChanged(let id):
             if app.heldPayload?.id == id { app.heldPayload = nil }
             call.reply([])
-        case "GetNearby":
+        case .getNearby:
             call.reply([AgentInterface.encode(apps.nearby)])
-        case "GetStatus":
+        case .getStatus:
             call.reply([.string(String(decoding: status().json(), as: UTF8.self))])
-        case "OpenPairingWindow", "AnswerPairing", "ClosePairingWindow":
-            answerPairing(call, from: app)
-        case "ContinueNearby":
-            guard args.count == 3, case .string(let device) = args[0], case .uint64(let sequence) = args[1],
-                  case .string(let token) = args[2] else { return call.fail(AgentInterface.ErrorName.refused, "bad arguments") }
+        case .openPairingWindow, .answerPairing, .closePairingWindow:
+            answerPairing(call, method, from: app)
+        case .continueNearby(let device, let sequence, let token):
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
                 return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
             }
@@ -217,10 +210,7 @@ public final class Agent {
                 case .failure(let failure): call.fail(failure.name, failure.message)
                 }
             }
-        case "FetchPayload", "Continued", "OpenStreams":
-            guard args.count == 2, case .string(let device) = args[0], case .uint64(let sequence) = args[1] else {
-                return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
-            }
+        case .fetchPayload(let device, let sequence), .continued(let device, let sequence), .openStreams(let device, let sequence):
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
                 return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
             }
@@ -236,38 +226,31 @@ public final class Agent {
             Task.immediate { @MainActor [weak self, weak app] in
                 defer { app?.pendingCalls -= 1 }
                 guard let self else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
-                await self.forward(call, activity, for: app)
+                await self.forward(call, method, activity, for: app)
             }
-        default:
-            call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
         }
     }
 
     /// `OpenPairingWindow(u seconds, s host, u port) -> (u port)`, `AnswerPairing(t request, b
     /// confirmed)`, `ClosePairingWindow()`: the window's signals go to the app that opened it.
-    private func answerPairing(_ call: MethodCall, from app: JoinedApp) {
-        let args = call.arguments
+    private func answerPairing(_ call: MethodCall, _ method: AgentMethod, from app: JoinedApp) {
         guard let pairing else { return call.fail(AgentInterface.ErrorName.refused, "this agent opens no pairing windows") }
         let opener = ObjectIdentifier(app)
-        switch call.method {
-        case "OpenPairingWindow":
-            guard args.count == 3, case .uint32(let seconds) = args[0], case .string(let host) = args[1],
-                  case .uint32(let port) = args[2], port <= UInt16.max, Self.acceptable(host) else {
+        switch method {
+        case .openPairingWindow(let seconds, let host, let port):
+            guard port <= UInt16.max, Self.acceptable(host) else {
                 return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
             }
             do {
-                let listening = try pairing.open(lifetime: .seconds(Int64(seconds)), host: host, port: UInt16(port), opener: opener) { [weak app] member, arguments in
-                    app?.bus.emit(AgentInterface.agentPath, AgentInterface.agentName, member, arguments)
+                let listening = try pairing.open(lifetime: .seconds(Int64(seconds)), host: host, port: UInt16(port), opener: opener) { [weak app] signal in
+                    app?.bus.emit(signal)
                 }
                 log.info("\(app.name) opened a pairing window")
                 call.reply([.uint32(UInt32(listening))])
             } catch {
                 call.fail(AgentInterface.ErrorName.refused, "\(error)")
             }
-        case "AnswerPairing":
-            guard args.count == 2, case .uint64(let request) = args[0], case .bool(let confirmed) = args[1] else {
-                return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
-            }
+        case .answerPairing(let request, let confirmed):
             pairing.answer(request, confirmed: confirmed, opener: opener)
             call.reply([])
         default:
@@ -277,15 +260,15 @@ public final class Agent {
     }
 
     /// Runs an app's call toward a nearby device through the node.
-    private func forward(_ call: MethodCall, _ activity: NearbyActivity, for app: JoinedApp?) async {
+    private func forward(_ call: MethodCall, _ method: AgentMethod, _ activity: NearbyActivity, for app: JoinedApp?) async {
         do {
-            switch call.method {
-            case "FetchPayload":
+            switch method {
+            case .fetchPayload:
                 if let app, let prefetch = takePrefetch(of: activity, for: app) {
                     return call.reply([.bytes(try await prefetch.fetch.loopValue())])
                 }
                 call.reply([.bytes(try await node.fetchPayload(of: activity))])
-            case "Continued":
+            case .continued:
                 try await node.confirmContinued(activity)
                 call.reply([])
             default:
@@ -293,10 +276,9 @@ public final class Agent {
                 guard app != nil else { return channel.close() }
                 call.reply([.bytes(relay.expect(channel))])
             }
-        } catch let error as CocoaError {
-            call.fail(AgentInterface.errorName(for: error.code), (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)")
         } catch {
-            call.fail(AgentInterface.ErrorName.handoffFailed, "\(error)")
+            let words = (error as? CocoaError).flatMap { ($0 as NSError).userInfo[NSLocalizedDescriptionKey] as? String } ?? "\(error)"
+            call.fail(HandoffFailure.AgentErrorName(HandoffFailure.code(for: error)).rawValue, words)
         }
     }
 
@@ -307,8 +289,7 @@ public final class Agent {
         Task { @MainActor [weak self] in
             guard let self else { return }
             do {
-                _ = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "StreamsArrived", [.uint64(id), .bytes(token)],
-                                           replyType: "()", timeout: self.appCallTimeout)
+                try await app.bus.call(.streamsArrived(id: id, token: token), timeout: self.appCallTimeout)
             } catch {
                 self.log.notice("could not hand continuation streams to \(app.name): \(error)")
                 self.relay.cancel(token)

@@ -29,7 +29,7 @@ public final class AgentPairing {
     public var isOpen: Bool { window != nil }
 
     /// Says what happened to the app that opened the window (nil for a window opened in-process).
-    typealias Signal = @MainActor (_ member: String, _ arguments: [Variant]) -> Void
+    typealias Signal = @MainActor (AgentSignal) -> Void
 
     private weak var node: ContinuityNode?
     private let identityDirectory: URL?
@@ -106,7 +106,7 @@ public final class AgentPairing {
             case .attemptFailed(let error, let left): "pairing failed: \(error) (\(left) attempt\(left == 1 ? "" : "s") left)"
             }
             self?.log.notice("\(text)")
-            self?.signal?("PairingEvent", [.string(text)])
+            self?.signal?(.pairingEvent(text: text))
         }
         self.window = window
         self.opener = opener
@@ -161,7 +161,7 @@ public final class AgentPairing {
         let id = nextRequest
         let peer = request.peerHost ?? ""
         log.notice("pairing request \(id)\(peer.isEmpty ? "" : " from \(peer)"): code \(request.code)")
-        signal?("PairingRequest", [.uint64(id), .string(request.code.description), .string(peer), .bool(request.newcomerTypes), .string(group)])
+        signal?(.pairingRequest(request: id, code: request.code.description, peer: peer, newcomerTypes: request.newcomerTypes, group: group))
         let notification = notifier.map { notifier in
             Task { @MainActor [weak self] in
                 guard let answer = await notifier.ask(code: request.code, newcomerTypes: request.newcomerTypes, from: request.peerHost,
@@ -176,7 +176,7 @@ public final class AgentPairing {
             Task { @MainActor [weak self] in self?.settle(id, false) }
         }
         notification?.cancel()
-        signal?("PairingRequestEnded", [.uint64(id)])
+        signal?(.pairingRequestEnded(request: id))
         return confirmed
     }
 
@@ -190,10 +190,10 @@ public final class AgentPairing {
             log.notice("paired '\(PrintableText.escaped(name))': it is a device of the group now")
             // The list naming it was written beside this device's identity: held at once.
             node?.rereadIdentityFiles()
-            signal?("PairingWindowClosed", [.bool(true), .string(name)])
+            signal?(.pairingWindowClosed(paired: true, text: name))
         case .failure(let error):
             log.notice("pairing window closed: \(error)")
-            signal?("PairingWindowClosed", [.bool(false), .string("\(error)")])
+            signal?(.pairingWindowClosed(paired: false, text: "\(error)"))
         }
         signal = nil
         opener = nil

@@ -111,16 +111,11 @@ final class JoinedApps: ActivityProvider {
         guard let (app, id) = origin(of: activity) else { throw .notCurrent }
         if let held = app.heldPayload, held.id == id { return held.data }
         do {
-            let reply = try await app.bus.call(AgentInterface.appPath, AgentInterface.appName, "FetchPayload", [.uint64(id)],
-                                               replyType: "(ay)", timeout: appCallTimeout)
-            guard case .bytes(let payload)? = reply.first else { throw ProvidedActivityError.failed("malformed reply") }
-            return payload
-        } catch let error as ProvidedActivityError {
-            throw error
+            return try await app.bus.call(.fetchPayload(id: id), timeout: appCallTimeout)
         } catch let error as GLibError {
-            switch error.remoteDBusErrorName {
-            case AgentInterface.ErrorName.notCurrent?: throw .notCurrent
-            case AgentInterface.ErrorName.appTooLarge?: throw .tooLarge(error.message)
+            switch error.remoteDBusErrorName.flatMap(HandoffFailure.AppErrorName.init(rawValue:)) {
+            case .notCurrent?: throw .notCurrent
+            case .tooLarge?: throw .tooLarge(error.message)
             default:
                 log.notice("\(app.name) did not give its payload: \(error)")
                 throw .failed("the app did not give its payload: \(error.message)")
@@ -136,7 +131,7 @@ final class JoinedApps: ActivityProvider {
     func continued(_ activity: ProvidedActivity) async {
         guard let (app, id) = origin(of: activity) else { return }
         do {
-            try app.bus.send(AgentInterface.appPath, AgentInterface.appName, "Continued", [.uint64(id)])
+            try app.bus.send(AppMethod.continued(id: id))
         } catch {
             log.notice("could not tell \(app.name) its activity was continued: \(error)")
         }

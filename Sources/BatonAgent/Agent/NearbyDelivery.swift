@@ -121,7 +121,7 @@ final class NearbyDelivery {
         guard app.isJoined, !app.bus.isClosed, let encoded, versionSent[app.number] ?? 0 < version, behind[app.number] == nil else { return }
         guard app.bus.unsentOutputBytes > 0 else {
             versionSent[app.number] = version
-            return app.bus.emit(AgentInterface.agentPath, AgentInterface.agentName, "NearbyChanged", [encoded])
+            return app.bus.emit(AgentSignal.nearbyChanged(activities: encoded))
         }
         let number = app.number
         // The bus's write watch sends what waits as the socket takes it, and says when all went.

@@ -27,28 +27,21 @@ extension AgentConnection {
             throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
         }
         for subscription in pairingSubscriptions { bus.unsubscribe(subscription) }
-        pairingSubscriptions = [
-            bus.subscribe(AgentInterface.agentPath, AgentInterface.agentName, "PairingRequest") { items in
-                guard items.count == 5, case .uint64(let id) = items[0], case .string(let code) = items[1], case .string(let peer) = items[2],
-                      case .bool(let types) = items[3], case .string(let group) = items[4] else { return }
+        let deliver: @MainActor (AgentSignal) -> Void = { signal in
+            switch signal {
+            case .pairingRequest(let id, let code, let peer, let types, let group):
                 events(.request(id: id, code: code, peer: peer, newcomerTypes: types, group: group))
-            },
-            bus.subscribe(AgentInterface.agentPath, AgentInterface.agentName, "PairingRequestEnded") { items in
-                guard case .uint64(let id)? = items.first else { return }
-                events(.requestEnded(id: id))
-            },
-            bus.subscribe(AgentInterface.agentPath, AgentInterface.agentName, "PairingEvent") { items in
-                guard case .string(let text)? = items.first else { return }
-                events(.message(text))
-            },
-            bus.subscribe(AgentInterface.agentPath, AgentInterface.agentName, "PairingWindowClosed") { items in
-                guard items.count == 2, case .bool(let paired) = items[0], case .string(let text) = items[1] else { return }
-                events(.closed(paired: paired, text: text))
-            },
-        ]
-        let reply = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "OpenPairingWindow",
-                                       [.uint32(seconds), .string(host), .uint32(UInt32(port))], replyType: "(u)", timeout: callTimeout)
-        guard case .uint32(let listening)? = reply.first, let port = UInt16(exactly: listening) else {
+            case .pairingRequestEnded(let id): events(.requestEnded(id: id))
+            case .pairingEvent(let text): events(.message(text))
+            case .pairingWindowClosed(let paired, let text): events(.closed(paired: paired, text: text))
+            case .nearbyChanged: break
+            }
+        }
+        pairingSubscriptions = [AgentSignal.Member.pairingRequest, .pairingRequestEnded, .pairingEvent, .pairingWindowClosed].map {
+            bus.subscribe($0, deliver)
+        }
+        let listening = try await bus.call(.openPairingWindow(seconds: seconds, host: host, port: UInt32(port)), timeout: callTimeout)
+        guard let port = UInt16(exactly: listening) else {
             throw CocoaError.handoff(.userActivityHandoffFailed, "malformed OpenPairingWindow reply")
         }
         return port
@@ -57,11 +50,11 @@ extension AgentConnection {
     /// Answers request `id` of the window this app opened: `confirmed` if its person confirmed
     /// the code.
     public func answerPairing(_ id: UInt64, confirmed: Bool) {
-        try? bus?.send(AgentInterface.agentPath, AgentInterface.agentName, "AnswerPairing", [.uint64(id), .bool(confirmed)])
+        try? bus?.send(AgentMethod.answerPairing(request: id, confirmed: confirmed))
     }
 
     /// Closes the window this app opened.
     public func closePairingWindow() {
-        try? bus?.send(AgentInterface.agentPath, AgentInterface.agentName, "ClosePairingWindow", [])
+        try? bus?.send(AgentMethod.closePairingWindow)
     }
 }

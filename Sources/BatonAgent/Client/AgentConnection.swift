@@ -115,11 +115,8 @@ public final class AgentConnection: NearbyActivitySource {
             throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
         }
         do {
-            let reply = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "ContinueNearby",
-                                           [.string(activity.device), .uint64(activity.sequence), .string(activationToken ?? "")],
-                                           replyType: "(s)", timeout: .seconds(60))
-            guard case .string(let app)? = reply.first else { return "" }
-            return app
+            return try await bus.call(.continueNearby(device: activity.device, sequence: activity.sequence,
+                                                      activationToken: activationToken ?? ""), timeout: .seconds(60))
         } catch let error as GLibError {
             throw Self.handoffError(error)
         }
@@ -135,8 +132,8 @@ public final class AgentConnection: NearbyActivitySource {
         guard let version = agentVersion, version >= Self.statusVersion else {
             throw CocoaError.handoff(.featureUnsupported, "the agent speaks interface version \(agentVersion ?? 0), older than this program's \(AgentInterface.version): it has no status; restart it to run the installed one")
         }
-        let reply = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "GetStatus", [], replyType: "(s)", timeout: timeout)
-        guard case .string(let text)? = reply.first, let status = AgentStatus.decode(Data(text.utf8)) else {
+        let text = try await bus.call(.getStatus, timeout: timeout)
+        guard let status = AgentStatus.decode(Data(text.utf8)) else {
             throw CocoaError.handoff(.userActivityHandoffFailed, "the agent's status did not decode")
         }
         return status
@@ -274,8 +271,8 @@ public final class AgentConnection: NearbyActivitySource {
             self.answer(call)
         }
         self.bus = bus
-        nearbySubscription = bus.subscribe(AgentInterface.agentPath, AgentInterface.agentName, "NearbyChanged") { [weak self, weak bus] items in
-            guard let self, let bus, self.bus === bus, let list = items.first else { return }
+        nearbySubscription = bus.subscribe(AgentSignal.Member.nearbyChanged) { [weak self, weak bus] (signal: AgentSignal) in
+            guard let self, let bus, self.bus === bus, case .nearbyChanged(let list) = signal else { return }
             Application.shared.updateNearbyActivities(AgentInterface.nearbyList(from: list))
         }
         bus.onClosed { [weak self, weak bus] in
@@ -288,20 +285,16 @@ public final class AgentConnection: NearbyActivitySource {
         bus.startMessageProcessing()
         let manifest = Application.shared.manifest
         guard let manifest else { throw CocoaError.handoff(.userActivityConnectionUnavailable, "this app has no manifest to join the agent with") }
-        let reply = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "Join",
-                                       [.string(manifest.appID), .string(manifest.teamIdentifier),
-                                        .array(elementType: "s", manifest.activityTypes.map(Variant.string))],
-                                       replyType: "(u)", timeout: callTimeout)
-        if case .uint32(let version)? = reply.first { agentVersion = version }
+        agentVersion = try await bus.call(.join(app: manifest.appID, team: manifest.teamIdentifier, types: manifest.activityTypes),
+                                          timeout: callTimeout)
         isJoined = true
         lastSent = nil
         sendAdvertisement()
         let handed = handedBeforeJoined
         handedBeforeJoined = []
         for activity in handed { Application.shared.continueNearbyActivity(activity) }
-        let nearby = try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, "GetNearby", [], replyType: "(aa{sv})",
-                                        timeout: callTimeout)
-        if let list = nearby.first { Application.shared.updateNearbyActivities(AgentInterface.nearbyList(from: list)) }
+        let nearby = try await bus.call(.getNearby, timeout: callTimeout)
+        Application.shared.updateNearbyActivities(AgentInterface.nearbyList(from: nearby))
     }
 
     private func disconnect() {
@@ -341,8 +334,7 @@ public final class AgentConnection: NearbyActivitySource {
         // Queued now, in order: the agent sees each change in the order the app made it, and
         // before the calls that follow (a refused one shows in the agent's log).
         do {
-            try bus.send(AgentInterface.agentPath, AgentInterface.agentName, "SetAdvertisement",
-                         [AppAdvertisement.encode(advertisement), .bool(active)])
+            try bus.send(AgentMethod.setAdvertisement(activity: AppAdvertisement.encode(advertisement), active: active))
         } catch {
             log.notice("could not send this app's advertisement to the agent: \(error)")
         }
@@ -371,7 +363,7 @@ public final class AgentConnection: NearbyActivitySource {
     private func hold(_ payload: Data, id: UInt64, of activity: UserActivity) {
         guard let bus else { return }
         do {
-            try bus.send(AgentInterface.agentPath, AgentInterface.agentName, "HoldPayload", [.uint64(id), .bytes(payload)])
+            try bus.send(AgentMethod.holdPayload(id: id, payload: payload))
             activity.payloadWasHeld()
             held = (id, ObjectIdentifier(activity))
         } catch {
@@ -387,7 +379,7 @@ public final class AgentConnection: NearbyActivitySource {
         guard let held, held.activity == ObjectIdentifier(activity) else { return }
         self.held = nil
         do {
-            try bus?.send(AgentInterface.agentPath, AgentInterface.agentName, "PayloadChanged", [.uint64(held.id)])
+            try bus?.send(AgentMethod.payloadChanged(id: held.id))
         } catch {
             log.notice("could not tell the agent this app's payload changed: \(error)")
         }
@@ -396,25 +388,29 @@ public final class AgentConnection: NearbyActivitySource {
     // MARK: org.baton.App1 (the agent's calls)
 
     private func answer(_ call: MethodCall) {
-        guard case .uint64(let id)? = call.arguments.first else {
-            if call.method == "ContinueNearby", let activity = call.arguments.first.flatMap(AgentInterface.nearby(from:)) {
-                call.reply([])
-                // The agent hands a launched app its continuation right after answering `Join`:
-                // the call can arrive before that answer has been taken here.
-                guard isJoined else {
-                    if handedBeforeJoined.count < 8 { handedBeforeJoined.append(activity) }
-                    return
-                }
-                Application.shared.continueNearbyActivity(activity)
+        let method: AppMethod
+        do { method = try AppMethod(call) } catch { return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments: \(error)") }
+        let id: UInt64
+        switch method {
+        case .continueNearby(let encoded):
+            guard let activity = AgentInterface.nearby(from: encoded) else { return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments") }
+            call.reply([])
+            // The agent hands a launched app its continuation right after answering `Join`:
+            // the call can arrive before that answer has been taken here.
+            guard isJoined else {
+                if handedBeforeJoined.count < 8 { handedBeforeJoined.append(activity) }
                 return
             }
-            return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments")
+            Application.shared.continueNearbyActivity(activity)
+            return
+        case .fetchPayload(let advertisement), .continued(let advertisement), .streamsArrived(let advertisement, _):
+            id = advertisement
         }
         guard let activity = sent.last(where: { $0.generation == id }) else {
             return call.fail(AgentInterface.ErrorName.notCurrent, "that activity is no longer advertised")
         }
-        switch call.method {
-        case "FetchPayload":
+        switch method {
+        case .fetchPayload:
             Task { @MainActor in
                 do throws(ProvidedActivityError) {
                     answeringFetch = true
@@ -432,15 +428,13 @@ public final class AgentConnection: NearbyActivitySource {
                     }
                 }
             }
-        case "Continued":
+        case .continued:
             Task { @MainActor in
                 await activities.continued(activity)
                 call.reply([])
             }
-        case "StreamsArrived":
-            guard call.arguments.count == 2, case .bytes(let token) = call.arguments[1], token.count == StreamRelay.tokenSize else {
-                return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments")
-            }
+        case .streamsArrived(_, let token):
+            guard token.count == StreamRelay.tokenSize else { return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments") }
             call.reply([])
             Task { @MainActor in
                 do {
@@ -450,8 +444,8 @@ public final class AgentConnection: NearbyActivitySource {
                     self.log.notice("could not take continuation streams from the agent: \(error)")
                 }
             }
-        default:
-            call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
+        case .continueNearby:
+            break  // answered above
         }
     }
 
@@ -467,18 +461,16 @@ public final class AgentConnection: NearbyActivitySource {
     // MARK: NearbyActivitySource
 
     public func fetchPayload(of activity: NearbyActivity) async throws -> Data {
-        let reply = try await callAgent("FetchPayload", activity, replyType: "(ay)")
-        guard case .bytes(let payload)? = reply.first else { throw CocoaError.handoff(.userActivityHandoffFailed, "malformed FetchPayload reply") }
-        return payload
+        try await callAgent(.fetchPayload(device: activity.device, sequence: activity.sequence))
     }
 
     public func confirmContinued(_ activity: NearbyActivity) async throws {
-        _ = try await callAgent("Continued", activity, replyType: "()")
+        try await callAgent(.continued(device: activity.device, sequence: activity.sequence))
     }
 
     public func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel {
-        let reply = try await callAgent("OpenStreams", activity, replyType: "(ay)")
-        guard case .bytes(let token)? = reply.first, token.count == StreamRelay.tokenSize else {
+        let token = try await callAgent(.openStreams(device: activity.device, sequence: activity.sequence))
+        guard token.count == StreamRelay.tokenSize else {
             throw CocoaError.handoff(.userActivityHandoffFailed, "malformed OpenStreams reply")
         }
         do { return try await streamConnection(token: token) } catch {
@@ -489,24 +481,23 @@ public final class AgentConnection: NearbyActivitySource {
     /// Calls `method` of the agent about `activity`; failures are the Handoff codes the agent
     /// saw, `.userActivityConnectionUnavailable` without an agent, and
     /// `.userActivityRemoteApplicationTimedOut` past `callTimeout`.
-    private func callAgent(_ method: String, _ activity: NearbyActivity, replyType: String) async throws -> [Variant] {
+    private func callAgent<Reply>(_ call: DBusCall<AgentMethod, Reply>) async throws -> Reply {
         guard isJoined, let bus else {
             throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
         }
         do {
-            return try await bus.call(AgentInterface.agentPath, AgentInterface.agentName, method,
-                                      [.string(activity.device), .uint64(activity.sequence)], replyType: replyType, timeout: callTimeout)
+            return try await bus.call(call, timeout: callTimeout)
         } catch let error as GLibError {
             throw Self.handoffError(error)
+        } catch let error as DBusMessageMismatch {
+            throw CocoaError.handoff(HandoffFailure.code(for: error), "\(error)")
         }
     }
 
-    /// The Handoff code for a failed call to the agent: the one its error name carries,
-    /// `.userActivityRemoteApplicationTimedOut` past the call's timeout, else
-    /// `.userActivityConnectionUnavailable`.
+    /// The Handoff error for a failed call to the agent (`HandoffFailure.code(for:)`): the
+    /// code its error name carries, `.userActivityRemoteApplicationTimedOut` past the call's
+    /// timeout, else `.userActivityConnectionUnavailable`; with the agent's words.
     private static func handoffError(_ error: GLibError) -> CocoaError {
-        if let name = error.remoteDBusErrorName { return CocoaError.handoff(AgentInterface.code(forErrorName: name), error.message) }
-        if error.isIOError(G_IO_ERROR_TIMED_OUT) { return CocoaError.handoff(.userActivityRemoteApplicationTimedOut, error.message) }
-        return CocoaError.handoff(.userActivityConnectionUnavailable, error.message)
+        CocoaError.handoff(HandoffFailure.code(for: error), error.message)
     }
 }

@@ -16,119 +16,31 @@ enum AgentInterface {
     static let appName = "org.baton.App1"
     static let appPath = "/org/baton/App"
 
-    static let agentXML = """
-        <node>
-          <interface name="org.baton.Agent1">
-            <method name="Join">
-              <arg name="app" type="s" direction="in"/><arg name="team" type="s" direction="in"/>
-              <arg name="types" type="as" direction="in"/><arg name="version" type="u" direction="out"/>
-            </method>
-            <method name="SetAdvertisement">
-              <arg name="activity" type="a{sv}" direction="in"/><arg name="active" type="b" direction="in"/>
-            </method>
-            <method name="HoldPayload">
-              <arg name="id" type="t" direction="in"/><arg name="payload" type="ay" direction="in"/>
-            </method>
-            <method name="PayloadChanged"><arg name="id" type="t" direction="in"/></method>
-            <method name="GetNearby"><arg name="activities" type="aa{sv}" direction="out"/></method>
-            <method name="GetStatus"><arg name="status" type="s" direction="out"/></method>
-            <method name="FetchPayload">
-              <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
-              <arg name="payload" type="ay" direction="out"/>
-            </method>
-            <method name="Continued">
-              <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
-            </method>
-            <method name="OpenStreams">
-              <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
-              <arg name="token" type="ay" direction="out"/>
-            </method>
-            <method name="ContinueNearby">
-              <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
-              <arg name="activationToken" type="s" direction="in"/><arg name="app" type="s" direction="out"/>
-            </method>
-            <signal name="NearbyChanged"><arg name="activities" type="aa{sv}"/></signal>
-            <method name="OpenPairingWindow">
-              <arg name="seconds" type="u" direction="in"/><arg name="host" type="s" direction="in"/>
-              <arg name="port" type="u" direction="in"/><arg name="listening" type="u" direction="out"/>
-            </method>
-            <method name="AnswerPairing">
-              <arg name="request" type="t" direction="in"/><arg name="confirmed" type="b" direction="in"/>
-            </method>
-            <method name="ClosePairingWindow"/>
-            <signal name="PairingRequest">
-              <arg name="request" type="t"/><arg name="code" type="s"/><arg name="peer" type="s"/>
-              <arg name="newcomerTypes" type="b"/><arg name="group" type="s"/>
-            </signal>
-            <signal name="PairingRequestEnded"><arg name="request" type="t"/></signal>
-            <signal name="PairingEvent"><arg name="text" type="s"/></signal>
-            <signal name="PairingWindowClosed"><arg name="paired" type="b"/><arg name="text" type="s"/></signal>
-          </interface>
-        </node>
-        """
+    /// The introspection XML of each interface, made from its declaration (`AgentMethod`,
+    /// `AgentSignal`, `AppMethod`).
+    static let agentXML = DBusInterfaceDeclaration.xml(name: agentName, methods: AgentMethod.Member.self, signals: AgentSignal.Member.self)
+    static let appXML = DBusInterfaceDeclaration.xml(name: appName, methods: AppMethod.Member.self, signals: NoSignals.self)
 
-    static let appXML = """
-        <node>
-          <interface name="org.baton.App1">
-            <method name="FetchPayload">
-              <arg name="id" type="t" direction="in"/><arg name="payload" type="ay" direction="out"/>
-            </method>
-            <method name="Continued"><arg name="id" type="t" direction="in"/></method>
-            <method name="StreamsArrived">
-              <arg name="id" type="t" direction="in"/><arg name="token" type="ay" direction="in"/>
-            </method>
-            <method name="ContinueNearby"><arg name="activity" type="a{sv}" direction="in"/></method>
-          </interface>
-        </node>
-        """
+    nonisolated(unsafe) static let agentInfo = DBusInterfaceDeclaration.info(agentXML)
+    nonisolated(unsafe) static let appInfo = DBusInterfaceDeclaration.info(appXML)
 
-    nonisolated(unsafe) static let agentInfo = parse(agentXML)
-    nonisolated(unsafe) static let appInfo = parse(appXML)
-
-    private static func parse(_ xml: String) -> UnsafeMutablePointer<GDBusInterfaceInfo> {
-        var error: UnsafeMutablePointer<GError>?
-        guard let node = g_dbus_node_info_new_for_xml(xml, &error), let interface = node.pointee.interfaces[0] else {
-            fatalError("Baton: an agent introspection XML does not parse: \(String(cString: error!.pointee.message))")
-        }
-        return g_dbus_interface_info_ref(interface)
-    }
-
-    /// D-Bus error names on the agent connection. Each Handoff failure code has its own, so
-    /// the app gets the code the agent saw (never decided from a message's text).
+    /// D-Bus error names on the agent connection (`HandoffFailure.AgentErrorName` and
+    /// `AppErrorName` hold them and the Handoff code each stands for). Each Handoff failure
+    /// code has its own, so the app gets the code the agent saw (never decided from a message's text).
     enum ErrorName {
-        static let connectionUnavailable = "org.baton.Agent1.Error.ConnectionUnavailable"
-        static let handoffFailed = "org.baton.Agent1.Error.HandoffFailed"
-        static let tooLarge = "org.baton.Agent1.Error.TooLarge"
-        static let timedOut = "org.baton.Agent1.Error.TimedOut"
-        static let unsupported = "org.baton.Agent1.Error.Unsupported"
+        static let connectionUnavailable = HandoffFailure.AgentErrorName.connectionUnavailable.rawValue
+        static let handoffFailed = HandoffFailure.AgentErrorName.handoffFailed.rawValue
+        static let tooLarge = HandoffFailure.AgentErrorName.tooLarge.rawValue
+        static let timedOut = HandoffFailure.AgentErrorName.timedOut.rawValue
+        static let unsupported = HandoffFailure.AgentErrorName.unsupported.rawValue
         /// A call other than `Join` before `Join`, or a second `Join`.
-        static let notJoined = "org.baton.Agent1.Error.NotJoined"
+        static let notJoined = HandoffFailure.AgentErrorName.notJoined.rawValue
         /// Past a cap (pending calls), or bad arguments.
-        static let refused = "org.baton.Agent1.Error.Refused"
+        static let refused = HandoffFailure.AgentErrorName.refused.rawValue
         /// App1 answers: the activity asked for is no longer the one advertised.
-        static let notCurrent = "org.baton.App1.Error.NotCurrent"
-        static let appTooLarge = "org.baton.App1.Error.TooLarge"
-        static let appFailed = "org.baton.App1.Error.Failed"
-    }
-
-    static func errorName(for code: CocoaError.Code) -> String {
-        switch code {
-        case .userActivityConnectionUnavailable: ErrorName.connectionUnavailable
-        case .userActivityHandoffUserInfoTooLarge: ErrorName.tooLarge
-        case .userActivityRemoteApplicationTimedOut: ErrorName.timedOut
-        case .featureUnsupported: ErrorName.unsupported
-        default: ErrorName.handoffFailed
-        }
-    }
-
-    static func code(forErrorName name: String) -> CocoaError.Code {
-        switch name {
-        case ErrorName.connectionUnavailable: .userActivityConnectionUnavailable
-        case ErrorName.tooLarge: .userActivityHandoffUserInfoTooLarge
-        case ErrorName.timedOut: .userActivityRemoteApplicationTimedOut
-        case ErrorName.unsupported: .featureUnsupported
-        default: .userActivityHandoffFailed
-        }
+        static let notCurrent = HandoffFailure.AppErrorName.notCurrent.rawValue
+        static let appTooLarge = HandoffFailure.AppErrorName.tooLarge.rawValue
+        static let appFailed = HandoffFailure.AppErrorName.failed.rawValue
     }
 
     /// The largest string taken from an app (IDs, types, titles), and the most activity types.

@@ -56,12 +56,12 @@ extension ContinuityNode {
     /// is not open and accepted within `streamAcceptanceTimeout`, `userActivityHandoffFailed`
     /// when the device refuses it, `userActivityConnectionUnavailable` when it cannot be made.
     public func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel {
-        let (reply, link) = try await callDevice(activity.device, "OpenStreams", .tuple([.uint64(activity.sequence)]), replyType: "(ayu)")
+        let (grant, link) = try await callDevice(activity.device) { bus in try await bus.call(.openStreams(sequence: activity.sequence)) }
         guard let host = link.host ?? link.dialed?.host else {
             throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "no address for \(activity.device)"])
         }
-        guard case .tuple(let items) = reply, items.count == 2, case .bytes(let token) = items[0], token.count == Self.streamTokenSize,
-              case .uint32(let port) = items[1], let validPort = UInt16(exactly: port), validPort > 0 else {
+        let token = grant.token
+        guard token.count == Self.streamTokenSize, let validPort = UInt16(exactly: grant.port), validPort > 0 else {
             throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: "malformed OpenStreams reply"])
         }
         trust.syncRevocationsFromDisk()

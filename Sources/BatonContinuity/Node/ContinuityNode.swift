@@ -314,11 +314,10 @@ public final class ContinuityNode: NearbyActivitySource {
         try server.streamGrant(sequence: sequence, for: peer)
     }
     func consider(revocationData data: Data, from peer: String) { trust.consider(revocationData: data, from: peer) }
-    func callDevice(_ device: String, _ method: String, _ parameters: Variant,
-                    replyType: String) async throws -> (Variant, PeerLink) {
-        try await calls.callDevice(device, method, parameters, replyType: replyType)
+    func callDevice<Result>(_ device: String, _ call: @MainActor (PeerBus) async throws -> Result) async throws -> (Result, PeerLink) {
+        try await calls.callDevice(device, call)
     }
-    nonisolated static func handoffError(for error: any Error) -> CocoaError { PeerCalls.handoffError(for: error) }
+    nonisolated static func handoffError(for error: any Error) -> CocoaError { HandoffFailure.error(for: error) }
 }
 
 extension ContinuityNode: LinkTableEvents {

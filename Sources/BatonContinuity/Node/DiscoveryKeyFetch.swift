@@ -100,9 +100,7 @@ final class DiscoveryKeyFetch {
             guard links[link.id] === link else { continue }
             let name = links.name(of: link)
             do {
-                let reply = try await link.bus.call("GetDiscoveryKey", .tuple([]), replyType: "(ay)")
-                guard case .tuple(let items) = reply, case .bytes(let bytes)? = items.first else { continue }
-                try trust.adopt(discoveryKey: bytes, from: name)
+                try trust.adopt(discoveryKey: try await link.bus.call(.getDiscoveryKey), from: name)
             } catch {
                 log.info("\(name) has no discovery key for revocation list \(trust.identity.revocations.sequence): \(error)")
             }

@@ -121,8 +121,8 @@ final class LinkTable {
         do {
             // The peer's list first: if newer, it names the peer (and the devices added since)
             // before its activity is shown.
-            let list = try await bus.call("GetRevocations", .tuple([]), replyType: "(ay)")
-            if case .tuple(let parts) = list, case .bytes(let data)? = parts.first, links[link.id] === link {
+            let data = try await bus.call(.getRevocations)
+            if links[link.id] === link {
                 events?.peerSent(revocationData: data, from: link)
             }
             // A CurrentChanged handled while the answer was on its way is at least as new as
@@ -130,8 +130,7 @@ final class LinkTable {
             // any change after answering); the answer may still be handled after it, so it is
             // then dropped rather than put back the older activity.
             let signalsBefore = link.currentSignals
-            let reply = try await bus.call("GetCurrent", .tuple([]), replyType: "(a{sv})")
-            guard case .tuple(let items) = reply, let metadata = items.first else { return true }
+            let metadata = try await bus.call(.getCurrent)
             if link.currentSignals == signalsBefore { remoteChanged(link, metadata) }
             if links[link.id] === link { events?.linkCameUp(link) }
         } catch {

@@ -18,10 +18,7 @@ final class PeerCalls {
 
     /// The payload of `activity`, pulled from its device (which saves it first).
     func fetchPayload(of activity: NearbyActivity) async throws -> Data {
-        let (reply, link) = try await callDevice(activity.device, "FetchPayload", .tuple([.uint64(activity.sequence)]), replyType: "(ay)")
-        guard case .tuple(let items) = reply, case .bytes(let payload)? = items.first else {
-            throw CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: "malformed FetchPayload reply"])
-        }
+        let (payload, link) = try await callDevice(activity.device) { bus in try await bus.call(.fetchPayload(sequence: activity.sequence)) }
         fetched[link.id] = activity.sequence
         return payload
     }
@@ -30,76 +27,44 @@ final class PeerCalls {
     func confirmContinued(_ activity: NearbyActivity) async throws {
         if let link = links.link(shownAs: activity.device), fetched[link.id] != activity.sequence {
             do {
-                try link.bus.callWithoutReply("FetchPayload", .tuple([.uint64(activity.sequence)]))
+                try link.bus.send(.fetchPayload(sequence: activity.sequence))
                 fetched[link.id] = activity.sequence
             } catch {
                 log.notice("could not ask \(activity.device) for its activity before saying it was continued: \(error)")
             }
         }
-        _ = try await callDevice(activity.device, "Continued", .tuple([.uint64(activity.sequence)]), replyType: "()")
+        _ = try await callDevice(activity.device) { bus in try await bus.call(.continued(sequence: activity.sequence)) }
     }
 
-    /// Calls `method` of `device`'s `org.baton.Device1` over its link (`device` as shown in
-    /// `NearbyActivity.device`; see `LinkTable.link(shownAs:)`); returns the reply and
-    /// the link that answered. Failures are Handoff codes: `NoStreams` → `.featureUnsupported`,
-    /// `TooLarge` → `.userActivityHandoffUserInfoTooLarge`, `NotCurrent` and `Failed` →
-    /// `.userActivityHandoffFailed`, a D-Bus timeout → `.userActivityRemoteApplicationTimedOut`,
-    /// no link or a broken one → `.userActivityConnectionUnavailable`.
+    /// Makes `call` of `device`'s `org.baton.Device1` over its link (`device` as shown in
+    /// `NearbyActivity.device`; see `LinkTable.link(shownAs:)`); returns its result and the
+    /// link that answered. Failures are Handoff codes (`HandoffFailure.error(for:)`):
+    /// `NoStreams` → `.featureUnsupported`, `TooLarge` → `.userActivityHandoffUserInfoTooLarge`,
+    /// `NotCurrent`, `Failed`, `Refused` and a malformed reply → `.userActivityHandoffFailed`,
+    /// a D-Bus timeout → `.userActivityRemoteApplicationTimedOut`, no link or a broken one →
+    /// `.userActivityConnectionUnavailable`.
     ///
     /// When both devices dialed at once, the link can be replaced while a call is out; the call
     /// is then made again over the link that stays (every method is safe to repeat).
-    func callDevice(_ device: String, _ method: String, _ parameters: Variant,
-                    replyType: String) async throws -> (Variant, PeerLink) {
+    func callDevice<Result>(_ device: String, _ call: @MainActor (PeerBus) async throws -> Result) async throws -> (Result, PeerLink) {
         guard let link = links.link(shownAs: device) else {
             throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(device) is not connected"])
         }
         do {
-            return (try await Self.call(method, parameters, replyType: replyType, over: link), link)
+            return (try await Self.make(call, over: link), link)
         } catch let error as CocoaError where error.code == .userActivityConnectionUnavailable {
             guard let replacement = links[link.id], replacement !== link else { throw error }
-            return (try await Self.call(method, parameters, replyType: replyType, over: replacement), replacement)
+            return (try await Self.make(call, over: replacement), replacement)
         }
     }
 
-    private static func call(_ method: String, _ parameters: Variant, replyType: String, over link: PeerLink) async throws -> Variant {
+    private static func make<Result>(_ call: @MainActor (PeerBus) async throws -> Result, over link: PeerLink) async throws -> Result {
         do {
-            return try await link.bus.call(method, parameters, replyType: replyType)
+            return try await call(link.bus)
         } catch let error as CancellationError {
             throw error
         } catch {
-            throw handoffError(for: error)
-        }
-    }
-
-    /// The Handoff code for a failed call to a peer (see `callDevice`), decided from the
-    /// error's type: the D-Bus error name the peer answered with, GIO's error code, or a
-    /// reply that broke the protocol. Never from the message's text.
-    nonisolated static func handoffError(for error: any Error) -> CocoaError {
-        let code: CocoaError.Code
-        switch error {
-        case let error as GLibError:
-            switch error.remoteDBusErrorName {
-            case DeviceInterface.ErrorName.noStreams?: code = .featureUnsupported
-            case DeviceInterface.ErrorName.tooLarge?: code = .userActivityHandoffUserInfoTooLarge
-            case DeviceInterface.ErrorName.notCurrent?, DeviceInterface.ErrorName.failed?, DeviceInterface.ErrorName.refused?:
-                code = .userActivityHandoffFailed
-            case .some: code = .userActivityHandoffFailed  // another D-Bus error: the peer answered, but not with this
-            case nil:
-                if error.isIOError(G_IO_ERROR_TIMED_OUT) {
-                    code = .userActivityRemoteApplicationTimedOut
-                } else if error.isIOError(G_IO_ERROR_INVALID_ARGUMENT) {
-                    code = .userActivityHandoffFailed  // GDBus: the reply is not of the type asked for
-                } else {
-                    code = .userActivityConnectionUnavailable
-                }
-            }
-            return CocoaError(code, userInfo: [NSLocalizedDescriptionKey: error.description])
-        case let error as PeerProtocolError:
-            return CocoaError(.userActivityHandoffFailed, userInfo: [NSLocalizedDescriptionKey: error.description])
-        case let error as CocoaError:
-            return error
-        default:
-            return CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(error)"])
+            throw HandoffFailure.error(for: error)
         }
     }
 }

@@ -10,46 +10,23 @@ enum DeviceInterface {
     static let name = "org.baton.Device1"
     static let path = "/org/baton/Device"
 
-    static let xml = """
-        <node>
-          <interface name="org.baton.Device1">
-            <method name="GetCurrent"><arg name="activity" type="a{sv}" direction="out"/></method>
-            <method name="FetchPayload">
-              <arg name="sequence" type="t" direction="in"/><arg name="payload" type="ay" direction="out"/>
-            </method>
-            <method name="Continued"><arg name="sequence" type="t" direction="in"/></method>
-            <method name="GetRevocations"><arg name="list" type="ay" direction="out"/></method>
-            <method name="OpenStreams">
-              <arg name="sequence" type="t" direction="in"/>
-              <arg name="token" type="ay" direction="out"/><arg name="port" type="u" direction="out"/>
-            </method>
-            <method name="GetDiscoveryKey"><arg name="key" type="ay" direction="out"/></method>
-            <signal name="CurrentChanged"><arg name="activity" type="a{sv}"/></signal>
-            <signal name="RevocationsChanged"><arg name="list" type="ay"/></signal>
-          </interface>
-        </node>
-        """
+    /// The introspection XML, made from the declaration (`DeviceMethod`, `DeviceSignal`).
+    static let xml = DBusInterfaceDeclaration.xml(name: name, methods: DeviceMethod.Member.self, signals: DeviceSignal.Member.self)
 
-    /// D-Bus error names a device answers with.
+    /// D-Bus error names a device answers with (`HandoffFailure.DeviceErrorName` holds them
+    /// and the Handoff code each stands for).
     enum ErrorName {
-        static let notCurrent = "org.baton.Error.NotCurrent"
-        static let tooLarge = "org.baton.Error.TooLarge"
-        static let failed = "org.baton.Error.Failed"
-        static let noStreams = "org.baton.Error.NoStreams"
+        static let notCurrent = HandoffFailure.DeviceErrorName.notCurrent.rawValue
+        static let tooLarge = HandoffFailure.DeviceErrorName.tooLarge.rawValue
+        static let failed = HandoffFailure.DeviceErrorName.failed.rawValue
+        static let noStreams = HandoffFailure.DeviceErrorName.noStreams.rawValue
         /// The caller may not have this: its certificate is revoked, or it never fetched the
         /// sequence it says it continued.
-        static let refused = "org.baton.Error.Refused"
+        static let refused = HandoffFailure.DeviceErrorName.refused.rawValue
     }
 
     /// The parsed interface, made once and kept for the process.
-    nonisolated(unsafe) static let info: UnsafeMutablePointer<GDBusInterfaceInfo> = {
-        var error: UnsafeMutablePointer<GError>?
-        guard let node = g_dbus_node_info_new_for_xml(xml, &error), let interface = node.pointee.interfaces[0] else {
-            fatalError("Baton: the org.baton.Device1 introspection XML does not parse: \(String(cString: error!.pointee.message))")
-        }
-        defer { g_dbus_node_info_unref(node) }  // the interface is kept by its own reference
-        return g_dbus_interface_info_ref(interface)
-    }()
+    nonisolated(unsafe) static let info: UnsafeMutablePointer<GDBusInterfaceInfo> = DBusInterfaceDeclaration.info(xml)
 
     /// The metadata of an advertised activity: `a{sv}` with `sequence` (t), `type`, `title`,
     /// `app`, `team` (s) and, when set, `webpageURL` (s). Empty when nothing is advertised.
@@ -96,6 +73,11 @@ enum DeviceInterface {
         return NearbyActivity(device: device, sequence: sequence, activityType: try text("type"), title: title,
                               appID: try text("app"), teamIdentifier: try text("team"), webpageURL: page)
     }
+}
+
+/// A peer broke the protocol: a call that does so fails with `.userActivityHandoffFailed`.
+extension PeerProtocolError: HandoffCoded {
+    package var handoffCode: CocoaError.Code { .userActivityHandoffFailed }
 }
 
 /// A peer broke the protocol; the link to it is dropped.

@@ -64,12 +64,12 @@ final class DeviceService {
         guard let handler else { return call.fail(DeviceInterface.ErrorName.failed, "the device is shutting down") }
         // The list held now decides, not the one held when the link was made.
         if let refusal = handler.refusal(of: peer) { return call.fail(DeviceInterface.ErrorName.refused, refusal) }
-        let sequence: UInt64? = if case .uint64(let value)? = call.arguments.first { value } else { nil }
-        switch call.method {
-        case "GetCurrent":
+        let method: DeviceMethod
+        do { method = try DeviceMethod(call) } catch { return call.fail(DeviceInterface.ErrorName.failed, error.description) }
+        switch method {
+        case .getCurrent:
             call.reply([DeviceInterface.metadata(handler.currentActivity())])
-        case "FetchPayload":
-            guard let sequence else { return call.fail(DeviceInterface.ErrorName.failed, "bad arguments") }
+        case .fetchPayload(let sequence):
             // Answered after the handler's await (the call stays open until then).
             let peer = peer
             Task { @MainActor in
@@ -79,20 +79,18 @@ final class DeviceService {
                     Self.fail(call, error)
                 }
             }
-        case "OpenStreams":
-            guard let sequence else { return call.fail(DeviceInterface.ErrorName.failed, "bad arguments") }
+        case .openStreams(let sequence):
             do {
                 let grant = try handler.streamGrant(sequence: sequence, for: peer.id)
                 call.reply([.bytes(grant.token), .uint32(UInt32(grant.port))])
             } catch {
                 Self.fail(call, error)
             }
-        case "GetRevocations":
+        case .getRevocations:
             call.reply([.bytes(handler.revocationList())])
-        case "GetDiscoveryKey":
+        case .getDiscoveryKey:
             do { call.reply([.bytes(try handler.discoveryKey())]) } catch { Self.fail(call, error) }
-        case "Continued":
-            guard let sequence else { return call.fail(DeviceInterface.ErrorName.failed, "bad arguments") }
+        case .continued(let sequence):
             let peer = peer
             Task { @MainActor in
                 do throws(DeviceServiceError) {
@@ -102,8 +100,6 @@ final class DeviceService {
                     Self.fail(call, error)
                 }
             }
-        default:
-            call.fail("org.freedesktop.DBus.Error.UnknownMethod", "no method \(call.method)")
         }
     }
 

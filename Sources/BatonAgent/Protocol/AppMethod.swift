@@ -1,0 +1,85 @@
+import BatonContinuity
+import BatonLoop
+import Foundation
+
+/// A call of `org.baton.App1`, which each app serves to its agent, with its arguments (see
+/// `AgentMethod`): the agent makes it (`JoinedApps`, `Agent`), the app reads it
+/// (`AgentConnection`).
+enum AppMethod: DBusMessageValue, Equatable {
+    static let interface = AgentInterface.appName
+    static let path = AgentInterface.appPath
+
+    /// The payload (`ay`) of advertisement `id`, saved first.
+    case fetchPayload(id: UInt64)
+    /// Advertisement `id` was continued on another device.
+    case continued(id: UInt64)
+    /// A continuing device opened streams to advertisement `id`: the relay `token` takes them.
+    case streamsArrived(id: UInt64, token: Data)
+    /// Continue this nearby activity (`AgentInterface.encode`) in this app.
+    case continueNearby(activity: Variant)
+
+    enum Member: String, DBusMember {
+        case fetchPayload = "FetchPayload"
+        case continued = "Continued"
+        case streamsArrived = "StreamsArrived"
+        case continueNearby = "ContinueNearby"
+
+        var inArguments: [DBusArgument] {
+            switch self {
+            case .fetchPayload, .continued: [DBusArgument("id", "t")]
+            case .streamsArrived: [DBusArgument("id", "t"), DBusArgument("token", "ay")]
+            case .continueNearby: [DBusArgument("activity", "a{sv}")]
+            }
+        }
+
+        var outArguments: [DBusArgument] {
+            self == .fetchPayload ? [DBusArgument("payload", "ay")] : []
+        }
+    }
+
+    var member: Member {
+        switch self {
+        case .fetchPayload: .fetchPayload
+        case .continued: .continued
+        case .streamsArrived: .streamsArrived
+        case .continueNearby: .continueNearby
+        }
+    }
+
+    var arguments: [Variant] {
+        switch self {
+        case .fetchPayload(let id), .continued(let id): [.uint64(id)]
+        case .streamsArrived(let id, let token): [.uint64(id), .bytes(token)]
+        case .continueNearby(let activity): [activity]
+        }
+    }
+
+    init?(checked member: Member, arguments a: [Variant]) {
+        switch member {
+        case .fetchPayload, .continued, .streamsArrived:
+            guard case .uint64(let id) = a[0] else { return nil }
+            switch member {
+            case .fetchPayload: self = .fetchPayload(id: id)
+            case .continued: self = .continued(id: id)
+            default:
+                guard case .bytes(let token) = a[1] else { return nil }
+                self = .streamsArrived(id: id, token: token)
+            }
+        case .continueNearby:
+            self = .continueNearby(activity: a[0])
+        }
+    }
+}
+
+/// `org.baton.App1`'s calls with their replies' types.
+extension DBusCall where Method == AppMethod, Reply == Data {
+    /// The payload of advertisement `id`, saved first.
+    static func fetchPayload(id: UInt64) -> Self { Self(.fetchPayload(id: id), one: \.bytesValue) }
+}
+
+extension DBusCall where Method == AppMethod, Reply == Void {
+    /// Continuation streams arrived for advertisement `id`: the relay `token` takes them.
+    static func streamsArrived(id: UInt64, token: Data) -> Self { Self(.streamsArrived(id: id, token: token)) }
+    /// Continue this nearby activity (`AgentInterface.encode`) in the app.
+    static func continueNearby(activity: Variant) -> Self { Self(.continueNearby(activity: activity)) }
+}

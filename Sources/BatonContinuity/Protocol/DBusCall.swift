@@ -1,0 +1,56 @@
+import Baton
+import BatonLoop
+import Foundation
+
+/// A call of a declared method together with the type of its reply: `bus.call(.getRevocations)`
+/// gives `Data`, `bus.call(.continued(sequence: 7))` nothing. Each interface declares its calls
+/// as static members of the `DBusCall`s of its methods, so a misspelt method, a wrong argument
+/// or a reply taken as the wrong type does not compile.
+package struct DBusCall<Method: DBusMessageValue, Reply> {
+    package let method: Method
+    /// The reply read from its values (which are of the declared types); nil if it breaks the
+    /// interface's rules (the call then fails with `DBusMessageMismatch`).
+    package let reply: ([Variant]) -> Reply?
+
+    package init(_ method: Method, reply: @escaping ([Variant]) -> Reply?) {
+        self.method = method
+        self.reply = reply
+    }
+
+    /// A call whose reply is one value, read by `value`.
+    package init(_ method: Method, one value: @escaping (Variant) -> Reply?) {
+        self.init(method, reply: { values in values.count == 1 ? value(values[0]) : nil })
+    }
+}
+
+extension DBusCall where Reply == Void {
+    /// A call with an empty reply.
+    package init(_ method: Method) {
+        self.init(method, reply: { _ in () })
+    }
+}
+
+extension DBusMessageMismatch: HandoffCoded {
+    /// A call or reply not of its interface's shape: the other side broke the protocol.
+    package var handoffCode: CocoaError.Code { .userActivityHandoffFailed }
+}
+
+extension DBusConnection {
+    /// Makes `call`; returns its reply, read into its declared type. Fails as
+    /// `call(_:_:_:_:replyType:timeout:)` does, and with `DBusMessageMismatch` for a reply the
+    /// declaration does not take.
+    package func call<Method, Reply>(_ call: DBusCall<Method, Reply>, timeout: Duration) async throws -> Reply {
+        let values = try await self.call(call.method, timeout: timeout)
+        guard let reply = call.reply(values) else {
+            throw DBusMessageMismatch(description: "the \(call.method.member.rawValue) reply is not \(call.method.member.replyType)")
+        }
+        return reply
+    }
+}
+
+/// Reading one value of a reply.
+extension Variant {
+    package var bytesValue: Data? { if case .bytes(let data) = self { data } else { nil } }
+    package var stringValue: String? { if case .string(let text) = self { text } else { nil } }
+    package var uint32Value: UInt32? { if case .uint32(let value) = self { value } else { nil } }
+}

@@ -1,0 +1,120 @@
+import BatonLoop
+import Foundation
+
+/// A call of `org.baton.Device1` (docs/PROTOCOL.md section 4), with its arguments: the one
+/// declaration of the interface's methods. The caller makes it (`PeerBus.call`), the callee
+/// reads it from the call it got (`DBusMessageValue.init(_:)`, in `DeviceService`), and the interface XML the
+/// engine checks calls against is made from `Member` (`DeviceInterface.xml`).
+enum DeviceMethod: DBusMessageValue, Equatable {
+    static let interface = DeviceInterface.name
+    static let path = DeviceInterface.path
+
+    /// The activity advertised now: its metadata `a{sv}` (`DeviceInterface.metadata`), empty for none.
+    case getCurrent
+    /// The payload (`ay`) of the activity advertised with `sequence`.
+    case fetchPayload(sequence: UInt64)
+    /// The caller continued the activity advertised with `sequence`; no reply values.
+    case continued(sequence: UInt64)
+    /// The signed revocation list (`ay`) the device holds.
+    case getRevocations
+    /// A one-time token (`ay`) and port (`u`) for a stream connection to the activity advertised with `sequence`.
+    case openStreams(sequence: UInt64)
+    /// The group's discovery key (`ay`) for the revocation list the device holds.
+    case getDiscoveryKey
+
+    /// The interface's methods, by their D-Bus names, with their arguments.
+    enum Member: String, DBusMember {
+        case getCurrent = "GetCurrent"
+        case fetchPayload = "FetchPayload"
+        case continued = "Continued"
+        case getRevocations = "GetRevocations"
+        case openStreams = "OpenStreams"
+        case getDiscoveryKey = "GetDiscoveryKey"
+
+        var inArguments: [DBusArgument] {
+            switch self {
+            case .getCurrent, .getRevocations, .getDiscoveryKey: []
+            case .fetchPayload, .continued, .openStreams: [DBusArgument("sequence", "t")]
+            }
+        }
+
+        var outArguments: [DBusArgument] {
+            switch self {
+            case .getCurrent: [DBusArgument("activity", "a{sv}")]
+            case .fetchPayload: [DBusArgument("payload", "ay")]
+            case .continued: []
+            case .getRevocations: [DBusArgument("list", "ay")]
+            case .openStreams: [DBusArgument("token", "ay"), DBusArgument("port", "u")]
+            case .getDiscoveryKey: [DBusArgument("key", "ay")]
+            }
+        }
+    }
+
+    var member: Member {
+        switch self {
+        case .getCurrent: .getCurrent
+        case .fetchPayload: .fetchPayload
+        case .continued: .continued
+        case .getRevocations: .getRevocations
+        case .openStreams: .openStreams
+        case .getDiscoveryKey: .getDiscoveryKey
+        }
+    }
+
+    /// The call's arguments, in the order and types `member` declares.
+    var arguments: [Variant] {
+        switch self {
+        case .getCurrent, .getRevocations, .getDiscoveryKey: []
+        case .fetchPayload(let sequence), .continued(let sequence), .openStreams(let sequence): [.uint64(sequence)]
+        }
+    }
+
+    init?(checked member: Member, arguments: [Variant]) {
+        let sequence: UInt64? = if case .uint64(let value)? = arguments.first { value } else { nil }
+        switch member {
+        case .getCurrent: self = .getCurrent
+        case .fetchPayload: guard let sequence else { return nil }; self = .fetchPayload(sequence: sequence)
+        case .continued: guard let sequence else { return nil }; self = .continued(sequence: sequence)
+        case .getRevocations: self = .getRevocations
+        case .openStreams: guard let sequence else { return nil }; self = .openStreams(sequence: sequence)
+        case .getDiscoveryKey: self = .getDiscoveryKey
+        }
+    }
+}
+
+/// A stream grant (`OpenStreams`'s reply): a one-time token and the port to use it on, as sent
+/// (the caller checks both).
+struct DeviceStreamGrant: Equatable {
+    var token: Data
+    var port: UInt32
+}
+
+/// `org.baton.Device1`'s calls with their replies' types (`PeerBus.call`).
+extension DBusCall where Method == DeviceMethod, Reply == Variant {
+    /// The metadata (`a{sv}`) of the activity the peer advertises, empty for none.
+    static var getCurrent: Self { Self(.getCurrent, one: { if case .dictionary = $0 { $0 } else { nil } }) }
+}
+
+extension DBusCall where Method == DeviceMethod, Reply == Data {
+    /// The payload of the activity the peer advertises with `sequence`.
+    static func fetchPayload(sequence: UInt64) -> Self { Self(.fetchPayload(sequence: sequence), one: \.bytesValue) }
+    /// The signed revocation list the peer holds.
+    static var getRevocations: Self { Self(.getRevocations, one: \.bytesValue) }
+    /// The group's discovery key for the revocation list the peer holds.
+    static var getDiscoveryKey: Self { Self(.getDiscoveryKey, one: \.bytesValue) }
+}
+
+extension DBusCall where Method == DeviceMethod, Reply == Void {
+    /// Tells the peer its activity advertised with `sequence` was continued.
+    static func continued(sequence: UInt64) -> Self { Self(.continued(sequence: sequence)) }
+}
+
+extension DBusCall where Method == DeviceMethod, Reply == DeviceStreamGrant {
+    /// A grant for a stream connection to the activity advertised with `sequence`.
+    static func openStreams(sequence: UInt64) -> Self {
+        Self(.openStreams(sequence: sequence), reply: { values in
+            guard values.count == 2, let token = values[0].bytesValue, let port = values[1].uint32Value else { return nil }
+            return DeviceStreamGrant(token: token, port: port)
+        })
+    }
+}
