@@ -144,7 +144,7 @@ final class NetworkFailureTests: TrustTestCase {
                                       title: String(repeating: "x", count: 512 * 1024), appID: "com.example.probe",
                                       teamIdentifier: "PROBETEAM", webpageURL: nil)
             try bus.get().emitCurrentChanged(DeviceInterface.metadata(huge))
-            XCTAssertNotNil(probe.waitForLine(containing: "(limit \(PeerBus.maximumMessageBody)): closing the link"), probe.output)
+            XCTAssertTrue(probe.waitForRefusal(.oversizedMessage), probe.output)
             // A's list is older than B (and B never sent its own): B shows by its identifier's short form.
             XCTAssertTrue(probe.waitForUnlink(from: "device \(b.identifier.prefix(8))"), probe.output)
             XCTAssertFalse(probe.output.contains("nearby device"), probe.output)

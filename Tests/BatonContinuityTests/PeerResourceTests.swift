@@ -118,7 +118,7 @@ final class PeerResourceTests: TrustTestCase {
         }
         XCTAssertTrue(closed, "the receiving device closed the link")
         XCTAssertLessThan(sent, announced, "the body was never taken whole")
-        XCTAssertNotNil(probe.waitForLine(containing: "(limit \(PeerBus.maximumMessageBody)): closing the link"), probe.output)
+        XCTAssertTrue(probe.waitForRefusal(.oversizedMessage), probe.output)
         let peak = try XCTUnwrap(peakResidentBytes(of: probe.processIdentifier))
         XCTAssertLessThan(peak, 80_000_000, "peak resident memory \(peak) bytes")
         probe.send("ping")

@@ -40,6 +40,13 @@ extension RunningProcess {
         } != nil
     }
 
+    /// Waits until the process has refused something (a connection, a message) for `reason`.
+    public func waitForRefusal(_ reason: DiagnosticEvent.RefusalReason, timeout: TimeInterval = 30) -> Bool {
+        waitForEvent(timeout: timeout) {
+            if case .refused(_, reason) = $0 { true } else { false }
+        } != nil
+    }
+
     /// Every diagnostic event the process has published so far.
     public var diagnosticEvents: [DiagnosticEvent] { events(DiagnosticEvent.self) }
 }

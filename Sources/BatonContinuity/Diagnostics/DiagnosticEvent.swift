@@ -62,6 +62,8 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
         case malformedMessage
         /// A call or signal the peer may not make.
         case notPermitted
+        /// The peer did not read what was sent to it, past the cap on what may wait for it.
+        case doesNotRead
     }
 
     /// Why a link went down.

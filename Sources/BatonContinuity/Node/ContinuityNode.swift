@@ -335,6 +335,10 @@ extension ContinuityNode: LinkTableEvents {
 
     func nearbyChanged() { publishNearby() }
 
+    func linkRefused(_ link: PeerLink, because reason: DiagnosticEvent.RefusalReason) {
+        diagnostics.publish(.refused(from: links.name(of: link), reason: reason))
+    }
+
     func linkIsLimited(_ link: PeerLink) {
         guard !link.limitSaid else { return }
         link.limitSaid = true

@@ -12,6 +12,8 @@ protocol LinkTableEvents: AnyObject {
     func linkDropped(_ link: PeerLink, because reason: String, kind: DiagnosticEvent.UnlinkReason)
     /// The activity a linked device advertises changed, or a link with one went.
     func nearbyChanged()
+    /// This side closed `link` for what its device sent, or did not read.
+    func linkRefused(_ link: PeerLink, because reason: DiagnosticEvent.RefusalReason)
     /// `link`'s device sends activity updates past its budget (`UpdateBudget`): it is being
     /// slowed. Told once each time it goes past, not for each update.
     func linkIsLimited(_ link: PeerLink)
@@ -156,6 +158,10 @@ final class LinkTable {
             guard let link else { return }
             self?.drop(link, because: "a RevocationsChanged signal of the wrong type", kind: .protocolError)
         })
+        link.bus.onRefused = { [weak self, weak link] reason in
+            guard let self, let link else { return }
+            self.events?.linkRefused(link, because: reason)
+        }
         link.bus.onClosed { [weak self, weak link] in
             guard let self, let link else { return }
             self.drop(link, because: "the link closed", kind: .closed)

@@ -47,7 +47,7 @@ extension DBusConnection {
         guard written < bytes.count else { return }
         output.append(contentsOf: bytes[written...])
         if unsentOutputBytes > Self.maximumQueuedOutput {
-            return refuse("the other side does not read what is sent to it (\(unsentOutputBytes) bytes waiting)")
+            return refuse("the other side does not read what is sent to it (\(unsentOutputBytes) bytes waiting)", as: .doesNotRead)
         }
         if writeWatch == nil { writeWatch = PollableWatch(output: outputStream) { [weak self] in self?.flush() ?? .stop } }
     }
@@ -148,7 +148,7 @@ extension DBusConnection {
             let size: Int
             switch frame {
             case .needMore: return compactInput()
-            case .refused(let reason): return refuse(reason)
+            case .refused(let reason, let oversized): return refuse(reason, as: oversized ? .oversizedMessage : .malformedMessage)
             case .message(let total): size = total
             }
             guard input.count - inputStart >= size else { return compactInput() }

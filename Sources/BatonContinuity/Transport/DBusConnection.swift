@@ -170,6 +170,7 @@ package final class DBusConnection {
         guard !isClosed else { return }
         isClosed = true
         onOutputDrained = nil
+        onRefused = nil
         readWatch?.cancel()
         writeWatch?.cancel()
         readAgain?.cancel()
@@ -202,12 +203,17 @@ package final class DBusConnection {
     }
 
     /// Closes the connection because of what the peer did, saying so once, briefly.
-    package func refuse(_ reason: String) {
+    package func refuse(_ reason: String, as refusal: DiagnosticEvent.RefusalReason = .malformedMessage) {
         guard !isClosed else { return }
         let brief = reason.count > Self.maximumReasonLength ? reason.prefix(Self.maximumReasonLength) + "…" : reason
         log.warning("\(brief): closing the \(kind)")
+        onRefused?(refusal)
         close()
     }
+
+    /// Told why, when this side closes the connection for what the peer sent (before
+    /// `onClosed`'s handlers run).
+    package var onRefused: (@MainActor (DiagnosticEvent.RefusalReason) -> Void)?
 
     // MARK: Serving and calling
 

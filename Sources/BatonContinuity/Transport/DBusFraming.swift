@@ -23,8 +23,8 @@ package struct DBusFraming: Sendable {
         /// A whole message is `size` bytes long (fixed header, fields padded to 8, body).
         case message(size: Int)
         /// Not a message this side takes; the reason, in words (short: no peer bytes beyond the
-        /// first, and the numbers announced).
-        case refused(String)
+        /// first, and the numbers announced), and whether it was for its size.
+        case refused(String, oversized: Bool)
     }
 
     /// Reads the fixed header at the start of `bytes`.
@@ -32,7 +32,7 @@ package struct DBusFraming: Sendable {
         guard bytes.count >= Self.fixedHeaderSize else { return .needMore }
         let order = bytes[0]
         guard order == UInt8(ascii: "l") || order == UInt8(ascii: "B") else {
-            return .refused("a D-Bus message began with byte 0x\(String(order, radix: 16)), not a byte order")
+            return .refused("a D-Bus message began with byte 0x\(String(order, radix: 16)), not a byte order", oversized: false)
         }
         func u32(_ offset: Int) -> Int {
             let value = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
@@ -40,8 +40,10 @@ package struct DBusFraming: Sendable {
         }
         let body = u32(4), fields = u32(12)
         let announced = "a D-Bus message announced a body of \(body) bytes and header fields of \(fields) bytes"
-        guard body <= maximumBody else { return .refused(announced + " (limit \(maximumBody))") }
-        guard fields <= maximumHeaderFields else { return .refused(announced + " (limit \(maximumHeaderFields) for header fields)") }
+        guard body <= maximumBody else { return .refused(announced + " (limit \(maximumBody))", oversized: true) }
+        guard fields <= maximumHeaderFields else {
+            return .refused(announced + " (limit \(maximumHeaderFields) for header fields)", oversized: true)
+        }
         return .message(size: Self.fixedHeaderSize + ((fields + 7) & ~7) + body)
     }
 }

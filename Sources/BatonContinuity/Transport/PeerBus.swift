@@ -55,6 +55,12 @@ public final class PeerBus {
     /// Reads from the peer again after `pauseReading()`.
     func resumeReading() { bus.resumeReading() }
 
+    /// Told why, when this side closes the link for what the peer sent or did not read.
+    var onRefused: (@MainActor (DiagnosticEvent.RefusalReason) -> Void)? {
+        get { bus.onRefused }
+        set { bus.onRefused = newValue }
+    }
+
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
     /// authentication. Both sides must call it. Incoming messages wait until
     /// `startMessageProcessing()`, so a device exports its object before any call reaches it.
