@@ -34,24 +34,8 @@ final class RawSocket {
     init(to port: UInt16, from source: String = "127.0.0.1", gateKey: DiscoveryKey? = nil,
          gateAnswer: ((Data) -> Data)? = nil) throws {
         answering = gateAnswer ?? gateKey.map { key in { AdmissionGate.answer(to: $0, key: key) } }
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw POSIXError(.EMFILE) }
+        let fd = try loopbackConnection(from: source, to: port)
         self.fd = fd
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var local = sockaddr_in(), remote = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, source, &local.sin_addr)
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = port.bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
-        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, size) } }
-        guard bound == 0, connected == 0 || errno == EINPROGRESS else {
-            let code = POSIXErrorCode(rawValue: errno) ?? .EIO
-            close(fd)
-            throw POSIXError(code)
-        }
         watch = MainLoop.whenReadable(fd) { [weak self] in
             var byte: UInt8 = 0
             let count = recv(fd, &byte, 1, Int32(MSG_DONTWAIT))

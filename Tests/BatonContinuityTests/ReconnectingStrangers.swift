@@ -42,22 +42,7 @@ final class ReconnectingStrangers {
         guard !stopped else { return }
         let source = sources[next % sources.count]
         next += 1
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return retryLater() }
-        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK)
-        var local = sockaddr_in(), remote = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        inet_pton(AF_INET, source, &local.sin_addr)
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = port.bigEndian
-        inet_pton(AF_INET, "127.0.0.1", &remote.sin_addr)
-        let size = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafePointer(to: &local) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, size) } }
-        let connected = withUnsafePointer(to: &remote) { $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, size) } }
-        guard bound == 0, connected == 0 || errno == EINPROGRESS else {
-            close(fd)
-            return retryLater()
-        }
+        guard let fd = try? loopbackConnection(from: source, to: port) else { return retryLater() }
         connections += 1
         sockets[fd] = MainLoop.whenReadable(fd) { [weak self] in
             var byte: UInt8 = 0

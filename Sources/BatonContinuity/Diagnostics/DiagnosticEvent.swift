@@ -60,8 +60,6 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
         case oversizedMessage
         /// A message could not be decoded.
         case malformedMessage
-        /// A call or signal the peer may not make.
-        case notPermitted
         /// The peer did not read what was sent to it, past the cap on what may wait for it.
         case doesNotRead
     }

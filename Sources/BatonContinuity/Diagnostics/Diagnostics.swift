@@ -26,15 +26,6 @@ public final class Diagnostics {
         return DiagnosticsObservation { [weak self] in self?.observers[id] = nil }
     }
 
-    /// The events published from now on, as a stream (the newest `bufferLimit` kept for a
-    /// consumer that falls behind).
-    public func events(bufferLimit: Int = 256) -> AsyncStream<DiagnosticEvent> {
-        AsyncStream(bufferingPolicy: .bufferingNewest(bufferLimit)) { continuation in
-            let observation = observe { continuation.yield($0) }
-            continuation.onTermination = { _ in Task { @MainActor in observation.cancel() } }
-        }
-    }
-
     /// Hands `event` to every observer and to the process's diagnostics pipe.
     public func publish(_ event: DiagnosticEvent) {
         pipe?.write(event)
