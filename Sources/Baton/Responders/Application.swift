@@ -41,6 +41,11 @@ open class Application: Responder {
     /// hidden, and, as in AppKit, no panels (AppKit lists only the windows scripting can
     /// address, and "panels are not included").
     public var orderedWindows: [Window] { isHidden ? [] : windowStack.windows.filter { !($0 is Panel) } }
+
+    /// The window numbered `windowNumber` (`window(withWindowNumber:)`): one of `windows`, or nil.
+    public func window(withWindowNumber windowNumber: Int) -> Window? {
+        windows.first { $0.windowNumber == windowNumber }
+    }
     var windowStack = WindowStack()
 
     /// The window that is key while the app is active (`keyWindow` is nil while inactive).

@@ -39,6 +39,15 @@ open class Window: Responder {
     /// True after `close()`; a closed window is out of `Application.windows` for good.
     public private(set) var isClosed = false
 
+    /// The window's number (`windowNumber`): unique among the app's windows for its life,
+    /// positive, and never reused; events name their window by it (`Event.windowNumber`).
+    public let windowNumber: Int = Window.nextWindowNumber()
+    private static var lastWindowNumber = 0
+    private static func nextWindowNumber() -> Int {
+        lastWindowNumber += 1
+        return lastWindowNumber
+    }
+
     /// The window controller managing this window, set by `WindowController.window`.
     public internal(set) weak var windowController: WindowController? {
         didSet { relinkResponderChain() }
