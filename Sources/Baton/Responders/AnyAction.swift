@@ -11,12 +11,17 @@ public struct AnyAction: Hashable, Sendable {
     private let handlerType: ObjectIdentifier
     /// `Application.target(forAction:to:from:)` for the typed action.
     private let findTarget: @MainActor @Sendable (Application, AnyObject?, Any?) -> AnyObject?
+    /// `Responder.doCommand(by:)`'s default for the typed action.
+    private let performUpChain: @MainActor @Sendable (Responder) -> Void
 
     /// `action`, erased.
     public init<Handler>(_ action: Action<Handler>) {
         name = action.name
         handlerType = ObjectIdentifier(Handler.self)
         findTarget = { application, target, sender in application.target(forAction: action, to: target, from: sender) }
+        performUpChain = { responder in
+            if !responder.tryToPerform(action, with: nil) { responder.lastInChain.noResponder(for: action) }
+        }
     }
 
     /// The object `application` would send the action to from `sender`, as
@@ -25,6 +30,12 @@ public struct AnyAction: Hashable, Sendable {
     public func target(in application: Application, to target: AnyObject? = nil, from sender: Any? = nil) -> AnyObject? {
         findTarget(application, target, sender)
     }
+
+    /// Performs the action on `responder` or the first responder up its chain that handles it,
+    /// with a nil sender; if none does, the chain's last responder gets `noResponder(for:)`
+    /// (AppKit's `doCommand(by:)`).
+    @MainActor
+    func perform(from responder: Responder) { performUpChain(responder) }
 
     /// Whether `lhs` and `rhs` are the same action: same name, same handler protocol.
     public static func == (lhs: AnyAction, rhs: AnyAction) -> Bool {

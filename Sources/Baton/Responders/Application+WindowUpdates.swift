@@ -4,7 +4,7 @@ import Foundation
 /// are updated once the loop has finished the current work, so that what depends on the
 /// responder chain (whether a toolkit's items are enabled) follows it.
 ///
-/// AppKit updates its windows after each event; Baton has no events, so a change of the key
+/// AppKit updates its windows after each event; Baton updates them on change: a change of the key
 /// or main window, of a first responder, or of activation asks for an update
 /// (`setWindowsNeedUpdate(true)`), and the update runs once, in the loop's next turn before any
 /// further event is dispatched (an idle source of high priority), however many changes came

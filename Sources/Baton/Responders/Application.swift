@@ -235,6 +235,11 @@ open class Application: Responder {
 
     // MARK: Actions
 
+    /// Dispatches an event (`sendEvent(_:)`, AppKit's rule, in `Application+Events.swift`): key
+    /// events to the key window, mouse events to the event's window, each through
+    /// `Window.sendEvent(_:)`. Toolkits and the terminal example send their input here.
+    open func sendEvent(_ event: Event) { route(event) }
+
     /// Sends `action` to `target`, or, when `target` is nil, to the first object that handles
     /// it along the path written in `ResponderChain` (key window's chain, main window's chain,
     /// the application, its delegate). Returns whether an object handled it. When nothing

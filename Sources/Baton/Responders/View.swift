@@ -1,5 +1,8 @@
+import Foundation
+
 /// A rectangle of an interface, in a tree of subviews (AppKit's `NSView`). Headless: a view
-/// has no pixels, only its place in the hierarchy and the responder chain.
+/// has no pixels, only its place in the hierarchy, its geometry (`frame`, `bounds`; rules in
+/// `View+Geometry.swift`) and the responder chain, through which it gets events.
 @MainActor
 open class View: Responder {
     /// A name for messages and for finding the view.
@@ -22,6 +25,52 @@ open class View: Responder {
     public init(identifier: String? = nil) {
         self.identifier = identifier
         super.init()
+    }
+
+    /// Creates a view with `frameRect` as its frame (AppKit's `init(frame:)`).
+    public convenience init(frame frameRect: CGRect) {
+        self.init(identifier: nil)
+        frame = frameRect
+    }
+
+    // MARK: Geometry (the rules are in View+Geometry.swift)
+
+    /// The view's rectangle in its superview's coordinates (`frame`); a content view's is in the
+    /// window's base coordinates. `.zero` by default. Changing its size changes `bounds`' size.
+    open var frame: CGRect = .zero
+    /// The origin of `bounds`, the one part of it not taken from `frame`.
+    private var boundsOrigin: CGPoint = .zero
+    /// The view's rectangle in its own coordinates (`bounds`): `boundsOrigin` with the frame's
+    /// size. Setting it moves the origin and sets the frame's size (AppKit would scale
+    /// the view's coordinates instead; Baton does not scale).
+    open var bounds: CGRect {
+        get { CGRect(origin: boundsOrigin, size: frame.size) }
+        set {
+            boundsOrigin = newValue.origin
+            frame.size = newValue.size
+        }
+    }
+    /// Whether the view's y axis goes down from the top (`isFlipped`); false by default, as in
+    /// AppKit, so y grows upwards from the bottom-left corner of `bounds`.
+    open var isFlipped: Bool { false }
+    /// Whether the view and its subviews are hidden (`isHidden`): a hidden view is not hit by
+    /// `hitTest(_:)` and not offered key equivalents.
+    open var isHidden = false
+
+    /// The farthest descendant of this view, or this view, that contains `point`, given in the
+    /// superview's coordinates (`hitTest(_:)`, AppKit's rule); nil when `point` is outside the
+    /// frame or the view is hidden. Subviews are searched front to back (the last added first).
+    open func hitTest(_ point: CGPoint) -> View? { defaultHitTest(point) }
+
+    /// Whether a click in this view of a window that is not key is delivered to the view as well
+    /// as making the window key (`acceptsFirstMouse(for:)`); false by default, as in AppKit.
+    open func acceptsFirstMouse(for event: Event?) -> Bool { false }
+
+    /// Offers the key equivalent to each subview, back to front, and returns true as soon as one
+    /// handles it (`NSView.performKeyEquivalent(with:)`); false when none does. Hidden subviews
+    /// are skipped. Override to handle your own equivalents and call super for the rest.
+    override open func performKeyEquivalent(with event: Event) -> Bool {
+        subviews.contains { !$0.isHidden && $0.performKeyEquivalent(with: event) }
     }
 
     /// Adds `view` on top of the subviews, removing it from its old superview first.

@@ -109,11 +109,16 @@ open class Window: Responder {
     ///
     /// Before anything changes, each responder above `responder` in its chain, up to and
     /// including this window (its superviews, their view controllers, the window), is asked
-    /// `validateProposedFirstResponder(_:for:)` with a nil event; if one says no, false is
-    /// returned and nothing changes. AppKit asks it when a mouse-down would make a control
-    /// first responder; Baton has no events, so it asks here, for every change.
+    /// `validateProposedFirstResponder(_:for:)`, with the mouse-down when a click proposes
+    /// `responder` (`sendEvent(_:)`) and a nil event otherwise; if one says no, false is
+    /// returned and nothing changes. AppKit asks it only when a mouse-down would make a control
+    /// first responder; Baton asks for every change.
     @discardableResult
-    open func makeFirstResponder(_ responder: Responder?) -> Bool {
+    open func makeFirstResponder(_ responder: Responder?) -> Bool { makeFirstResponder(responder, for: nil) }
+
+    /// `makeFirstResponder(_:)`, asking the ancestors' `validateProposedFirstResponder(_:for:)`
+    /// with `event`: the mouse-down that proposes `responder` (`sendEvent(_:)`), or nil.
+    func makeFirstResponder(_ responder: Responder?, for event: Event?) -> Bool {
         defer { backing?.windowDidAskForFirstResponder(self) }
         if let current = firstResponder, current === responder { return true }
         if let view = responder as? View, view.window !== self {
@@ -121,7 +126,7 @@ open class Window: Responder {
                                               window: responderDescription).log()
             return false
         }
-        if let responder, responder !== self, !ancestorsValidate(responder) { return false }
+        if let responder, responder !== self, !ancestorsValidate(responder, for: event) { return false }
         if let current = firstResponder, current !== self || responder != nil {
             guard current.resignFirstResponder() else { return false }
         }
@@ -136,10 +141,10 @@ open class Window: Responder {
 
     /// Asks the responders from `responder`'s next responder up to this window whether
     /// `responder` may become first responder.
-    private func ancestorsValidate(_ responder: Responder) -> Bool {
+    private func ancestorsValidate(_ responder: Responder, for event: Event?) -> Bool {
         guard let above = responder.next else { return true }
         for ancestor in ResponderChain.from(above) {
-            if !ancestor.validateProposedFirstResponder(responder, for: nil) { return false }
+            if !ancestor.validateProposedFirstResponder(responder, for: event) { return false }
             if ancestor === self { break }
         }
         return true
@@ -153,6 +158,26 @@ open class Window: Responder {
 
     /// True: a window can be its own first responder (AppKit's rule).
     override open var acceptsFirstResponder: Bool { true }
+
+    // MARK: Events (routing in Window+Events.swift)
+
+    /// Delivers an event of this window as AppKit's `NSWindow.sendEvent(_:)` does (the rules
+    /// are in `Window+Events.swift`): key events to the first responder, after key equivalents;
+    /// mouse events to the view they hit. Override to see every event; call super to deliver it.
+    open func sendEvent(_ event: Event) { route(event) }
+
+    /// Offers a key equivalent to the window's view tree (`performKeyEquivalent(with:)`):
+    /// the content view's `performKeyEquivalent(with:)`, false when it has none.
+    override open func performKeyEquivalent(with event: Event) -> Bool {
+        contentView?.performKeyEquivalent(with: event) ?? false
+    }
+
+    /// Whether mouse-moved events are delivered to the first responder
+    /// (`acceptsMouseMovedEvents`); false by default, as in AppKit.
+    open var acceptsMouseMovedEvents = false
+
+    /// The view that got the last mouse-down, which gets the drags and the mouse-up that follow.
+    weak var mouseDownView: View?
 
     // MARK: Key and main
 
