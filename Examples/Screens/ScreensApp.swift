@@ -2,18 +2,22 @@ import Baton
 import Foundation
 
 /// The app: two document screens and an inspector panel; keys drive it; it prints what
-/// the runtime does.
-final class ScreensApp: ApplicationDelegate {
+/// the runtime does. It is a responder, the last of the chain (the application's next
+/// responder), so the key presses nobody before it handles arrive at its `keyDown(with:)`.
+final class ScreensApp: Responder, ApplicationDelegate {
     let inbox = Window(title: "Inbox", contentViewController: MailboxController(title: "mailbox"))
     let compose = Window(title: "Compose", contentViewController: ComposeController(title: "composer"))
     let inspector = Panel(title: "Inspector")
     private var observers: [NSObjectProtocol] = []
     private let keys: KeySource
 
-    init(keys: KeySource) { self.keys = keys }
+    init(keys: KeySource) {
+        self.keys = keys
+        super.init()
+    }
 
     static let help = """
-        keys: 1 inbox  2 compose  i inspector  t next field  c copy  r refresh
+        keys: 1 inbox  2 compose  i inspector  t or Tab next field  Backspace delete  c copy  r refresh
               h hide key window  w close key window  a (de)activate  s state  q quit
         """
 
@@ -21,7 +25,7 @@ final class ScreensApp: ApplicationDelegate {
         observeFocus()
         say("launched; \(ScreensApp.help)")
         inbox.makeKeyAndOrderFront(nil)
-        keys.start { [unowned self] key in self.handle(key) }
+        keys.start()
     }
 
     func applicationDidBecomeActive(_ notification: Notification) { say("app became active") }
@@ -31,8 +35,20 @@ final class ScreensApp: ApplicationDelegate {
         say("terminating")
     }
 
+    /// A key that travelled the chain from the key window's first responder (or, with no key
+    /// window, from the application) to here: the fields, views, controllers, window and
+    /// application before it passed it on, as a responder's default `keyDown(with:)` does.
+    override func keyDown(with event: Event) {
+        guard let key = event.characters?.first else { return }
+        let start = Application.shared.keyWindow?.firstResponder ?? Application.shared
+        let path = ResponderChain.from(start).map(\.responderDescription)
+        say("[\(key)] keyDown: \(path.joined(separator: " → "))")
+        handle(key)
+    }
+
+    override var responderDescription: String { "ScreensApp" }
+
     func handle(_ key: Character) {
-        say("[\(key)]")
         let app = Application.shared
         switch key {
         case "1": inbox.makeKeyAndOrderFront(nil)
