@@ -33,6 +33,19 @@ open class WidgetView: View {
         g_object_unref(key)
     }
 
+    /// True: a widget's coordinates are GTK's, y going down from the top (`GtkViewGeometry`
+    /// sets the frames from GTK's layout).
+    override open var isFlipped: Bool { true }
+
+    /// Makes the GTK input the widget does not handle itself arrive as Baton events through
+    /// `Window.sendEvent(_:)` (rules in `GtkInput`): keys the widget leaves (a `GtkTextView`
+    /// keeps what it types) go to the first responder, clicks to the view under the pointer.
+    /// The input is not consumed: GTK passes it on as before. `DrawingAreaView` does this for
+    /// its own drawing area, and consumes what it gets.
+    public func sendsInputThroughResponderChain() {
+        GtkInput.attach(to: self, consumesInput: false)
+    }
+
     /// Whether GTK lets the widget take the keyboard focus (`gtk_widget_get_focusable`): a view
     /// whose widget cannot be focused cannot be first responder either.
     override open var acceptsFirstResponder: Bool { gtk_widget_get_focusable(widget) != 0 }

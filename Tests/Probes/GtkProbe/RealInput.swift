@@ -44,6 +44,15 @@ enum RealInput {
         _ = symbol("libX11.so.6", "XFlush", as: Flush.self)(display)
     }
 
+    /// Presses and releases `keyval` alone (`a`: 0x61, Left: 0xff51).
+    static func press(_ keyval: UInt32) {
+        let fake = symbol("libXtst.so.6", "XTestFakeKeyEvent", as: FakeKey.self)
+        let key = keycode(keyval)
+        _ = fake(display, key, 1, 0)
+        _ = fake(display, key, 0, 0)
+        _ = symbol("libX11.so.6", "XFlush", as: Flush.self)(display)
+    }
+
     /// Moves the pointer into `widget` (10 pixels in from its top left corner) and clicks the
     /// first button there.
     static func click(_ widget: UnsafeMutablePointer<GtkWidget>, in window: UnsafeMutablePointer<GtkWindow>) {

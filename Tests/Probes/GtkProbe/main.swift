@@ -23,6 +23,7 @@ MainActor.assumeIsolated {
     case "visibility": visibilityScenario()
     case "validation": validationScenario()
     case "hide": hideScenario()
+    case "events": eventsScenario()
     default:
         print("FAIL unknown scenario '\(scenario)'")
         exit(2)
