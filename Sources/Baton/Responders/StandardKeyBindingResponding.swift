@@ -9,78 +9,186 @@
 ///         func moveLeft(_ sender: Any?) { … }
 ///     }
 public enum StandardKeyBindingResponding {
-    /// Handles `moveUp(_:)`.
-    @MainActor public protocol MoveUp { func moveUp(_ sender: Any?) }
-    /// Handles `moveDown(_:)`.
-    @MainActor public protocol MoveDown { func moveDown(_ sender: Any?) }
-    /// Handles `moveLeft(_:)`.
-    @MainActor public protocol MoveLeft { func moveLeft(_ sender: Any?) }
-    /// Handles `moveRight(_:)`.
-    @MainActor public protocol MoveRight { func moveRight(_ sender: Any?) }
-    /// Handles `moveUpAndModifySelection(_:)`.
-    @MainActor public protocol MoveUpAndModifySelection { func moveUpAndModifySelection(_ sender: Any?) }
-    /// Handles `moveDownAndModifySelection(_:)`.
-    @MainActor public protocol MoveDownAndModifySelection { func moveDownAndModifySelection(_ sender: Any?) }
-    /// Handles `moveLeftAndModifySelection(_:)`.
-    @MainActor public protocol MoveLeftAndModifySelection { func moveLeftAndModifySelection(_ sender: Any?) }
-    /// Handles `moveRightAndModifySelection(_:)`.
-    @MainActor public protocol MoveRightAndModifySelection { func moveRightAndModifySelection(_ sender: Any?) }
-    /// Handles `moveWordLeft(_:)`.
-    @MainActor public protocol MoveWordLeft { func moveWordLeft(_ sender: Any?) }
-    /// Handles `moveWordRight(_:)`.
-    @MainActor public protocol MoveWordRight { func moveWordRight(_ sender: Any?) }
-    /// Handles `moveWordLeftAndModifySelection(_:)`.
-    @MainActor public protocol MoveWordLeftAndModifySelection { func moveWordLeftAndModifySelection(_ sender: Any?) }
-    /// Handles `moveWordRightAndModifySelection(_:)`.
-    @MainActor public protocol MoveWordRightAndModifySelection { func moveWordRightAndModifySelection(_ sender: Any?) }
-    /// Handles `moveToLeftEndOfLine(_:)`.
-    @MainActor public protocol MoveToLeftEndOfLine { func moveToLeftEndOfLine(_ sender: Any?) }
-    /// Handles `moveToRightEndOfLine(_:)`.
-    @MainActor public protocol MoveToRightEndOfLine { func moveToRightEndOfLine(_ sender: Any?) }
-    /// Handles `moveToLeftEndOfLineAndModifySelection(_:)`.
-    @MainActor public protocol MoveToLeftEndOfLineAndModifySelection { func moveToLeftEndOfLineAndModifySelection(_ sender: Any?) }
-    /// Handles `moveToRightEndOfLineAndModifySelection(_:)`.
-    @MainActor public protocol MoveToRightEndOfLineAndModifySelection { func moveToRightEndOfLineAndModifySelection(_ sender: Any?) }
-    /// Handles `moveToBeginningOfDocument(_:)`.
-    @MainActor public protocol MoveToBeginningOfDocument { func moveToBeginningOfDocument(_ sender: Any?) }
-    /// Handles `moveToEndOfDocument(_:)`.
-    @MainActor public protocol MoveToEndOfDocument { func moveToEndOfDocument(_ sender: Any?) }
-    /// Handles `moveToBeginningOfDocumentAndModifySelection(_:)`.
-    @MainActor public protocol MoveToBeginningOfDocumentAndModifySelection { func moveToBeginningOfDocumentAndModifySelection(_ sender: Any?) }
-    /// Handles `moveToEndOfDocumentAndModifySelection(_:)`.
-    @MainActor public protocol MoveToEndOfDocumentAndModifySelection { func moveToEndOfDocumentAndModifySelection(_ sender: Any?) }
-    /// Handles `scrollToBeginningOfDocument(_:)`.
-    @MainActor public protocol ScrollToBeginningOfDocument { func scrollToBeginningOfDocument(_ sender: Any?) }
-    /// Handles `scrollToEndOfDocument(_:)`.
-    @MainActor public protocol ScrollToEndOfDocument { func scrollToEndOfDocument(_ sender: Any?) }
-    /// Handles `scrollPageUp(_:)`.
-    @MainActor public protocol ScrollPageUp { func scrollPageUp(_ sender: Any?) }
-    /// Handles `scrollPageDown(_:)`.
-    @MainActor public protocol ScrollPageDown { func scrollPageDown(_ sender: Any?) }
-    /// Handles `pageUp(_:)`.
-    @MainActor public protocol PageUp { func pageUp(_ sender: Any?) }
-    /// Handles `pageDown(_:)`.
-    @MainActor public protocol PageDown { func pageDown(_ sender: Any?) }
-    /// Handles `pageUpAndModifySelection(_:)`.
-    @MainActor public protocol PageUpAndModifySelection { func pageUpAndModifySelection(_ sender: Any?) }
-    /// Handles `pageDownAndModifySelection(_:)`.
-    @MainActor public protocol PageDownAndModifySelection { func pageDownAndModifySelection(_ sender: Any?) }
-    /// Handles `deleteBackward(_:)`.
-    @MainActor public protocol DeleteBackward { func deleteBackward(_ sender: Any?) }
-    /// Handles `deleteForward(_:)`.
-    @MainActor public protocol DeleteForward { func deleteForward(_ sender: Any?) }
-    /// Handles `deleteWordBackward(_:)`.
-    @MainActor public protocol DeleteWordBackward { func deleteWordBackward(_ sender: Any?) }
-    /// Handles `deleteWordForward(_:)`.
-    @MainActor public protocol DeleteWordForward { func deleteWordForward(_ sender: Any?) }
-    /// Handles `insertNewline(_:)`.
-    @MainActor public protocol InsertNewline { func insertNewline(_ sender: Any?) }
-    /// Handles `insertTab(_:)`.
-    @MainActor public protocol InsertTab { func insertTab(_ sender: Any?) }
-    /// Handles `insertBacktab(_:)`.
-    @MainActor public protocol InsertBacktab { func insertBacktab(_ sender: Any?) }
-    /// Handles `cancelOperation(_:)`.
-    @MainActor public protocol CancelOperation { func cancelOperation(_ sender: Any?) }
+    /// A responder that handles AppKit's `moveUp(_:)` command.
+    @MainActor public protocol MoveUp {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveUp(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveDown(_:)` command.
+    @MainActor public protocol MoveDown {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveDown(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveLeft(_:)` command.
+    @MainActor public protocol MoveLeft {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveLeft(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveRight(_:)` command.
+    @MainActor public protocol MoveRight {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveRight(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveUpAndModifySelection(_:)` command.
+    @MainActor public protocol MoveUpAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveUpAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveDownAndModifySelection(_:)` command.
+    @MainActor public protocol MoveDownAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveDownAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveLeftAndModifySelection(_:)` command.
+    @MainActor public protocol MoveLeftAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveLeftAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveRightAndModifySelection(_:)` command.
+    @MainActor public protocol MoveRightAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveRightAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveWordLeft(_:)` command.
+    @MainActor public protocol MoveWordLeft {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveWordLeft(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveWordRight(_:)` command.
+    @MainActor public protocol MoveWordRight {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveWordRight(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveWordLeftAndModifySelection(_:)` command.
+    @MainActor public protocol MoveWordLeftAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveWordLeftAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveWordRightAndModifySelection(_:)` command.
+    @MainActor public protocol MoveWordRightAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveWordRightAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveToLeftEndOfLine(_:)` command.
+    @MainActor public protocol MoveToLeftEndOfLine {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveToLeftEndOfLine(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveToRightEndOfLine(_:)` command.
+    @MainActor public protocol MoveToRightEndOfLine {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveToRightEndOfLine(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveToLeftEndOfLineAndModifySelection(_:)` command.
+    @MainActor public protocol MoveToLeftEndOfLineAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveToLeftEndOfLineAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveToRightEndOfLineAndModifySelection(_:)` command.
+    @MainActor public protocol MoveToRightEndOfLineAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveToRightEndOfLineAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveToBeginningOfDocument(_:)` command.
+    @MainActor public protocol MoveToBeginningOfDocument {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveToBeginningOfDocument(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveToEndOfDocument(_:)` command.
+    @MainActor public protocol MoveToEndOfDocument {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveToEndOfDocument(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveToBeginningOfDocumentAndModifySelection(_:)` command.
+    @MainActor public protocol MoveToBeginningOfDocumentAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveToBeginningOfDocumentAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `moveToEndOfDocumentAndModifySelection(_:)` command.
+    @MainActor public protocol MoveToEndOfDocumentAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func moveToEndOfDocumentAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `scrollToBeginningOfDocument(_:)` command.
+    @MainActor public protocol ScrollToBeginningOfDocument {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func scrollToBeginningOfDocument(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `scrollToEndOfDocument(_:)` command.
+    @MainActor public protocol ScrollToEndOfDocument {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func scrollToEndOfDocument(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `scrollPageUp(_:)` command.
+    @MainActor public protocol ScrollPageUp {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func scrollPageUp(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `scrollPageDown(_:)` command.
+    @MainActor public protocol ScrollPageDown {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func scrollPageDown(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `pageUp(_:)` command.
+    @MainActor public protocol PageUp {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func pageUp(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `pageDown(_:)` command.
+    @MainActor public protocol PageDown {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func pageDown(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `pageUpAndModifySelection(_:)` command.
+    @MainActor public protocol PageUpAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func pageUpAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `pageDownAndModifySelection(_:)` command.
+    @MainActor public protocol PageDownAndModifySelection {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func pageDownAndModifySelection(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `deleteBackward(_:)` command.
+    @MainActor public protocol DeleteBackward {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func deleteBackward(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `deleteForward(_:)` command.
+    @MainActor public protocol DeleteForward {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func deleteForward(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `deleteWordBackward(_:)` command.
+    @MainActor public protocol DeleteWordBackward {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func deleteWordBackward(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `deleteWordForward(_:)` command.
+    @MainActor public protocol DeleteWordForward {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func deleteWordForward(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `insertNewline(_:)` command.
+    @MainActor public protocol InsertNewline {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func insertNewline(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `insertTab(_:)` command.
+    @MainActor public protocol InsertTab {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func insertTab(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `insertBacktab(_:)` command.
+    @MainActor public protocol InsertBacktab {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func insertBacktab(_ sender: Any?)
+    }
+    /// A responder that handles AppKit's `cancelOperation(_:)` command.
+    @MainActor public protocol CancelOperation {
+        /// Performs the command; `sender` is nil from `doCommand(by:)`.
+        func cancelOperation(_ sender: Any?)
+    }
 }
 extension Action where Handler == any StandardKeyBindingResponding.MoveUp {
     /// AppKit's `moveUp(_:)` command.
