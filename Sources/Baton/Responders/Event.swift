@@ -16,21 +16,37 @@ import Foundation
 public final class Event: Sendable, CustomStringConvertible {
     /// The kind of an event (`NSEvent.EventType`).
     public enum EventType: UInt, Sendable {
+        /// The left button went down.
         case leftMouseDown = 1
+        /// The left button went up.
         case leftMouseUp = 2
+        /// The right button went down.
         case rightMouseDown = 3
+        /// The right button went up.
         case rightMouseUp = 4
+        /// The mouse moved with no button down.
         case mouseMoved = 5
+        /// The mouse moved with the left button down.
         case leftMouseDragged = 6
+        /// The mouse moved with the right button down.
         case rightMouseDragged = 7
+        /// The mouse entered a view.
         case mouseEntered = 8
+        /// The mouse left a view.
         case mouseExited = 9
+        /// A key went down.
         case keyDown = 10
+        /// A key went up.
         case keyUp = 11
+        /// A modifier key went down or up.
         case flagsChanged = 12
+        /// The scroll wheel turned.
         case scrollWheel = 22
+        /// Another button went down.
         case otherMouseDown = 25
+        /// Another button went up.
         case otherMouseUp = 26
+        /// The mouse moved with another button down.
         case otherMouseDragged = 27
     }
 
