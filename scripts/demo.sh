@@ -5,7 +5,7 @@ bin="$1"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
-echo "== Screens: windows, first responders and actions on the GLib loop =="
+echo "== Screens: windows, first responders, key events and actions on the GLib loop =="
 "$bin/baton-screens" --demo
 
 echo
