@@ -11,12 +11,23 @@ public struct AnyAction: Hashable, Sendable {
     private let handlerType: ObjectIdentifier
     /// `Application.target(forAction:to:from:)` for the typed action.
     private let findTarget: @MainActor @Sendable (Application, AnyObject?, Any?) -> AnyObject?
+    /// `Application.sendAction(_:to:from:)` for the typed action.
+    private let sendTyped: @MainActor @Sendable (Application, AnyObject?, Any?) -> Bool
 
     /// `action`, erased.
     public init<Handler>(_ action: Action<Handler>) {
         name = action.name
         handlerType = ObjectIdentifier(Handler.self)
         findTarget = { application, target, sender in application.target(forAction: action, to: target, from: sender) }
+        sendTyped = { application, target, sender in application.sendAction(action, to: target, from: sender) }
+    }
+
+    /// Sends the typed action through `application.sendAction(_:to:from:)` (to `target`, or
+    /// along the responder chain when it is nil), as a menu item sends its action; returns
+    /// whether an object handled it.
+    @MainActor @discardableResult
+    public func send(in application: Application, to target: AnyObject?, from sender: Any?) -> Bool {
+        sendTyped(application, target, sender)
     }
 
     /// The object `application` would send the action to from `sender`, as
