@@ -9,7 +9,8 @@ import Foundation
 /// calls `Application.shared.sendAction(_:to:from:)` with a nil target, so the action goes to
 /// the key window's first responder and up its chain, as AppKit sends a menu item's action
 /// (NSApplication `sendAction(_:to:from:)`, "The Responder Chain"). The sender is this
-/// `GtkActions`.
+/// `GtkActions`. An action added for a Baton `MenuItem` (`add(_:named:)` with the item, as
+/// `GtkMenuBar` does) chooses the item instead: its target or the chain, the item as sender.
 ///
 /// Each action is enabled only while Baton would send it somewhere, by AppKit's automatic
 /// enabling (`Application.isEnabled(_:to:)`): its target is found along the responder chain, and
