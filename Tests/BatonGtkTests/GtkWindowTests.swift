@@ -106,7 +106,8 @@ final class GtkWindowTests: XCTestCase {
     }
 
     /// `Application.mainMenu` as the GtkApplication's menu bar: the GMenu model holds the
-    /// menus and items (a separator starts a section), each item's GAction is enabled by
+    /// menus and items (a separator starts a section; an item that is on has a checked
+    /// state, NSMenuItem `state`), each item's GAction is enabled by
     /// AppKit's automatic enabling ("Enabling Menu Items") — the chain's target and its
     /// validator —, key equivalents are accelerators (`.command` is `<Primary>`, an uppercase
     /// key equivalent adds Shift: NSMenuItem `keyEquivalent`), a real Control+S chooses Save
@@ -116,6 +117,7 @@ final class GtkWindowTests: XCTestCase {
         let lines = try run("menubar")
         XCTAssertEqual(lines.filter { $0.hasPrefix("CHECK") && !$0.hasPrefix("CHECK boxes") && !$0.hasPrefix("CHECK gtk toplevels") }, [
             "CHECK model File[Save(app.menu-0-0) ; Mark(app.menu-0-2)]",
+            "CHECK mark state=on",
             "CHECK accelerators menu-0-0=<Control>s menu-0-2=<Shift><Control>m",
             "CHECK plain first: save enabled=false",
             "CHECK one first: save enabled=true",

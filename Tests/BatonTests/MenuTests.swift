@@ -142,6 +142,32 @@ final class MenuTests: BatonTestCase {
         }
     }
 
+    /// NSMenuDelegate menuNeedsUpdate(_:): asked before the menu is validated, so it can
+    /// change the items first (https://developer.apple.com/documentation/appkit/nsmenudelegate/menuneedsupdate(_:)).
+    func testTheDelegateMayChangeTheItemsBeforeTheyAreValidated() {
+        MainActor.assumeIsolated {
+            final class Filler: MenuDelegate {
+                var calls = 0
+                func menuNeedsUpdate(_ menu: Menu) {
+                    calls += 1
+                    if menu.item(withTitle: "Copy") == nil { menu.addItem(withTitle: "Copy", action: .copy, keyEquivalent: "c") }
+                }
+            }
+            let view = MenuCopyView(identifier: "editor")
+            _ = showKey(view)
+            let menu = Menu(title: "Edit")
+            let filler = Filler()
+            menu.delegate = filler
+            XCTAssertTrue(menu.performKeyEquivalent(with: keyDown("c", .command)), "the item the delegate added answers")
+            XCTAssertEqual(filler.calls, 1)
+            XCTAssertEqual(view.senders.count, 1)
+            view.canCopy = false
+            menu.update()
+            XCTAssertEqual(filler.calls, 2)
+            XCTAssertEqual(menu.item(withTitle: "Copy")?.isEnabled, false)
+        }
+    }
+
     /// NSMenu performKeyEquivalent(with:) and NSMenuItem keyEquivalent /
     /// keyEquivalentModifierMask: Command-C chooses the enabled "c" item in a submenu, whose
     /// action goes along the chain with the item as sender; other modifiers, a disabled item

@@ -278,6 +278,9 @@ MainActor.assumeIsolated {
     let bar = GtkMenuBar(application: app)
     print("CHECK model \(describeMenuModel(bar.model))")
     let names = bar.accelerators.keys.sorted()
+    let markState = g_action_group_get_action_state(OpaquePointer(app), "menu-0-2")
+    print("CHECK mark state=\(markState.map { g_variant_get_boolean($0) != 0 ? "on" : "off" } ?? "none")")
+    if let markState { g_variant_unref(markState) }
     print("CHECK accelerators \(names.map { "\($0)=\(accels(app, "app.\($0)"))" }.joined(separator: " "))")
 
     let one = NoteView("one", activity: "note.one"), plain = PlainView("plain")
