@@ -24,7 +24,7 @@ struct NotesOptions {
 
 /// The app: a window listing the notes, a window per open note, notes continued from the
 /// user's other devices, and a device of the group through the agent (`--agent`).
-final class GtkNotesApp: ApplicationDelegate, NoteMaking {
+final class GtkNotesApp: ApplicationDelegate, NoteMaking, NoteListShowing {
     private(set) var options: NotesOptions
     let device: ExampleDevice?
     private var store: NoteStore!
@@ -41,6 +41,7 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking {
     }
 
     func applicationDidFinishLaunching(_ notification: Notification) {
+        Application.shared.mainMenu = NotesMenu.make()
         do { store = try NoteStore(folder: options.folder) } catch { return fail("cannot use \(options.folder.path): \(error)") }
         if options.screenshot != nil || options.bannerScreenshot != nil { Self.stopCursorBlinking() }
         list = NoteListController(store: store)
@@ -63,8 +64,12 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking {
                 editor.controller.type(typing)
                 if let cursor = options.cursor { editor.controller.placeCursor(at: cursor) }
                 editor.controller.focusText()
-                say("editing \(shown(editor.controller.note.name)), cursor at \(editor.controller.cursor)")
-                self.takeScreenshotOnce(of: editor.window)
+                // Said once what the typing started has run (the undo group closed, the menus
+                // revalidated): low-priority idles run after every other pending source.
+                MainLoop.idle(priority: .low) {
+                    say("editing \(shown(editor.controller.note.name)), cursor at \(editor.controller.cursor)")
+                    self.takeScreenshotOnce(of: editor.window)
+                }
             }
         }
     }
@@ -152,6 +157,9 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking {
 
     /// Ctrl+N, or New: a new note in its window.
     func newNote(_ sender: Any?) { newNote() }
+
+    /// Window ▸ Notes: the list of notes in front.
+    func showNoteList(_ sender: Any?) { listWindow.present() }
 
     @discardableResult
     private func newNote() -> (controller: NoteEditorController, window: NotesWindow) {

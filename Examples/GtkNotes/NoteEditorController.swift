@@ -7,7 +7,9 @@ import Foundation
 /// the person works in the text view. Editing or moving the cursor only marks the activity
 /// `needsSave`; `updateUserActivityState(_:)` fills it when Handoff needs it (Apple's lazy
 /// save). The text is saved to the note's file a moment after each change, and on close.
-final class NoteEditorController: ViewController, UserActivityDelegate {
+/// Each change is registered with the window's undo manager (GTK's own undo is off), so Edit ▸
+/// Undo and Redo undo it, enabled while the undo manager can.
+final class NoteEditorController: ViewController, UserActivityDelegate, Undoing, UserInterfaceValidations {
     static let activityType = "com.example.gtknotes.editing"
 
     private(set) var note: Note
@@ -49,6 +51,7 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
         gtk_box_append(content.cast(GtkBox.self), scrolled)
         (self.content, self.banner, self.textView) = (content, banner, textView)
         buffer = gtk_text_view_get_buffer(view)
+        gtk_text_buffer_set_enable_undo(buffer, 0)  // the window's undo manager undoes
         super.init(nibName: nil, bundle: nil)
         title = note.title
         fill(with: note.text, cursor: note.text.unicodeScalars.count)
@@ -123,6 +126,12 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
 
     private func edited() {
         guard !filling else { return }
+        registerUndo(restoring: note.text)
+        changed()
+    }
+
+    /// The note takes the text view's text: retitled, offered for Handoff, saved soon.
+    private func changed() {
         note.text = text
         retitle()
         // Too large to travel in an activity (its payload is capped): kept here only.
@@ -130,6 +139,52 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
         userActivity?.needsSave = true
         pendingSave?.cancel()
         pendingSave = MainLoop.after(.milliseconds(800)) { [weak self] in self?.save() }
+    }
+
+    // MARK: Undo
+
+    /// Registers with the window's undo manager how to put `previous` back.
+    private func registerUndo(restoring previous: String) {
+        undoManager?.registerUndo(withTarget: self) { $0.replaceText(with: previous) }
+        undoManager?.setActionName("Typing")
+    }
+
+    /// Undoing or redoing: `replacement` in the text view, and the way back registered (a
+    /// redo while undoing, an undo while redoing).
+    private func replaceText(with replacement: String) {
+        registerUndo(restoring: note.text)
+        fill(with: replacement, cursor: replacement.unicodeScalars.count)
+        changed()
+    }
+
+    /// Edit ▸ Undo (Ctrl+Z).
+    func undo(_ sender: Any?) {
+        let name = undoManager?.undoActionName ?? ""
+        undoManager?.undo()
+        sayOnceSettled("undid \(name)")
+    }
+
+    /// Edit ▸ Redo (Shift+Ctrl+Z).
+    func redo(_ sender: Any?) {
+        let name = undoManager?.redoActionName ?? ""
+        undoManager?.redo()
+        sayOnceSettled("redid \(name)")
+    }
+
+    /// Says what undo or redo did once everything it started has run (the menus revalidated):
+    /// a low-priority idle runs after every other pending source.
+    private func sayOnceSettled(_ what: String) {
+        MainLoop.idle(priority: .low) { [weak self] in
+            guard let self else { return }
+            say("\(what): \(shown(note.name)) holds \"\(shown(text))\"")
+        }
+    }
+
+    /// Undo and Redo are enabled while the undo manager can (AppKit's rule for them).
+    func validateUserInterfaceItem(_ item: any ValidatedUserInterfaceItem) -> Bool {
+        if item.action == .undo { return undoManager?.canUndo ?? false }
+        if item.action == .redo { return undoManager?.canRedo ?? false }
+        return true
     }
 
     private func retitle() {
@@ -170,6 +225,7 @@ final class NoteEditorController: ViewController, UserActivityDelegate {
         guard activity.activityType == Self.activityType, let info = activity.userInfo,
               let text = info["text"] as? String, text.utf8.count <= NoteStore.sizeLimit else { return }
         let offset = min(max(info["cursor"] as? Int ?? 0, 0), text.unicodeScalars.count)
+        undoManager?.removeAllActions(withTarget: self)  // the note came back changed elsewhere
         fill(with: text, cursor: offset)
         gtk_widget_set_visible(banner, 0)  // back here: no longer only continued elsewhere
         note.text = text

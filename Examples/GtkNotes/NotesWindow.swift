@@ -21,8 +21,9 @@ extension Action where Handler == any Quitting {
 }
 
 /// A window of the app: a `GtkApplicationWindow` with a header bar, as the `GtkBackedWindow`
-/// whose content view controller's view (a `WidgetView`) is its child. Ctrl+N makes a note,
-/// Ctrl+W closes the window, Ctrl+Q quits.
+/// whose content view controller's view (a `WidgetView`) is its child, under the app's menu bar
+/// (File: Ctrl+N makes a note, Ctrl+W closes the window, Ctrl+Q quits; Edit: Ctrl+Z undoes,
+/// Shift+Ctrl+Z redoes).
 @MainActor
 final class NotesWindow: WindowDelegate {
     let window: GtkBackedWindow
@@ -39,9 +40,12 @@ final class NotesWindow: WindowDelegate {
         gtk_window_set_default_size(gtkWindow.cast(GtkWindow.self), width, height)
         window = GtkBackedWindow(gtkWindow: gtkWindow.cast(GtkWindow.self), title: title, contentViewController: controller)
         window.delegate = self
-        try? window.addAction(.newNote, named: "new", shortcut: "<Control>n")
-        try? window.addAction(.performClose, named: "close", shortcut: "<Control>w")
-        try? window.addAction(.terminate, named: "quit", shortcut: "<Control>q")
+        // The window's own actions (the header bar's New button, a desktop shell over D-Bus);
+        // their keys are the menu bar's accelerators (NotesMenu).
+        try? window.addAction(.newNote, named: "new")
+        try? window.addAction(.performClose, named: "close")
+        try? window.addAction(.terminate, named: "quit")
+        gtk_application_window_set_show_menubar(gtkWindow.cast(GtkApplicationWindow.self), 1)
         let new = gtk_button_new_with_label("New")!
         gtk_actionable_set_action_name(new.opaque, "win.new")
         gtk_widget_set_tooltip_text(new, "New note (Ctrl+N)")

@@ -9,7 +9,8 @@ import Foundation
 /// calls `Application.shared.sendAction(_:to:from:)` with a nil target, so the action goes to
 /// the key window's first responder and up its chain, as AppKit sends a menu item's action
 /// (NSApplication `sendAction(_:to:from:)`, "The Responder Chain"). The sender is this
-/// `GtkActions`.
+/// `GtkActions`. An action added for a Baton `MenuItem` (`add(_:named:)` with the item, as
+/// `GtkMenuBar` does) chooses the item instead: its target or the chain, the item as sender.
 ///
 /// Each action is enabled only while Baton would send it somewhere, by AppKit's automatic
 /// enabling (`Application.isEnabled(_:to:)`): its target is found along the responder chain, and
@@ -33,9 +34,9 @@ public final class GtkActions {
     /// The action map the actions are added to (a `GSimpleActionGroup`, a
     /// `GtkApplicationWindow` or a `GtkApplication`), referenced until `removeAll()`.
     private var map: OpaquePointer?
-    /// The added actions by name: the `GSimpleAction`, its `activate` handler and the item
-    /// validators are given.
-    private var entries: [String: (action: OpaquePointer, handler: gulong, item: Item)] = [:]
+    /// The added actions by name: the `GSimpleAction`, its `activate` handler, and how it is
+    /// validated (`Application.isEnabled(_:to:)` for the item validators are given).
+    private var entries: [String: (action: OpaquePointer, handler: gulong, isEnabled: @MainActor () -> Bool)] = [:]
     /// Observes `Application.didUpdateNotification`, until `removeAll()`.
     private var updateObserver: (any NSObjectProtocol)?
 
@@ -88,18 +89,40 @@ public final class GtkActions {
     /// enabled from now on as the responder chain says (see above). An action of the same name
     /// is replaced.
     public func add<Handler>(_ action: Action<Handler>, named name: String) {
-        guard let map else { return }
-        remove(named: name)
-        let simple = g_simple_action_new(name, nil)!
         let item = Item(action: AnyAction(action), name: name)
-        let handler = GtkSignal.connect(UnsafeMutableRawPointer(simple), "activate") { [weak self] _ in
+        add(named: name, state: nil, isEnabled: { Application.shared.isEnabled(item) }) { [weak self] in
             guard let self else { return }
-            // Validated again: what the chain can handle may have changed since the last update.
-            guard self.validate(named: name) else { return }
             Application.shared.sendAction(action, to: nil, from: self)
         }
+    }
+
+    /// Adds an action called `name` that chooses `menuItem` each time GTK activates it
+    /// (`MenuItem.performAction(in:)`: its action goes to its target, or along the responder
+    /// chain, with the item as sender). It is enabled as `Menu.validate(_:in:)` says: by the
+    /// responder chain and the target's validator when the item's menu `autoenablesItems`,
+    /// by the item's `isEnabled` otherwise. An item whose `state` is not `.off` gets a
+    /// boolean state (true when `.on`), so GTK's menus show a check mark. The item is held
+    /// weakly; an action of the same name is replaced.
+    public func add(_ menuItem: MenuItem, named name: String) {
+        let state: Bool? = menuItem.state == .off ? nil : menuItem.state == .on
+        add(named: name, state: state, isEnabled: { [weak menuItem] in menuItem.map { Menu.validate($0) } ?? false }) {
+            [weak menuItem] in menuItem?.performAction()
+        }
+    }
+
+    private func add(named name: String, state: Bool?, isEnabled: @escaping @MainActor () -> Bool,
+                     perform: @escaping @MainActor () -> Void) {
+        guard let map else { return }
+        remove(named: name)
+        let simple = state.map { g_simple_action_new_stateful(name, nil, g_variant_new_boolean($0 ? 1 : 0))! }
+            ?? g_simple_action_new(name, nil)!
+        let handler = GtkSignal.connect(UnsafeMutableRawPointer(simple), "activate") { [weak self] _ in
+            // Validated again: what the chain can handle may have changed since the last update.
+            guard let self, self.validate(named: name) else { return }
+            perform()
+        }
         g_action_map_add_action(map, simple)
-        entries[name] = (simple, handler, item)
+        entries[name] = (simple, handler, isEnabled)
         validate(named: name)
     }
 
@@ -110,7 +133,7 @@ public final class GtkActions {
     /// Whether the action called `name` is enabled now (`Application.isEnabled(_:to:)` with its
     /// item): false for an action not added.
     public func isEnabled(named name: String) -> Bool {
-        entries[name].map { Application.shared.isEnabled($0.item) } ?? false
+        entries[name].map { $0.isEnabled() } ?? false
     }
 
     /// Sets each action's GTK `enabled` state from the responder chain now, as AppKit's
@@ -124,7 +147,7 @@ public final class GtkActions {
     @discardableResult
     private func validate(named name: String) -> Bool {
         guard let entry = entries[name] else { return false }
-        let enabled = Application.shared.isEnabled(entry.item)
+        let enabled = entry.isEnabled()
         if (g_action_get_enabled(entry.action) != 0) != enabled {
             g_simple_action_set_enabled(entry.action, enabled ? 1 : 0)
         }

@@ -15,7 +15,8 @@ import Foundation
 /// Without a session bus every process is a primary of its own.
 ///
 /// How GApplication's signals map to Baton's `Application`, in the primary instance:
-/// - `startup` → `Application.finishLaunching()`: the launch messages
+/// - `startup` → the menu bar (`menuBar`, showing `Application.mainMenu`), then
+///   `Application.finishLaunching()`: the launch messages
 ///   (`applicationWillFinishLaunching`, `…didFinishLaunching`, their `…WithOptions` forms,
 ///   `UIApplicationLaunchOptionsUserActivityTypeKey` from the launcher's environment) and
 ///   `activate()`. The app is held from then on: it runs until Baton's `terminate(_:)`, not
@@ -59,6 +60,9 @@ public final class GtkApplicationHost {
     /// How many times `activate` came after launching: other launches and D-Bus `Activate`
     /// calls the primary instance received.
     public private(set) var laterActivations = 0
+    /// `Application.mainMenu` as the GtkApplication's menu bar (see `GtkMenuBar`), from
+    /// `startup` until the run ends.
+    public private(set) var menuBar: GtkMenuBar?
 
     private var handlers: [gulong] = []
     private var terminationObserver: (any NSObjectProtocol)?
@@ -110,6 +114,7 @@ public final class GtkApplicationHost {
         ) { [weak self] _ in
             MainActor.assumeIsolated { self?.batonTerminated() }
         }
+        menuBar = GtkMenuBar(application: gtkApplication)
         Application.shared.finishLaunching()
     }
 
@@ -162,6 +167,8 @@ public final class GtkApplicationHost {
 
     /// Disconnects the handlers (releasing their boxes), the observer, the hold and the object.
     private func release() {
+        menuBar?.invalidate()
+        menuBar = nil
         for handler in handlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(gtkApplication), handler) }
         handlers = []
         if let terminationObserver { NotificationCenter.default.removeObserver(terminationObserver) }

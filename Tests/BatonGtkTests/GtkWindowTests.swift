@@ -89,6 +89,28 @@ final class GtkWindowTests: XCTestCase {
         XCTAssertEqual(lines.filter { $0.hasPrefix("ACTION") }, ["ACTION save reached one from GtkActions"])
     }
 
+    /// `Application.mainMenu` as the GtkApplication's menu bar: the GMenu model holds the
+    /// menus and items (a separator starts a section; an item that is on has a checked
+    /// state, NSMenuItem `state`), each item's GAction is enabled by
+    /// AppKit's automatic enabling ("Enabling Menu Items") — the chain's target and its
+    /// validator —, key equivalents are accelerators (`.command` is `<Primary>`, an uppercase
+    /// key equivalent adds Shift: NSMenuItem `keyEquivalent`), a real Control+S chooses Save
+    /// and its action reaches the first responder with the menu item as sender, and a changed
+    /// title rebuilds the bar.
+    func testTheMainMenuIsTheMenuBarValidatedByTheChainWithAcceleratorsThatFire() throws {
+        let lines = try run("menubar")
+        XCTAssertEqual(lines.filter { $0.hasPrefix("CHECK") && !$0.hasPrefix("CHECK boxes") && !$0.hasPrefix("CHECK gtk toplevels") }, [
+            "CHECK model File[Save(app.menu-0-0) ; Mark(app.menu-0-2)]",
+            "CHECK mark state=on",
+            "CHECK accelerators menu-0-0=<Control>s menu-0-2=<Shift><Control>m",
+            "CHECK plain first: save enabled=false",
+            "CHECK one first: save enabled=true",
+            "CHECK validator said no: save enabled=false",
+            "CHECK rebuilt File[Save All(app.menu-0-0) ; Mark(app.menu-0-2)]",
+        ])
+        XCTAssertEqual(lines.filter { $0.hasPrefix("ACTION") }, ["ACTION save reached one from MenuItem"])
+    }
+
     /// `NSApplication.hide(_:)` hides all the app's windows (none is visible, `orderedWindows`
     /// is empty); `unhide(_:)` shows them again and makes the app active, key and main where
     /// they were.

@@ -37,6 +37,7 @@ final class HandoffDelegate: ApplicationDelegate {
     var continued: UserActivity?
     var failure: CocoaError?
     var refuseLaunch = false
+    var refuseDidFinishLaunching = false
     var handles = true
     var restorers: [any UserActivityRestoring] = []
     var deferRestoration = false
@@ -45,6 +46,9 @@ final class HandoffDelegate: ApplicationDelegate {
 
     func application(_ application: Application, willFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]?) -> Bool {
         !refuseLaunch
+    }
+    func application(_ application: Application, didFinishLaunchingWithOptions options: [Application.LaunchOptionsKey: Any]?) -> Bool {
+        !refuseDidFinishLaunching
     }
     func application(_ application: Application, willContinueUserActivityWithType userActivityType: String) -> Bool {
         events.append("will \(userActivityType)")

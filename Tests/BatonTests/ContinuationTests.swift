@@ -171,6 +171,45 @@ final class ContinuationTests: BatonTestCase {
             XCTAssertEqual(delegate.events, [])
         }
     }
+
+    /// handoff-programming-guide, "Continuing an Activity", note: the same when
+    /// didFinishLaunching returns false. The dropped continuation still completes, but the
+    /// originating side is not told it was continued.
+    func testNothingIsSentWhenDidFinishLaunchingReturnedFalse() throws {
+        try MainActor.assumeIsolated {
+            let delegate = HandoffDelegate()
+            delegate.refuseDidFinishLaunching = true
+            launch(delegate)
+            let data = try shapePayload()
+            let completed = LockedFlag()
+            let toldOrigin = LockedFlag()
+            Application.shared.continueUserActivity(ofType: "com.example.myapp.create-shape",
+                                                    whenContinued: { toldOrigin.set(true) },
+                                                    completionHandler: { completed.set(true) }) { data }
+            spin(until: { completed.value })
+            drainIdle()
+            XCTAssertEqual(delegate.events, [])
+            XCTAssertFalse(toldOrigin.value)
+        }
+    }
+
+    /// handoff-programming-guide, "Continuing an Activity", note: not even the failure message
+    /// for a handoff file that cannot be read reaches a delegate that refused to launch.
+    func testAnUnreadableHandoffFileTellsADelegateThatRefusedToLaunchNothing() {
+        MainActor.assumeIsolated {
+            let delegate = HandoffDelegate()
+            delegate.refuseLaunch = true
+            launch(delegate)
+            let missing = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("\(UUID().uuidString).handoff")
+            Application.shared.continueUserActivity(fromFileAt: missing)
+            XCTAssertEqual(delegate.events, [])
+            delegate.refuseLaunch = false
+            Application.shared.resetForTesting()
+            launch(delegate)
+            Application.shared.continueUserActivity(fromFileAt: missing)
+            XCTAssertEqual(delegate.events, ["fail "], "a delegate that accepted launching hears of the failure")
+        }
+    }
 }
 
 final class NoteDocument: Document {

@@ -264,4 +264,52 @@ final class ViewControllerPresentationTests: BatonTestCase {
             XCTAssertEqual(popover?.isShown, false)
         }
     }
+
+    /// presentAsSheet(_:) and presentAsModalWindow(_:): "The presented view controller is the
+    /// delegate and the content view controller of its sheet" (window), so it is asked
+    /// windowShouldClose(_:) and hears windowWillClose(_:)
+    /// (https://developer.apple.com/documentation/appkit/nsviewcontroller/presentassheet(_:),
+    /// .../presentasmodalwindow(_:)).
+    func testThePresentedControllerIsTheContentControllerAndDelegateOfItsWindow() {
+        MainActor.assumeIsolated {
+            app.activate()
+            let (_, presenter) = showActivityWindow("home", activity: nil)
+            let sheetContent = ClosingController(title: "sheet")
+            presenter.presentAsSheet(sheetContent)
+            let sheet = sheetContent.view.window
+            XCTAssertTrue(sheet?.contentViewController === sheetContent)
+            XCTAssertTrue(sheet?.delegate === sheetContent)
+
+            let modalContent = ClosingController(title: "modal")
+            presenter.presentAsModalWindow(modalContent)
+            let modal = modalContent.view.window
+            XCTAssertTrue(modal?.contentViewController === modalContent)
+            XCTAssertTrue(modal?.delegate === modalContent)
+
+            modalContent.allowsClose = false
+            modal?.performClose(nil)
+            XCTAssertEqual(modal?.isClosed, false, "the presented controller, as delegate, kept it open")
+            XCTAssertEqual(modalContent.asked, 1)
+            modalContent.allowsClose = true
+            modal?.performClose(nil)
+            XCTAssertEqual(modal?.isClosed, true)
+            XCTAssertEqual(modalContent.closings, 1)
+            XCTAssertNil(modalContent.presentingViewController)
+
+            presenter.dismiss(sheetContent)
+            XCTAssertEqual(sheetContent.closings, 1, "the sheet's delegate heard it close")
+        }
+    }
+}
+
+/// A presented controller that answers, as its window's delegate, whether it may close.
+final class ClosingController: ViewController {
+    var allowsClose = true
+    var asked = 0
+    var closings = 0
+    override func windowShouldClose(_ sender: Window) -> Bool {
+        asked += 1
+        return allowsClose
+    }
+    override func windowWillClose(_ notification: Notification) { closings += 1 }
 }

@@ -60,7 +60,7 @@ extension Application {
             let offer = try ActivityFile.read(from: url)
             continueUserActivity(ofType: offer.type, title: offer.title) { offer.payload }
         } catch {
-            delegate?.application(self, didFailToContinueUserActivityWithType: "",
+            continuationDelegate?.application(self, didFailToContinueUserActivityWithType: "",
                                   error: Application.handoffError(.userActivityHandoffFailed, "\(error)", underlying: error))
         }
     }

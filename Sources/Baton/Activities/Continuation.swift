@@ -20,8 +20,18 @@ import Logging
 ///    `continue` signature matches none of the accepted forms, or a `continue` that returned
 ///    false).
 ///
-/// Nothing is sent when the delegate refused to finish launching.
+/// Nothing is sent when the delegate refused to finish launching (handoff-programming-guide,
+/// "Continuing an Activity", note: the Handoff methods are not called when
+/// `application(_:willFinishLaunchingWithOptions:)` or
+/// `application(_:didFinishLaunchingWithOptions:)` returns false). Such a continuation is
+/// dropped: its `completionHandler` runs, but not `whenContinued`, so the originating device
+/// is never told the activity was continued and keeps it, as an Apple device does.
 extension Application {
+    /// The delegate to send Handoff messages to: nil once it refused to finish launching, so
+    /// every path that would tell it about a continuation (a failure before any continuation
+    /// started, too) tells nobody.
+    var continuationDelegate: (any ApplicationDelegate)? { acceptsContinuation ? delegate : nil }
+
     /// Where an offered activity comes from.
     public struct ContinuationOrigin: Sendable, Equatable {
         /// The originating app's team; nil means this app's own team (a local continuation).

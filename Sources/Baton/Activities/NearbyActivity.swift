@@ -98,7 +98,7 @@ extension Application {
             do {
                 try WebBrowser.open(url)
             } catch {
-                delegate?.application(self, didFailToContinueUserActivityWithType: activity.activityType,
+                continuationDelegate?.application(self, didFailToContinueUserActivityWithType: activity.activityType,
                                       error: Application.handoffError(.userActivityHandoffFailed, "\(error)", underlying: error))
                 completionHandler?()
                 return .inBrowser(url)

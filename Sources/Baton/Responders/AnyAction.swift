@@ -13,6 +13,8 @@ public struct AnyAction: Hashable, Sendable {
     private let findTarget: @MainActor @Sendable (Application, AnyObject?, Any?) -> AnyObject?
     /// `Responder.doCommand(by:)`'s default for the typed action.
     private let performUpChain: @MainActor @Sendable (Responder) -> Void
+    /// `Application.sendAction(_:to:from:)` for the typed action.
+    private let sendTyped: @MainActor @Sendable (Application, AnyObject?, Any?) -> Bool
 
     /// `action`, erased.
     public init<Handler>(_ action: Action<Handler>) {
@@ -22,6 +24,15 @@ public struct AnyAction: Hashable, Sendable {
         performUpChain = { responder in
             if !responder.tryToPerform(action, with: nil) { responder.lastInChain.noResponder(for: action) }
         }
+        sendTyped = { application, target, sender in application.sendAction(action, to: target, from: sender) }
+    }
+
+    /// Sends the typed action through `application.sendAction(_:to:from:)` (to `target`, or
+    /// along the responder chain when it is nil), as a menu item sends its action; returns
+    /// whether an object handled it.
+    @MainActor @discardableResult
+    public func send(in application: Application, to target: AnyObject?, from sender: Any?) -> Bool {
+        sendTyped(application, target, sender)
     }
 
     /// The object `application` would send the action to from `sender`, as

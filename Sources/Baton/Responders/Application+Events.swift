@@ -18,7 +18,7 @@ extension Application {
         if let keyWindow { return keyWindow.sendEvent(event) }
         switch event.type {
         case .keyDown:
-            if !event.modifierFlags.isDisjoint(with: [.command, .control]), mainMenuPerformsKeyEquivalent(event) {
+            if !event.modifierFlags.isDisjoint(with: [.command, .control]), mainMenu?.performKeyEquivalent(with: event) == true {
                 return
             }
             keyDown(with: event)

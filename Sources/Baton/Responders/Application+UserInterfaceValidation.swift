@@ -1,5 +1,5 @@
 /// Whether an item is enabled: AppKit's automatic menu enabling ("Enabling Menu Items"), in
-/// one place, for the toolkits that show items (BatonGtk's GTK actions).
+/// one place, for ``Menu`` and the toolkits that show items (BatonGtk's GTK actions).
 extension Application {
     /// Whether `item` is enabled by AppKit's rule for an item with automatic enabling: its
     /// action's target is found as `target(forAction:to:from:)` finds it (with `target` nil,
@@ -10,7 +10,7 @@ extension Application {
     /// on to the next responder.
     ///
     /// AppKit has this rule in `NSMenu`'s `update()` and `NSToolbarItem`'s `validate()`;
-    /// Baton has no menus of its own, so it is here.
+    /// Baton has it once, here: ``Menu/update()`` and the toolkits' items ask it.
     public func isEnabled(_ item: any ValidatedUserInterfaceItem, to target: AnyObject? = nil) -> Bool {
         guard let action = item.action, let found = action.target(in: self, to: target, from: item) else { return false }
         if let validator = found as? any UserInterfaceValidations { return validator.validateUserInterfaceItem(item) }

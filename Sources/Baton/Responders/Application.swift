@@ -71,6 +71,8 @@ open class Application: Responder {
     /// Set by the bottom default of `application(_:continue:restorationHandler:)` (no form was
     /// implemented), for the notice of an unhandled continuation; reset around each call.
     var continuationReachedBottomDefault = false
+    /// `mainMenu`'s storage (`Application+MainMenu.swift`).
+    var storedMainMenu: Menu?
 
     /// Activities current on the user's other devices, as the continuity layer sees them.
     public var nearbyActivities: [NearbyActivity] { nearbyStore }
@@ -297,6 +299,7 @@ open class Application: Responder {
         nearbyStore = []
         nearbySource = nil
         associatedDomainVerifier = nil
+        storedMainMenu = nil
         isTerminating = false
         awaitsTerminationReply = false
         isHidden = false

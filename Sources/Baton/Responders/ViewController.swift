@@ -133,6 +133,31 @@ open class ViewController: Responder {
         title.map { "\(type(of: self)) '\($0)'" } ?? "\(type(of: self))"
     }
 
+    // MARK: Window delegate of a presentation
+
+    // A controller presented as a sheet or in a modal window is that window's delegate
+    // (`presentAsSheet(_:)`, `presentAsModalWindow(_:)`). The methods are in the class, not
+    // in the conformance's extension, so a subclass overrides them as in AppKit.
+
+    /// Whether the window presenting this controller may close (`windowShouldClose(_:)`);
+    /// true by default.
+    open func windowShouldClose(_ sender: Window) -> Bool { true }
+    /// The window presenting this controller is about to close; does nothing by default.
+    open func windowWillClose(_ notification: Notification) {}
+    /// The window presenting this controller became key; does nothing by default.
+    open func windowDidBecomeKey(_ notification: Notification) {}
+    /// The window presenting this controller resigned key; does nothing by default.
+    open func windowDidResignKey(_ notification: Notification) {}
+    /// The window presenting this controller became main; does nothing by default.
+    open func windowDidBecomeMain(_ notification: Notification) {}
+    /// The window presenting this controller resigned main; does nothing by default.
+    open func windowDidResignMain(_ notification: Notification) {}
+    /// The window presenting this controller was updated; does nothing by default.
+    open func windowDidUpdate(_ notification: Notification) {}
+    /// The undo manager of the window presenting this controller; nil by default, so the
+    /// window makes its own.
+    open func windowWillReturnUndoManager(_ window: Window) -> UndoManager? { nil }
+
     // MARK: Presentation
 
     /// The controllers this one presents, oldest first, or nil when it presents none
@@ -163,9 +188,10 @@ open class ViewController: Responder {
         animator.animatePresentation(of: viewController, from: self)
     }
 
-    /// Presents `viewController` as a sheet (`presentAsSheet(_:)`): its view becomes the
-    /// content of a `Panel` of its own, ordered front and made key (never main, so this
-    /// controller's window stays main); the view is that panel's first responder when it
+    /// Presents `viewController` as a sheet (`presentAsSheet(_:)`): it becomes the content
+    /// view controller and the delegate of a `Panel` of its own (AppKit: "The presented view
+    /// controller is the delegate and the content view controller of its sheet"), ordered
+    /// front and made key (never main, so this controller's window stays main); the view is that panel's first responder when it
     /// accepts, so actions go up the presented controller's chain. `dismiss(_:)` closes the
     /// panel and makes this controller's window key again.
     open func presentAsSheet(_ viewController: ViewController) {
@@ -174,9 +200,9 @@ open class ViewController: Responder {
              style: .sheet)
     }
 
-    /// Presents `viewController` in a modal window (`presentAsModalWindow(_:)`): its view
-    /// becomes the content of a `Window` of its own, ordered front and made key and main, so
-    /// the presented controller's activity, if any, becomes current. `dismiss(_:)` closes it
+    /// Presents `viewController` in a modal window (`presentAsModalWindow(_:)`): it becomes
+    /// the content view controller and the delegate of a `Window` of its own, ordered front
+    /// and made key and main, so the presented controller's activity, if any, becomes current. `dismiss(_:)` closes it
     /// and makes this controller's window key and main again. Baton has no events, so nothing
     /// else is blocked while it shows (AppKit runs a modal session).
     open func presentAsModalWindow(_ viewController: ViewController) {
@@ -274,6 +300,7 @@ open class ViewController: Responder {
     }
 
     private func show(_ viewController: ViewController, in window: Window, style: Presentation.Style) {
+        window.delegate = viewController
         record(viewController, Presentation(style: style, window: window))
         if viewController.view.acceptsFirstResponder { window.initialFirstResponder = viewController.view }
         window.makeKeyAndOrderFront(self)

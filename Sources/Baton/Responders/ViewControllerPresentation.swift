@@ -25,3 +25,8 @@ struct Presentation {
     /// The window showing the presented controller (none for an animator's presentation).
     let window: Window?
 }
+
+/// A view controller presented as a sheet or in a modal window is its window's delegate, as
+/// in AppKit (`presentAsSheet(_:)`, `presentAsModalWindow(_:)`); its methods are in
+/// `ViewController`'s class body, so subclasses override them.
+extension ViewController: WindowDelegate {}

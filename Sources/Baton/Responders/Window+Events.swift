@@ -3,7 +3,7 @@
 ///
 /// - A key-down with Command or Control is first a key equivalent: offered to the window's view
 ///   tree (`performKeyEquivalent(with:)`, which `View` passes to its subviews), then to the main
-///   menu (`Application.mainMenuPerformsKeyEquivalent(_:)`); if neither handles it, and for every
+///   menu (`Application.mainMenu`, `Menu.performKeyEquivalent(with:)`); if neither handles it, and for every
 ///   other key-down, `keyDown(with:)` goes to the first responder and up the chain. Key-ups and
 ///   modifier changes go to the first responder.
 /// - A left mouse-down goes to the view `hitTest(_:)` finds at `locationInWindow` (the window's
@@ -26,7 +26,7 @@ extension Window {
         case .keyDown:
             if !event.modifierFlags.isDisjoint(with: [.command, .control]) {
                 if performKeyEquivalent(with: event) { return }
-                if Application.shared.mainMenuPerformsKeyEquivalent(event) { return }
+                if Application.shared.mainMenu?.performKeyEquivalent(with: event) == true { return }
             }
             keyTarget.keyDown(with: event)
         case .keyUp: keyTarget.keyUp(with: event)

@@ -24,6 +24,8 @@ public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
     case firstResponderNotInWindow(responder: String, window: String)
     /// Presenting a view controller that is already presented, or the presenter itself.
     case viewControllerAlreadyPresented(viewController: String, presenter: String)
+    /// Adding a menu item to a menu while it is in another menu (AppKit raises).
+    case menuItemInAnotherMenu(item: String, menu: String)
 
     public var description: String {
         switch self {
@@ -43,6 +45,8 @@ public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
             "refused makeFirstResponder(\(r)) in window \(w): the view is not in that window"
         case .viewControllerAlreadyPresented(let v, let p):
             "refused presenting \(v) from \(p): it is already presented, or it is the presenter"
+        case .menuItemInAnotherMenu(let i, let m):
+            "refused adding menu item \(i): it is already in menu \(m); remove it from there first"
         }
     }
 
@@ -57,6 +61,7 @@ public enum Refusal: Error, Sendable, Equatable, CustomStringConvertible {
         case .viewHierarchyCycle: "viewHierarchyCycle"
         case .firstResponderNotInWindow: "firstResponderNotInWindow"
         case .viewControllerAlreadyPresented: "viewControllerAlreadyPresented"
+        case .menuItemInAnotherMenu: "menuItemInAnotherMenu"
         }
     }
 

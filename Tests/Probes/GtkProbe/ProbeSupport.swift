@@ -61,8 +61,9 @@ extension Action where Handler == any Saving {
 /// A window with a vertical box of note views as its GTK content, and a plain content view
 /// holding them in Baton's hierarchy.
 @MainActor
-func makeWindow<W: Window>(_ make: (UnsafeMutablePointer<GtkWindow>) -> W, title: String, notes: [WidgetView]) -> W {
-    let gtk = baton_gtk_window(UnsafeMutableRawPointer(gtk_window_new()))!
+func makeWindow<W: Window>(_ make: (UnsafeMutablePointer<GtkWindow>) -> W, title: String, notes: [WidgetView],
+                           gtkWindow: UnsafeMutablePointer<GtkWindow>? = nil) -> W {
+    let gtk = gtkWindow ?? baton_gtk_window(UnsafeMutableRawPointer(gtk_window_new()))!
     gtk_window_set_default_size(gtk, 400, 300)
     let box = gtk_box_new(GTK_ORIENTATION_VERTICAL, 4)!
     for note in notes { gtk_box_append(UnsafeMutableRawPointer(box).assumingMemoryBound(to: GtkBox.self), note.widget) }

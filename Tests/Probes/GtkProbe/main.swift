@@ -24,6 +24,7 @@ MainActor.assumeIsolated {
     case "validation": validationScenario()
     case "hide": hideScenario()
     case "events": eventsScenario()
+    case "menubar": menuBarScenario()
     default:
         print("FAIL unknown scenario '\(scenario)'")
         exit(2)
@@ -250,4 +251,103 @@ MainActor.assumeIsolated {
     report("unhidden")
     windowA.close()
     windowB.close()
+}
+
+/// `Application.mainMenu` as a registered GtkApplication's menu bar (`GtkMenuBar`): the GMenu
+/// model has the menus and items, each item's GAction is enabled by the responder chain's
+/// validation, key equivalents are accelerators, a real Control+S chooses the Save item (its
+/// action reaches the first responder with the item as sender), and a changed title rebuilds
+/// the model.
+@MainActor func menuBarScenario() {
+    // No session bus in this process: GApplication then registers as a plain local instance.
+    setenv("DBUS_SESSION_BUS_ADDRESS", "unix:path=/nonexistent/baton-gtkprobe-bus", 1)
+    let app = gtk_application_new("org.baton.GtkProbe.Menus", G_APPLICATION_NON_UNIQUE)!
+    var error: UnsafeMutablePointer<GError>?
+    guard g_application_register(UnsafeMutableRawPointer(app).assumingMemoryBound(to: GApplication.self), nil, &error) != 0 else {
+        print("FAIL register: \(error.map { String(cString: $0.pointee.message) } ?? "?")")
+        return
+    }
+    let main = Menu(title: "Main")
+    let file = Menu(title: "File")
+    let fileItem = MenuItem(title: "File", action: nil, keyEquivalent: "")
+    fileItem.submenu = file
+    main.addItem(fileItem)
+    let save = file.addItem(withTitle: "Save", action: .save, keyEquivalent: "s")
+    file.addItem(.separator())
+    file.addItem(withTitle: "Mark", action: .mark, keyEquivalent: "M").state = .on
+    Application.shared.mainMenu = main
+    let bar = GtkMenuBar(application: app)
+    print("CHECK model \(describeMenuModel(bar.model))")
+    let names = bar.accelerators.keys.sorted()
+    let markState = g_action_group_get_action_state(OpaquePointer(app), "menu-0-2")
+    print("CHECK mark state=\(markState.map { g_variant_get_boolean($0) != 0 ? "on" : "off" } ?? "none")")
+    if let markState { g_variant_unref(markState) }
+    print("CHECK accelerators \(names.map { "\($0)=\(accels(app, "app.\($0)"))" }.joined(separator: " "))")
+
+    let one = NoteView("one", activity: "note.one"), plain = PlainView("plain")
+    let gtk = baton_gtk_window(UnsafeMutableRawPointer(gtk_application_window_new(app)))!
+    gtk_application_window_set_show_menubar(UnsafeMutableRawPointer(gtk).assumingMemoryBound(to: GtkApplicationWindow.self), 1)
+    let window = makeWindow({ _ in GtkBackedWindow(gtkWindow: gtk) }, title: "A", notes: [one, plain], gtkWindow: gtk)
+    let gActions = OpaquePointer(app)
+    func saveEnabled() -> Bool { g_action_group_get_action_enabled(gActions, "menu-0-0") != 0 }
+    window.makeKeyAndOrderFront(nil)
+    wait("A active") { gtk_window_is_active(gtk) != 0 }
+    RealInput.click(plain.widget, in: gtk)
+    wait("plain first") { window.firstResponder === plain }
+    wait("save disabled") { !saveEnabled() }
+    print("CHECK plain first: save enabled=\(saveEnabled())")
+    RealInput.click(one.widget, in: gtk)
+    wait("one first") { window.firstResponder === one }
+    wait("save enabled") { saveEnabled() }
+    print("CHECK one first: save enabled=\(saveEnabled())")
+    one.canSave = false
+    Application.shared.setWindowsNeedUpdate(true)
+    wait("save disabled by the validator") { !saveEnabled() }
+    print("CHECK validator said no: save enabled=\(saveEnabled())")
+    one.canSave = true
+    Application.shared.setWindowsNeedUpdate(true)
+    wait("save enabled again") { saveEnabled() }
+    RealInput.pressWithControl(0x73)
+    wait("saved") { one.saves == 1 }
+    save.title = "Save All"
+    wait("rebuilt") { describeMenuModel(bar.model).contains("Save All") }
+    print("CHECK rebuilt \(describeMenuModel(bar.model))")
+    window.close()
+    bar.invalidate()
+    Application.shared.mainMenu = nil
+    g_object_unref(UnsafeMutableRawPointer(app))
+}
+
+/// The accelerators GTK has for `action`, joined by commas.
+@MainActor func accels(_ app: UnsafeMutablePointer<GtkApplication>, _ action: String) -> String {
+    guard let list = gtk_application_get_accels_for_action(app, action) else { return "" }
+    defer { g_strfreev(list) }
+    var found: [String] = []
+    var index = 0
+    while let accel = list[index] { found.append(String(cString: accel)); index += 1 }
+    return found.joined(separator: ",")
+}
+
+/// A GMenuModel as text: `Title[item(action) | item(action) ; section…]`.
+@MainActor func describeMenuModel(_ model: UnsafeMutablePointer<GMenuModel>?) -> String {
+    guard let model else { return "-" }
+    var parts: [String] = []
+    for index in 0..<g_menu_model_get_n_items(model) {
+        func attribute(_ name: String) -> String? {
+            guard let value = g_menu_model_get_item_attribute_value(model, index, name, nil) else { return nil }
+            defer { g_variant_unref(value) }
+            return String(cString: g_variant_get_string(value, nil))
+        }
+        let label = attribute("label") ?? ""
+        if let submenu = g_menu_model_get_item_link(model, index, "submenu") {
+            parts.append("\(label)[\(describeMenuModel(submenu))]")
+            g_object_unref(UnsafeMutableRawPointer(submenu))
+        } else if let section = g_menu_model_get_item_link(model, index, "section") {
+            parts.append(describeMenuModel(section))
+            g_object_unref(UnsafeMutableRawPointer(section))
+        } else {
+            parts.append("\(label)(\(attribute("action") ?? "-"))")
+        }
+    }
+    return parts.joined(separator: " ; ")
 }
