@@ -23,7 +23,10 @@ struct PairCommand: ParsableCommand {
             $XDG_CONFIG_HOME/baton/device (or --config DIR/device). Answers are read from standard input, \
             so two servers can pair over SSH. Where this user's agent (batond) runs, `baton pair --accept` \
             opens the window in the agent instead: each request is then also shown as a desktop notification \
-            with Accept and Decline, and the first answer, there or here, counts (--no-agent: in this process).
+            with Accept and Decline, and the first answer, there or here, counts (--no-agent: in this process). \
+            The new device tries again, up to 5 times in all, while the window's port refuses or resets \
+            its connection or the handshake fails before a code is shown; a "no" or a code that does not \
+            match is never tried again.
             """)
     @Argument(help: "The pairing window's address, HOST:PORT (on the new device; default: the one found through DNS-SD).")
     var address: String?
@@ -174,7 +177,10 @@ struct PairCommand: ParsableCommand {
                 }
                 let newcomer = try PairingNewcomer(name: name)
                 say("pairing with \(target) as '\(shown(name))'")
-                let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime) { prompt in
+                let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime,
+                                                       retry: .standard, onRetry: { failure, delay, left in
+                    say("pairing attempt failed (\(failure)); trying again in \(inSeconds(delay)) s (\(left) attempt\(left == 1 ? "" : "s") left)")
+                }) { prompt in
                     // The window's word on who types is unauthenticated: it changes only the words,
                     // never whether the person here compares (or types) the code.
                     if typing { return await typeCode(prompt.code) }
@@ -215,6 +221,11 @@ func typeCode(_ code: PairingCode) async -> Bool {
     }
     say("code \(code) matches")
     return true
+}
+
+/// `duration` in seconds, to the tenth, for people.
+private func inSeconds(_ duration: Duration) -> String {
+    String(format: "%.1f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
 }
 
 /// Prints `text` and flushes standard output at once: the other side's person, or a script,
