@@ -110,7 +110,8 @@ struct PairCommand: ParsableCommand {
             }
             say("pairing window open on \(PeerAddress(host: address.host, port: listener.port)) for \(seconds) s")
             // Beyond loopback the window is published, so the new device finds it without an address.
-            let advertisement = PeerAddress.isLoopback(address.host) ? nil : PairingAdvertisement(port: listener.port)
+            // The tool owns the loop: it makes the process's one client of avahi-daemon.
+            let advertisement = PeerAddress.isLoopback(address.host) ? nil : PairingAdvertisement(port: listener.port, avahi: AvahiConnection())
             advertisement?.onPublished = { say("published as \($0) (\(PairingAdvertisement.serviceType)): `baton pair` on the new device finds it") }
             advertisement?.onUnavailable = { say("not published through DNS-SD (\($0)): give the new device this machine's address and port") }
             advertisement?.start()
@@ -167,7 +168,8 @@ struct PairCommand: ParsableCommand {
                     target = given
                 } else {
                     say("looking for a pairing window (\(PairingAdvertisement.serviceType))")
-                    let windows = try await PairingBrowser.find(within: .seconds(10)).get()
+                    // The tool owns the loop: it makes the process's one client of avahi-daemon.
+                    let windows = try await PairingBrowser.find(within: .seconds(10), avahi: AvahiConnection()).get()
                     guard windows.count == 1, let only = windows.first else {
                         return windows.isEmpty
                             ? "no pairing window found through DNS-SD within 10 s: open one with `baton pair --accept`, or give its HOST:PORT"

@@ -63,11 +63,20 @@ public final class Agent {
     /// Pairing windows, once enabled (`enablePairing`): nil on a device that opens none.
     public private(set) var pairing: AgentPairing?
     let identityDirectory: URL?
+    /// The process's one client of avahi-daemon, handed to the node's discovery and to the
+    /// pairing windows' advertisements.
+    let avahi: AvahiConnection
 
-    /// An agent for the device `identity` (see `ContinuityNode.init`).
-    public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
+    /// An agent for the device `identity` (see `ContinuityNode.init`). It owns the loop's
+    /// client of avahi-daemon: `avahi` if given, else one it makes, and hands it to its node
+    /// and its pairing windows, so the process holds one.
+    public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = [],
+                avahi: AvahiConnection? = nil) throws {
         self.identityDirectory = identityDirectory
-        node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps)
+        let avahi = avahi ?? AvahiConnection()
+        self.avahi = avahi
+        node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps,
+                                  avahi: avahi)
         apps.streamsArrived = { [weak self] app, id, channel in self?.streamsArrived(app, id, channel) }
         apps.delivery.sent = { [weak self] activities in self?.onNearbyChanged?(activities) }
         apps.diagnostics = node.diagnostics
@@ -88,7 +97,7 @@ public final class Agent {
     /// `notifier`'s desktop notifications, if given (`AgentPairing`). Returns the pairing.
     @discardableResult
     public func enablePairing(authorityFolder: ConfigDirectory, notifier: PairingNotifier? = nil) -> AgentPairing {
-        let pairing = AgentPairing(authorityFolder: authorityFolder, node: node, identityDirectory: identityDirectory)
+        let pairing = AgentPairing(authorityFolder: authorityFolder, node: node, identityDirectory: identityDirectory, avahi: avahi)
         pairing.notifier = notifier
         self.pairing = pairing
         return pairing
