@@ -53,7 +53,8 @@ public final class PairingNewcomer {
     /// (the window's port refused or reset the connection, its listener was full, the handshake
     /// failed), is made again as `retry` says, within `timeout`; `onRetry` hears each failure,
     /// the delay before the next attempt and how many attempts are left. A refusal, a "no" on
-    /// either side or a code that does not match is never tried again (`PairingRetry`).
+    /// either side or a code that does not match is never tried again (`PairingRetry`). Every
+    /// attempt presents this newcomer's one key; one pairing at a time.
     public func join(host: String, port: UInt16, typing: Bool, timeout: Duration, retry: PairingRetry = .never,
                      onRetry: (@MainActor (_ failure: PairingError, _ delay: Duration, _ attemptsLeft: Int) -> Void)? = nil,
                      confirm: @escaping @MainActor (Prompt) async -> Bool,
