@@ -29,7 +29,9 @@ extension AsThisDevice {
         return MainActor.assumeIsolated {
             let app = makeApp()
             do {
-                app.node = try ContinuityNode(identity: identity, identityDirectory: directory.deviceDirectory, staticPeers: peers)
+                // The tool owns the loop: it makes the process's one client of avahi-daemon.
+                app.node = try ContinuityNode(identity: identity, identityDirectory: directory.deviceDirectory, staticPeers: peers,
+                                              avahi: AvahiConnection())
             } catch { return PrintableText.escaped("\(error)") }
             Application.main(delegate: app)
             return app.failure

@@ -23,7 +23,10 @@ struct PairCommand: ParsableCommand {
             $XDG_CONFIG_HOME/baton/device (or --config DIR/device). Answers are read from standard input, \
             so two servers can pair over SSH. Where this user's agent (batond) runs, `baton pair --accept` \
             opens the window in the agent instead: each request is then also shown as a desktop notification \
-            with Accept and Decline, and the first answer, there or here, counts (--no-agent: in this process).
+            with Accept and Decline, and the first answer, there or here, counts (--no-agent: in this process). \
+            The new device tries again, up to 5 times in all, while the window's port refuses or resets \
+            its connection or the handshake fails before a code is shown; a "no" or a code that does not \
+            match is never tried again.
             """)
     @Argument(help: "The pairing window's address, HOST:PORT (on the new device; default: the one found through DNS-SD).")
     var address: String?
@@ -107,7 +110,8 @@ struct PairCommand: ParsableCommand {
             }
             say("pairing window open on \(PeerAddress(host: address.host, port: listener.port)) for \(seconds) s")
             // Beyond loopback the window is published, so the new device finds it without an address.
-            let advertisement = PeerAddress.isLoopback(address.host) ? nil : PairingAdvertisement(port: listener.port)
+            // The tool owns the loop: it makes the process's one client of avahi-daemon.
+            let advertisement = PeerAddress.isLoopback(address.host) ? nil : PairingAdvertisement(port: listener.port, avahi: AvahiConnection())
             advertisement?.onPublished = { say("published as \($0) (\(PairingAdvertisement.serviceType)): `baton pair` on the new device finds it") }
             advertisement?.onUnavailable = { say("not published through DNS-SD (\($0)): give the new device this machine's address and port") }
             advertisement?.start()
@@ -164,7 +168,8 @@ struct PairCommand: ParsableCommand {
                     target = given
                 } else {
                     say("looking for a pairing window (\(PairingAdvertisement.serviceType))")
-                    let windows = try await PairingBrowser.find(within: .seconds(10)).get()
+                    // The tool owns the loop: it makes the process's one client of avahi-daemon.
+                    let windows = try await PairingBrowser.find(within: .seconds(10), avahi: AvahiConnection()).get()
                     guard windows.count == 1, let only = windows.first else {
                         return windows.isEmpty
                             ? "no pairing window found through DNS-SD within 10 s: open one with `baton pair --accept`, or give its HOST:PORT"
@@ -174,7 +179,10 @@ struct PairCommand: ParsableCommand {
                 }
                 let newcomer = try PairingNewcomer(name: name)
                 say("pairing with \(target) as '\(shown(name))'")
-                let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime) { prompt in
+                let identity = try await newcomer.join(host: target.host, port: target.port, typing: typing, timeout: lifetime,
+                                                       retry: .standard, onRetry: { failure, delay, left in
+                    say("pairing attempt failed (\(failure)); trying again in \(inSeconds(delay)) s (\(left) attempt\(left == 1 ? "" : "s") left)")
+                }) { prompt in
                     // The window's word on who types is unauthenticated: it changes only the words,
                     // never whether the person here compares (or types) the code.
                     if typing { return await typeCode(prompt.code) }
@@ -215,6 +223,11 @@ func typeCode(_ code: PairingCode) async -> Bool {
     }
     say("code \(code) matches")
     return true
+}
+
+/// `duration` in seconds, to the tenth, for people.
+private func inSeconds(_ duration: Duration) -> String {
+    String(format: "%.1f", Double(duration.components.seconds) + Double(duration.components.attoseconds) / 1e18)
 }
 
 /// Prints `text` and flushes standard output at once: the other side's person, or a script,

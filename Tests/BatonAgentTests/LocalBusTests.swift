@@ -1,4 +1,4 @@
-import BatonContinuity
+@testable import BatonContinuity
 import BatonLoop
 import BatonTestSupport
 import CGLib

@@ -60,6 +60,16 @@ final class PairingWindowUnderReconnectsTests: ProcessTestCase {
         print("8 strangers from the newcomer's address: the newcomer saw its code after \(took)")
     }
 
+    /// 200 strangers from the newcomer's own address, more than the window's places and its
+    /// places on probation, reconnecting as fast as the window closes them: the newcomer's
+    /// ClientHello, sent as it connects, proves it, and a connection whose ClientHello has come
+    /// is never closed to make room, so it reaches its code (on its first attempt or, should
+    /// one fail, on a retry: `baton pair` tries again).
+    func testTwoHundredStrangersFromTheNewcomersAddressCannotKeepItOut() throws {
+        let took = try pairUnderAttack(count: 200, from: ["127.0.0.1"])
+        print("200 strangers from the newcomer's address: the newcomer saw its code after \(took)")
+    }
+
     /// 72 strangers from 9 other addresses (8 each, the cap per address; more than the
     /// window's total cap of waiting connections).
     func testStrangersFromManyAddressesPastTheTotalCapCannotKeepANewcomerOut() throws {

@@ -63,11 +63,20 @@ public final class Agent {
     /// Pairing windows, once enabled (`enablePairing`): nil on a device that opens none.
     public private(set) var pairing: AgentPairing?
     let identityDirectory: URL?
+    /// The process's one client of avahi-daemon, handed to the node's discovery and to the
+    /// pairing windows' advertisements.
+    let avahi: AvahiConnection
 
-    /// An agent for the device `identity` (see `ContinuityNode.init`).
-    public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = []) throws {
+    /// An agent for the device `identity` (see `ContinuityNode.init`). It owns the loop's
+    /// client of avahi-daemon: `avahi` if given, else one it makes, and hands it to its node
+    /// and its pairing windows, so the process holds one.
+    public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = [],
+                avahi: AvahiConnection? = nil) throws {
         self.identityDirectory = identityDirectory
-        node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps)
+        let avahi = avahi ?? AvahiConnection()
+        self.avahi = avahi
+        node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps,
+                                  avahi: avahi)
         apps.streamsArrived = { [weak self] app, id, channel in self?.streamsArrived(app, id, channel) }
         apps.delivery.sent = { [weak self] activities in self?.onNearbyChanged?(activities) }
         apps.diagnostics = node.diagnostics
@@ -88,7 +97,7 @@ public final class Agent {
     /// `notifier`'s desktop notifications, if given (`AgentPairing`). Returns the pairing.
     @discardableResult
     public func enablePairing(authorityFolder: ConfigDirectory, notifier: PairingNotifier? = nil) -> AgentPairing {
-        let pairing = AgentPairing(authorityFolder: authorityFolder, node: node, identityDirectory: identityDirectory)
+        let pairing = AgentPairing(authorityFolder: authorityFolder, node: node, identityDirectory: identityDirectory, avahi: avahi)
         pairing.notifier = notifier
         self.pairing = pairing
         return pairing
@@ -122,9 +131,10 @@ public final class Agent {
     /// A new app connection whose D-Bus is set up (message processing not yet started).
     func adopt(_ app: JoinedApp, joinDeadline: Duration) {
         app.bus.export(path: AgentInterface.agentPath, info: AgentInterface.agentInfo) { [weak self, weak app] call in
-            guard let self, let app else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
-            guard self.keepsReading(app) else { return call.fail(AgentInterface.ErrorName.refused, "replies not read") }
-            self.answer(call, from: app)
+            let answer = DBusAnswer<AgentMethod>(call)
+            guard let self, let app else { return answer.fail(.connectionUnavailable, "the agent is stopping") }
+            guard self.keepsReading(app) else { return answer.fail(.refused, "replies not read") }
+            self.answer(answer, from: app)
         }
         apps.add(app)
         app.bus.onClosed { [weak self, weak app] in
@@ -154,13 +164,13 @@ public final class Agent {
         return false
     }
 
-    private func answer(_ call: MethodCall, from app: JoinedApp) {
+    private func answer(_ call: DBusAnswer<AgentMethod>, from app: JoinedApp) {
         let method: AgentMethod
-        do { method = try AgentMethod(call) } catch { return call.fail(AgentInterface.ErrorName.refused, "bad arguments: \(error)") }
+        do { method = try call.method() } catch { return call.fail(.refused, "bad arguments: \(error)") }
         if case .join(let appID, let team, let types) = method {
-            guard !app.isJoined else { return call.fail(AgentInterface.ErrorName.notJoined, "already joined") }
+            guard !app.isJoined else { return call.fail(.notJoined, "already joined") }
             guard Self.acceptable(appID), Self.acceptable(team), types.count <= AgentInterface.maximumTypes else {
-                return call.fail(AgentInterface.ErrorName.refused, "Join needs an app ID and team of 1 to \(AgentInterface.maximumText) bytes and at most \(AgentInterface.maximumTypes) types")
+                return call.fail(.refused, "Join needs an app ID and team of 1 to \(AgentInterface.maximumText) bytes and at most \(AgentInterface.maximumTypes) types")
             }
             app.appID = appID
             app.teamIdentifier = team
@@ -169,63 +179,63 @@ public final class Agent {
             app.joinDeadline = nil
             log.info("\(app.name) joined")
             node.diagnostics.publish(.appJoined(appID: appID, processID: app.pid))
-            call.reply([.uint32(AgentInterface.version)])
+            call.reply(.join(app: appID, team: team, types: types), AgentInterface.version)
             return handWaitingContinuations(to: app)
         }
-        guard app.isJoined else { return call.fail(AgentInterface.ErrorName.notJoined, "call Join first") }
+        guard app.isJoined else { return call.fail(.notJoined, "call Join first") }
         switch method {
         case .join:
             break  // answered above
         case .setAdvertisement(let activity, let active):
             switch AppAdvertisement.decode(activity) {
-            case .malformed: call.fail(AgentInterface.ErrorName.refused, "a malformed advertisement")
+            case .malformed: call.fail(.refused, "a malformed advertisement")
             case .none:
                 apps.update(app, advertisement: nil, active: active)
-                call.reply([])
+                call.reply(.setAdvertisement(activity: activity, active: active), ())
             case .some(let advertisement):
                 var clipped = advertisement
                 clipped.title = advertisement.title.map(Self.clipped)
                 apps.update(app, advertisement: clipped, active: active)
-                call.reply([])
+                call.reply(.setAdvertisement(activity: activity, active: active), ())
             }
         case .holdPayload(let id, let payload):
             apps.hold(payload, id: id, from: app)
-            call.reply([])
+            call.reply(.holdPayload(id: id, payload: payload), ())
         case .payloadChanged(let id):
             if app.heldPayload?.id == id { app.heldPayload = nil }
-            call.reply([])
+            call.reply(.payloadChanged(id: id), ())
         case .getNearby:
-            call.reply([AgentInterface.encode(apps.nearby)])
+            call.reply(.getNearby, AgentInterface.encode(apps.nearby))
         case .getStatus:
-            call.reply([.string(String(decoding: status().json(), as: UTF8.self))])
+            call.reply(.getStatus, String(decoding: status().json(), as: UTF8.self))
         case .openPairingWindow, .answerPairing, .closePairingWindow:
             answerPairing(call, method, from: app)
         case .continueNearby(let device, let sequence, let token):
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
-                return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
+                return call.fail(.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
             }
             continueNearby(activity, activationToken: token.isEmpty ? nil : token) { outcome in
                 switch outcome {
-                case .success(let appID): call.reply([.string(appID)])
-                case .failure(let failure): call.fail(failure.name, failure.message)
+                case .success(let appID): call.reply(.continueNearby(device: device, sequence: sequence, activationToken: token), appID)
+                case .failure(let failure): call.fail(HandoffFailure.AgentErrorName(rawValue: failure.name) ?? .handoffFailed, failure.message)
                 }
             }
         case .fetchPayload(let device, let sequence), .continued(let device, let sequence), .openStreams(let device, let sequence):
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
-                return call.fail(AgentInterface.ErrorName.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
+                return call.fail(.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
             }
             guard app.pendingCalls < maximumPendingCallsPerApp else {
                 if !app.refusedPastCallCap {
                     app.refusedPastCallCap = true
                     log.notice("\(app.name) has too many calls waiting (at most \(maximumPendingCallsPerApp)): refusing the calls past it")
                 }
-                return call.fail(AgentInterface.ErrorName.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
+                return call.fail(.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
             }
             app.pendingCalls += 1
             // Started at once, so the call to the peer leaves in this turn of the loop.
             Task.immediate { @MainActor [weak self, weak app] in
                 defer { app?.pendingCalls -= 1 }
-                guard let self else { return call.fail(AgentInterface.ErrorName.connectionUnavailable, "the agent is stopping") }
+                guard let self else { return call.fail(.connectionUnavailable, "the agent is stopping") }
                 await self.forward(call, method, activity, for: app)
             }
         }
@@ -233,52 +243,54 @@ public final class Agent {
 
     /// `OpenPairingWindow(u seconds, s host, u port) -> (u port)`, `AnswerPairing(t request, b
     /// confirmed)`, `ClosePairingWindow()`: the window's signals go to the app that opened it.
-    private func answerPairing(_ call: MethodCall, _ method: AgentMethod, from app: JoinedApp) {
-        guard let pairing else { return call.fail(AgentInterface.ErrorName.refused, "this agent opens no pairing windows") }
+    private func answerPairing(_ call: DBusAnswer<AgentMethod>, _ method: AgentMethod, from app: JoinedApp) {
+        guard let pairing else { return call.fail(.refused, "this agent opens no pairing windows") }
         let opener = ObjectIdentifier(app)
         switch method {
         case .openPairingWindow(let seconds, let host, let port):
             guard port <= UInt16.max, Self.acceptable(host) else {
-                return call.fail(AgentInterface.ErrorName.refused, "bad arguments")
+                return call.fail(.refused, "bad arguments")
             }
             do {
                 let listening = try pairing.open(lifetime: .seconds(Int64(seconds)), host: host, port: UInt16(port), opener: opener) { [weak app] signal in
                     app?.bus.emit(signal)
                 }
                 log.info("\(app.name) opened a pairing window")
-                call.reply([.uint32(UInt32(listening))])
+                call.reply(.openPairingWindow(seconds: seconds, host: host, port: port), UInt32(listening))
             } catch {
-                call.fail(AgentInterface.ErrorName.refused, "\(error)")
+                call.fail(.refused, "\(error)")
             }
         case .answerPairing(let request, let confirmed):
             pairing.answer(request, confirmed: confirmed, opener: opener)
-            call.reply([])
+            call.reply(.answerPairing(request: request, confirmed: confirmed), ())
         default:
             pairing.close(opener: opener)
-            call.reply([])
+            call.reply(.closePairingWindow, ())
         }
     }
 
     /// Runs an app's call toward a nearby device through the node.
-    private func forward(_ call: MethodCall, _ method: AgentMethod, _ activity: NearbyActivity, for app: JoinedApp?) async {
+    private func forward(_ call: DBusAnswer<AgentMethod>, _ method: AgentMethod, _ activity: NearbyActivity, for app: JoinedApp?) async {
         do {
             switch method {
-            case .fetchPayload:
+            case .fetchPayload(let device, let sequence):
                 if let app, let prefetch = takePrefetch(of: activity, for: app) {
-                    return call.reply([.bytes(try await prefetch.fetch.loopValue())])
+                    return call.reply(.fetchPayload(device: device, sequence: sequence), try await prefetch.fetch.loopValue())
                 }
-                call.reply([.bytes(try await node.fetchPayload(of: activity))])
-            case .continued:
+                call.reply(.fetchPayload(device: device, sequence: sequence), try await node.fetchPayload(of: activity))
+            case .continued(let device, let sequence):
                 try await node.confirmContinued(activity)
-                call.reply([])
-            default:
+                call.reply(.continued(device: device, sequence: sequence), ())
+            case .openStreams(let device, let sequence):
                 let channel = try await node.openStreams(for: activity)
                 guard app != nil else { return channel.close() }
-                call.reply([.bytes(relay.expect(channel))])
+                call.reply(.openStreams(device: device, sequence: sequence), relay.expect(channel))
+            default:
+                call.fail(.refused, "not a call toward a nearby device")
             }
         } catch {
             let words = (error as? CocoaError).flatMap { ($0 as NSError).userInfo[NSLocalizedDescriptionKey] as? String } ?? "\(error)"
-            call.fail(HandoffFailure.AgentErrorName(HandoffFailure.code(for: error)).rawValue, words)
+            call.fail(HandoffFailure.AgentErrorName(HandoffFailure.code(for: error)), words)
         }
     }
 

@@ -33,6 +33,8 @@ public final class AgentPairing {
 
     private weak var node: ContinuityNode?
     private let identityDirectory: URL?
+    /// The agent's client of avahi-daemon, the one its node's discovery uses too.
+    private let avahi: AvahiConnection
     private let log = Logger(label: "baton.agent")
     private var window: PairingWindow?
     private var advertisement: PairingAdvertisement?
@@ -43,8 +45,9 @@ public final class AgentPairing {
     private var questions: [UInt64: CheckedContinuation<Bool, Never>] = [:]
 
     /// Pairing for the agent whose node is `node` (its identity in `identityDirectory`), with
-    /// the authority in `authorityFolder`.
-    init(authorityFolder: ConfigDirectory, node: ContinuityNode, identityDirectory: URL?) {
+    /// the authority in `authorityFolder`; windows are published through `avahi`.
+    init(authorityFolder: ConfigDirectory, node: ContinuityNode, identityDirectory: URL?, avahi: AvahiConnection) {
+        self.avahi = avahi
         self.authorityFolder = authorityFolder
         self.node = node
         self.identityDirectory = identityDirectory
@@ -112,7 +115,7 @@ public final class AgentPairing {
         self.opener = opener
         self.signal = signal
         if !PeerAddress.isLoopback(host) {
-            let advertisement = PairingAdvertisement(port: listener.port)
+            let advertisement = PairingAdvertisement(port: listener.port, avahi: avahi)
             advertisement.onUnavailable = { [weak self] reason in self?.log.info("pairing window not published through DNS-SD: \(reason)") }
             advertisement.start()
             self.advertisement = advertisement

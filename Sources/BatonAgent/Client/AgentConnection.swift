@@ -267,7 +267,7 @@ public final class AgentConnection: NearbyActivitySource {
         defer { g_object_unref(UnsafeMutableRawPointer(connection)) }  // the bus holds its own
         let bus = try await LocalBus.connect(over: connection, timeout: callTimeout)
         bus.export(path: AgentInterface.appPath, info: AgentInterface.appInfo) { [weak self] call in
-            guard let self else { return call.fail(AgentInterface.ErrorName.appFailed, "the app is leaving") }
+            guard let self else { return DBusAnswer<AppMethod>(call).fail(.failed, "the app is leaving") }
             self.answer(call)
         }
         self.bus = bus
@@ -388,13 +388,14 @@ public final class AgentConnection: NearbyActivitySource {
     // MARK: org.baton.App1 (the agent's calls)
 
     private func answer(_ call: MethodCall) {
+        let answer = DBusAnswer<AppMethod>(call)
         let method: AppMethod
-        do { method = try AppMethod(call) } catch { return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments: \(error)") }
+        do { method = try answer.method() } catch { return answer.fail(.failed, "bad arguments: \(error)") }
         let id: UInt64
         switch method {
         case .continueNearby(let encoded):
-            guard let activity = AgentInterface.nearby(from: encoded) else { return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments") }
-            call.reply([])
+            guard let activity = AgentInterface.nearby(from: encoded) else { return answer.fail(.failed, "bad arguments") }
+            answer.reply(.continueNearby(activity: encoded), ())
             // The agent hands a launched app its continuation right after answering `Join`:
             // the call can arrive before that answer has been taken here.
             guard isJoined else {
@@ -407,7 +408,7 @@ public final class AgentConnection: NearbyActivitySource {
             id = advertisement
         }
         guard let activity = sent.last(where: { $0.generation == id }) else {
-            return call.fail(AgentInterface.ErrorName.notCurrent, "that activity is no longer advertised")
+            return answer.fail(.notCurrent, "that activity is no longer advertised")
         }
         switch method {
         case .fetchPayload:
@@ -416,26 +417,26 @@ public final class AgentConnection: NearbyActivitySource {
                     answeringFetch = true
                     defer { answeringFetch = false }
                     let payload = try await activities.payload(of: activity)  // saved first
-                    call.reply([.bytes(payload)])
+                    answer.reply(.fetchPayload(id: id), payload)
                     if let advertised = Application.shared.advertisedUserActivity, advertisedID(of: advertised) == id {
                         hold(payload, id: id, of: advertised)
                     }
                 } catch {
                     switch error {
-                    case .notCurrent: call.fail(AgentInterface.ErrorName.notCurrent, "that activity is no longer current")
-                    case .tooLarge(let reason): call.fail(AgentInterface.ErrorName.appTooLarge, reason)
-                    case .failed(let reason): call.fail(AgentInterface.ErrorName.appFailed, reason)
+                    case .notCurrent: answer.fail(.notCurrent, "that activity is no longer current")
+                    case .tooLarge(let reason): answer.fail(.tooLarge, reason)
+                    case .failed(let reason): answer.fail(.failed, reason)
                     }
                 }
             }
         case .continued:
             Task { @MainActor in
                 await activities.continued(activity)
-                call.reply([])
+                answer.reply(.continued(id: id), ())
             }
         case .streamsArrived(_, let token):
-            guard token.count == StreamRelay.tokenSize else { return call.fail(AgentInterface.ErrorName.appFailed, "bad arguments") }
-            call.reply([])
+            guard token.count == StreamRelay.tokenSize else { return answer.fail(.failed, "bad arguments") }
+            answer.reply(.streamsArrived(id: id, token: token), ())
             Task { @MainActor in
                 do {
                     let stream = try await self.streamConnection(token: token)

@@ -1,3 +1,4 @@
+import Baton
 import BatonContinuity
 import BatonLoop
 import Foundation
@@ -6,7 +7,8 @@ import Foundation
 /// agent"), with its arguments: the one declaration of its methods. The app makes it
 /// (`AgentConnection`), the agent reads it from the call it got (`Agent.answer`), and the
 /// interface XML the engine checks calls against is made from `Member` (`AgentInterface.agentXML`).
-enum AgentMethod: DBusMessageValue, Equatable {
+enum AgentMethod: DBusMethodValue, Equatable {
+    typealias ErrorName = HandoffFailure.AgentErrorName
     static let interface = AgentInterface.agentName
     static let path = AgentInterface.agentPath
 
@@ -156,36 +158,46 @@ enum AgentMethod: DBusMessageValue, Equatable {
 extension DBusCall where Method == AgentMethod, Reply == UInt32 {
     /// Joins; the reply is the agent's interface version.
     static func join(app: String, team: String, types: [String]) -> Self {
-        Self(.join(app: app, team: team, types: types), one: \.uint32Value)
+        Self(.join(app: app, team: team, types: types), one: \.uint32Value, as: Variant.uint32)
     }
     /// Opens a pairing window; the reply is the port it listens on.
     static func openPairingWindow(seconds: UInt32, host: String, port: UInt32) -> Self {
-        Self(.openPairingWindow(seconds: seconds, host: host, port: port), one: \.uint32Value)
+        Self(.openPairingWindow(seconds: seconds, host: host, port: port), one: \.uint32Value, as: Variant.uint32)
     }
 }
 
 extension DBusCall where Method == AgentMethod, Reply == String {
     /// The agent's status as JSON.
-    static var getStatus: Self { Self(.getStatus, one: \.stringValue) }
+    static var getStatus: Self { Self(.getStatus, one: \.stringValue, as: Variant.string) }
     /// Continues `device`'s activity `sequence` here; the reply is the ID of the app that took it.
     static func continueNearby(device: String, sequence: UInt64, activationToken: String) -> Self {
-        Self(.continueNearby(device: device, sequence: sequence, activationToken: activationToken), one: \.stringValue)
+        Self(.continueNearby(device: device, sequence: sequence, activationToken: activationToken), one: \.stringValue, as: Variant.string)
     }
 }
 
 extension DBusCall where Method == AgentMethod, Reply == Variant {
     /// The nearby activities (`aa{sv}`; `AgentInterface.nearbyList(from:)` reads them).
-    static var getNearby: Self { Self(.getNearby, one: { if case .array = $0 { $0 } else { nil } }) }
+    static var getNearby: Self { Self(.getNearby, one: { if case .array = $0 { $0 } else { nil } }, as: { $0 }) }
 }
 
 extension DBusCall where Method == AgentMethod, Reply == Data {
     /// The payload of `device`'s activity `sequence`.
-    static func fetchPayload(device: String, sequence: UInt64) -> Self { Self(.fetchPayload(device: device, sequence: sequence), one: \.bytesValue) }
+    static func fetchPayload(device: String, sequence: UInt64) -> Self { Self(.fetchPayload(device: device, sequence: sequence), one: \.bytesValue, as: Variant.bytes) }
     /// A relay token for the continuation streams of `device`'s activity `sequence`.
-    static func openStreams(device: String, sequence: UInt64) -> Self { Self(.openStreams(device: device, sequence: sequence), one: \.bytesValue) }
+    static func openStreams(device: String, sequence: UInt64) -> Self { Self(.openStreams(device: device, sequence: sequence), one: \.bytesValue, as: Variant.bytes) }
 }
 
 extension DBusCall where Method == AgentMethod, Reply == Void {
     /// `device`'s activity `sequence` was continued here.
     static func continued(device: String, sequence: UInt64) -> Self { Self(.continued(device: device, sequence: sequence)) }
+    /// The app's advertisement, and whether it is active.
+    static func setAdvertisement(activity: Variant, active: Bool) -> Self { Self(.setAdvertisement(activity: activity, active: active)) }
+    /// The payload of advertisement `id`, for the agent to hold.
+    static func holdPayload(id: UInt64, payload: Data) -> Self { Self(.holdPayload(id: id, payload: payload)) }
+    /// The payload of advertisement `id` changed.
+    static func payloadChanged(id: UInt64) -> Self { Self(.payloadChanged(id: id)) }
+    /// Answers pairing request `request`.
+    static func answerPairing(request: UInt64, confirmed: Bool) -> Self { Self(.answerPairing(request: request, confirmed: confirmed)) }
+    /// Closes the pairing window the caller opened.
+    static var closePairingWindow: Self { Self(.closePairingWindow) }
 }

@@ -1,3 +1,4 @@
+import Baton
 import BatonContinuity
 import BatonLoop
 import Foundation
@@ -5,7 +6,8 @@ import Foundation
 /// A call of `org.baton.App1`, which each app serves to its agent, with its arguments (see
 /// `AgentMethod`): the agent makes it (`JoinedApps`, `Agent`), the app reads it
 /// (`AgentConnection`).
-enum AppMethod: DBusMessageValue, Equatable {
+enum AppMethod: DBusMethodValue, Equatable {
+    typealias ErrorName = HandoffFailure.AppErrorName
     static let interface = AgentInterface.appName
     static let path = AgentInterface.appPath
 
@@ -74,7 +76,7 @@ enum AppMethod: DBusMessageValue, Equatable {
 /// `org.baton.App1`'s calls with their replies' types.
 extension DBusCall where Method == AppMethod, Reply == Data {
     /// The payload of advertisement `id`, saved first.
-    static func fetchPayload(id: UInt64) -> Self { Self(.fetchPayload(id: id), one: \.bytesValue) }
+    static func fetchPayload(id: UInt64) -> Self { Self(.fetchPayload(id: id), one: \.bytesValue, as: Variant.bytes) }
 }
 
 extension DBusCall where Method == AppMethod, Reply == Void {
@@ -82,4 +84,6 @@ extension DBusCall where Method == AppMethod, Reply == Void {
     static func streamsArrived(id: UInt64, token: Data) -> Self { Self(.streamsArrived(id: id, token: token)) }
     /// Continue this nearby activity (`AgentInterface.encode`) in the app.
     static func continueNearby(activity: Variant) -> Self { Self(.continueNearby(activity: activity)) }
+    /// Advertisement `id` was continued on another device.
+    static func continued(id: UInt64) -> Self { Self(.continued(id: id)) }
 }

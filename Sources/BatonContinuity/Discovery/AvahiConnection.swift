@@ -2,15 +2,20 @@ import BatonLoop
 import CAvahi
 import CGLib
 
-/// The process's one client of the system's avahi-daemon on the app's loop: Avahi's GLib poll
-/// on `MainLoop.context` and one `AvahiClient` on it, shared by everything that browses or
-/// publishes (discovery, pairing windows, the search for them).
+/// A client of the system's avahi-daemon on a loop: Avahi's GLib poll on the loop's context and
+/// one `AvahiClient` on it, shared by everything handed it that browses or publishes
+/// (discovery, pairing windows, the search for them).
 ///
-/// It is made on first use for the loop's context and shared by every user of that loop
-/// (`join`); when the last user leaves it disconnects, from the loop, and a later user makes
-/// it again. It connects with `AVAHI_CLIENT_NO_FAIL`: with no avahi-daemon it waits for one
-/// (`connecting`), and when the daemon goes away it connects again. With no system D-Bus at all
-/// no daemon can appear (`noDaemon`). Users hear every change of `state`.
+/// One per process: whoever owns the loop makes it — the agent (`Agent`), the node of an app
+/// that runs its own (`ContinuityNode`), the `baton` tool — and hands it to each part that
+/// needs it (state that belongs to a loop is handed to what needs it, not reached through a
+/// global). A part given none makes its own, so a process that hands in none may hold several.
+///
+/// It connects when its first user joins (`join`); when the last user leaves it disconnects,
+/// from the loop, and a later user connects it again. It connects with
+/// `AVAHI_CLIENT_NO_FAIL`: with no avahi-daemon it waits for one (`connecting`), and when the
+/// daemon goes away it connects again. With no system D-Bus at all no daemon can appear
+/// (`noDaemon`). Users hear every change of `state`.
 ///
 /// It owns every Avahi object made through it (browsers, resolvers, entry groups): each C
 /// callback comes here, with this object as its only `userdata`, and goes on to the handler
@@ -18,7 +23,7 @@ import CGLib
 /// tables are emptied first and users are told, so nothing is freed twice or called after it
 /// is freed. Objects are freed from the loop, never inside an Avahi callback.
 @MainActor
-final class AvahiConnection {
+public final class AvahiConnection {
     /// Where the connection stands.
     enum State: Equatable {
         /// No avahi-daemon answers yet (or it went away); Avahi connects when one appears.
@@ -52,9 +57,6 @@ final class AvahiConnection {
     private static var objects = 0
     private static var clients = 0
 
-    /// The connection of each loop context that has users (or is still disconnecting), by `GMainContext`.
-    private static var byContext: [OpaquePointer: AvahiConnection] = [:]
-
     private enum Kind { case browser, resolver, group }
 
     private let context: LoopContext
@@ -71,14 +73,10 @@ final class AvahiConnection {
     private var doomedClients: [OpaquePointer] = []
     private var cleanup: LoopSource?
 
-    private init(context: LoopContext) { self.context = context }
-
-    /// The connection of the app's loop (`MainLoop.context`): the one its users share, or a
-    /// new one (kept once a user joins it).
-    static var shared: AvahiConnection {
-        let context = MainLoop.context
-        return byContext[context.gContext] ?? AvahiConnection(context: context)
-    }
+    /// A connection on the loop of `context` (by default the app's, `MainLoop.context`), to
+    /// hand to every part of the process that browses or publishes. It connects when the first
+    /// of them starts.
+    public init(context: LoopContext = MainLoop.context) { self.context = context }
 
     /// Makes `user` a user: `changed` is called with the state now, before this returns (the
     /// client connecting if none is), and with each change after, until `leave(user)`. A
@@ -86,7 +84,6 @@ final class AvahiConnection {
     /// while the others wait).
     func join(_ user: AnyObject, _ changed: @escaping @MainActor (State) -> Void) {
         users[ObjectIdentifier(user)] = changed
-        if Self.byContext[context.gContext] == nil { Self.byContext[context.gContext] = self }
         let before = state
         switch state {
         case .failed where client == nil, .connecting where poll == nil: connect()  // each change is told to every user
@@ -219,7 +216,6 @@ final class AvahiConnection {
                 if let poll { avahi_glib_poll_free(poll); Self.objects -= 1 }
                 poll = nil
                 state = .connecting
-                if Self.byContext[context.gContext] === self { Self.byContext[context.gContext] = nil }
             } else if client == nil, state == .connecting {
                 connect()  // the daemon went away: wait for it to come back
             }

@@ -11,7 +11,7 @@ struct ResolvedService: Equatable {
     var txt: [String]
 }
 
-/// Browses one DNS-SD service type through the process's `AvahiConnection` (IPv4, every
+/// Browses one DNS-SD service type through the `AvahiConnection` it is given (IPv4, every
 /// interface) and resolves each service found, at most `maximumPending` at a time (the rest
 /// are not resolved: the network is hostile). While the daemon is away it waits, and browses
 /// again when it is back.
@@ -41,16 +41,20 @@ final class ServiceBrowse {
     private let maximumPending: Int
     private let skip: @MainActor (_ name: String, _ ourOwn: Bool) -> Bool
     private let report: @MainActor (Event) -> Void
-    private var connection: AvahiConnection?
+    private let connection: AvahiConnection
+    /// True between `start()` and `stop()`: a user of the connection.
+    private var joined = false
     private var browser: OpaquePointer?
     private var resolvers: Set<OpaquePointer> = []
     private var allForNow = false
 
-    /// A browse of `type`, reporting to `report`; a service `skip` names (by instance name, and
-    /// whether this process published it) is not resolved.
-    init(_ type: String, maximumPending: Int = 16, skip: @escaping @MainActor (_ name: String, _ ourOwn: Bool) -> Bool = { _, _ in false },
+    /// A browse of `type` through `connection`, reporting to `report`; a service `skip` names
+    /// (by instance name, and whether this process published it) is not resolved.
+    init(_ type: String, through connection: AvahiConnection, maximumPending: Int = 16,
+         skip: @escaping @MainActor (_ name: String, _ ourOwn: Bool) -> Bool = { _, _ in false },
          report: @escaping @MainActor (Event) -> Void) {
         self.type = type
+        self.connection = connection
         self.maximumPending = maximumPending
         self.skip = skip
         self.report = report
@@ -63,22 +67,21 @@ final class ServiceBrowse {
 
     /// Joins the connection and browses as soon as it runs.
     func start() {
-        guard connection == nil else { return }
-        let connection = AvahiConnection.shared
-        self.connection = connection
+        guard !joined else { return }
+        joined = true
         connection.join(self) { [weak self] state in self?.connectionChanged(state) }
     }
 
     /// Stops browsing and resolving, and leaves the connection.
     func stop() {
-        guard let connection else { return }
+        guard joined else { return }
         forget(freeing: true)
         connection.leave(self)
-        self.connection = nil
+        joined = false
     }
 
     private func forget(freeing: Bool) {
-        if freeing, let connection {
+        if freeing {
             for object in resolvers { connection.free(object) }
             if let browser { connection.free(browser) }
         }
@@ -87,7 +90,7 @@ final class ServiceBrowse {
     }
 
     private func connectionChanged(_ state: AvahiConnection.State) {
-        if state == .running, browser == nil, let connection {
+        if state == .running, browser == nil, joined {
             browser = connection.browse(type) { [weak self] event, interface, proto, name, type, domain, flags in
                 self?.browsed(event, interface: interface, proto: proto, name: name, type: type, domain: domain, flags: flags)
             }
@@ -102,7 +105,7 @@ final class ServiceBrowse {
                          type: UnsafePointer<CChar>?, domain: UnsafePointer<CChar>?, flags: AvahiLookupResultFlags) {
         switch event {
         case AVAHI_BROWSER_NEW:
-            guard let name, let connection, resolvers.count < maximumPending,
+            guard let name, joined, resolvers.count < maximumPending,
                   !skip(String(cString: name), flags.rawValue & AVAHI_LOOKUP_RESULT_OUR_OWN.rawValue != 0) else { return }
             let resolver = connection.resolve(interface: interface, proto: proto, name: name, type: type, domain: domain) {
                 [weak self] resolver, event, interface, name, address, port, txt in
@@ -116,7 +119,7 @@ final class ServiceBrowse {
             allForNow = true
             settleIfResolved()
         case AVAHI_BROWSER_FAILURE:
-            report(.failed("browsing failed: \(connection?.reason() ?? "")"))
+            report(.failed("browsing failed: \(connection.reason())"))
         default:
             break
         }
@@ -125,7 +128,7 @@ final class ServiceBrowse {
     private func resolved(_ resolver: OpaquePointer, _ event: AvahiResolverEvent, interface: AvahiIfIndex, name: UnsafePointer<CChar>?,
                           address: UnsafePointer<AvahiAddress>?, port: UInt16, txt: UnsafeMutablePointer<AvahiStringList>?) {
         // One answer is all a resolver is for (Avahi would go on reporting changes).
-        if resolvers.remove(resolver) != nil { connection?.free(resolver) }
+        if resolvers.remove(resolver) != nil { connection.free(resolver) }
         if event == AVAHI_RESOLVER_FOUND, let name, let address {
             var text = [CChar](repeating: 0, count: Int(AVAHI_ADDRESS_STR_MAX))
             let host = text.withUnsafeMutableBufferPointer { String(cString: avahi_address_snprint($0.baseAddress, $0.count, address)) }

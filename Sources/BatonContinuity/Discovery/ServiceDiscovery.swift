@@ -12,8 +12,8 @@ public struct FoundPeer: Sendable, Equatable {
 }
 
 /// DNS-SD for the device group, through the system's avahi-daemon (Avahi's client library on
-/// its GLib poll adapter — real Avahi, not a home-made mDNS), over the process's one
-/// `AvahiConnection`, shared with pairing.
+/// its GLib poll adapter — real Avahi, not a home-made mDNS), over the `AvahiConnection` it is
+/// handed: the process's one, shared with pairing.
 ///
 /// Publishes this device as `_baton._tcp` on `port` with a `ServiceRecord` (random name,
 /// version, blinded group token) and renews name and token every `rotation` — and the port
@@ -62,6 +62,8 @@ public final class ServiceDiscovery {
     private let publishes: Bool
     private let rotation: Duration
     private let found: @MainActor (FoundPeer) -> Void
+    /// The client of avahi-daemon it publishes and browses through.
+    private let avahi: AvahiConnection
     private let lost: @MainActor (PeerAddress) -> Void
     private var browse: ServiceBrowse?
     private var publication: ServicePublication?
@@ -72,11 +74,14 @@ public final class ServiceDiscovery {
     private var saidWaiting = false
     private let log = PeerLogger(label: "baton.discovery")
 
-    /// Discovery for the group of `key`, publishing `port` (unless `publishes` is false).
-    /// `found` is called for each peer service resolved (again after each of its rotations),
-    /// `lost` when one is withdrawn.
+    /// Discovery for the group of `key`, publishing `port` (unless `publishes` is false), through
+    /// `avahi`: the process's client of avahi-daemon, made by whoever owns the loop (with none,
+    /// discovery makes a client of its own). `found` is called for each peer service resolved
+    /// (again after each of its rotations), `lost` when one is withdrawn.
     public init(key: DiscoveryKey, port: UInt16, publishes: Bool = true, rotation: Duration = .seconds(15 * 60),
+                avahi: AvahiConnection? = nil,
                 found: @escaping @MainActor (FoundPeer) -> Void, lost: @escaping @MainActor (PeerAddress) -> Void = { _ in }) {
+        self.avahi = avahi ?? AvahiConnection()
         self.key = key
         self.port = port
         self.publishes = publishes
@@ -85,19 +90,19 @@ public final class ServiceDiscovery {
         self.lost = lost
     }
 
-    /// Starts publishing and browsing through the process's connection to avahi-daemon on the
-    /// app's loop (`MainLoop.context`), shared with pairing, as soon as the daemon answers.
+    /// Starts publishing and browsing through its client of avahi-daemon (shared with pairing
+    /// when handed the process's one), as soon as the daemon answers.
     public func start() {
         guard browse == nil else { return }
         if publishes {
-            let publication = ServicePublication(entries: { [weak self] _ in self?.entries() ?? [] }) { [weak self] event in
+            let publication = ServicePublication(through: avahi, entries: { [weak self] _ in self?.entries() ?? [] }) { [weak self] event in
                 self?.published(event)
             }
             self.publication = publication
             publication.start()
         }
         // Our own services (this process's, whatever their name) are not resolved.
-        let browse = ServiceBrowse(ServiceRecord.serviceType, maximumPending: Self.maximumPending) { [weak self] name, ourOwn in
+        let browse = ServiceBrowse(ServiceRecord.serviceType, through: avahi, maximumPending: Self.maximumPending) { [weak self] name, ourOwn in
             ourOwn || name == self?.record?.instanceName
         } report: { [weak self] event in
             self?.browsed(event)

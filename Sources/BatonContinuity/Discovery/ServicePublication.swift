@@ -13,8 +13,8 @@ struct ServiceEntry {
     var txt: [String]
 }
 
-/// Services published together (one Avahi entry group) through the process's
-/// `AvahiConnection`: as soon as the daemon runs, again after it comes back or re-registers its
+/// Services published together (one Avahi entry group) through the `AvahiConnection` it is
+/// given: as soon as the daemon runs, again after it comes back or re-registers its
 /// host name, with a new name after a collision, and whenever the owner asks
 /// (`publishAgain`). `stop()` withdraws them (Avahi sends the goodbye).
 @MainActor
@@ -35,12 +35,17 @@ final class ServicePublication {
 
     private let entries: @MainActor (_ collided: Bool) -> [ServiceEntry]
     private let report: @MainActor (Event) -> Void
-    private var connection: AvahiConnection?
+    private let connection: AvahiConnection
+    /// True between `start()` and `stop()`: a user of the connection.
+    private var joined = false
     private var group: OpaquePointer?
 
-    /// Publishes what `entries` gives at each publication (`collided`: a name was taken, pick
-    /// another); an empty list publishes nothing until the next. Events go to `report`.
-    init(entries: @escaping @MainActor (_ collided: Bool) -> [ServiceEntry], report: @escaping @MainActor (Event) -> Void) {
+    /// Publishes through `connection` what `entries` gives at each publication (`collided`: a
+    /// name was taken, pick another); an empty list publishes nothing until the next. Events go
+    /// to `report`.
+    init(through connection: AvahiConnection, entries: @escaping @MainActor (_ collided: Bool) -> [ServiceEntry],
+         report: @escaping @MainActor (Event) -> Void) {
+        self.connection = connection
         self.entries = entries
         self.report = report
     }
@@ -52,9 +57,8 @@ final class ServicePublication {
 
     /// Joins the connection and publishes as soon as it runs.
     func start() {
-        guard connection == nil else { return }
-        let connection = AvahiConnection.shared
-        self.connection = connection
+        guard !joined else { return }
+        joined = true
         connection.join(self) { [weak self] state in self?.connectionChanged(state) }
     }
 
@@ -63,11 +67,11 @@ final class ServicePublication {
 
     /// Withdraws the services and leaves the connection.
     func stop() {
-        guard let connection else { return }
+        guard joined else { return }
         if let group { connection.free(group) }
         group = nil
         connection.leave(self)
-        self.connection = nil
+        joined = false
     }
 
     private func connectionChanged(_ state: AvahiConnection.State) {
@@ -84,7 +88,7 @@ final class ServicePublication {
     }
 
     private func publish(collided: Bool, renames: Int = 0) {
-        guard let connection, connection.state == .running else { return }
+        guard joined, connection.state == .running else { return }
         if let group {
             avahi_entry_group_reset(group)
         } else {
@@ -109,7 +113,7 @@ final class ServicePublication {
         switch state {
         case AVAHI_ENTRY_GROUP_ESTABLISHED: report(.established)
         case AVAHI_ENTRY_GROUP_COLLISION: publish(collided: true)  // another service took the name: pick a new one
-        case AVAHI_ENTRY_GROUP_FAILURE: report(.failed(connection?.reason() ?? ""))
+        case AVAHI_ENTRY_GROUP_FAILURE: report(.failed(connection.reason()))
         default: break
         }
     }

@@ -136,9 +136,11 @@ public final class ContinuityNode: NearbyActivitySource {
     /// every call it answers, reading it only if it changed): a revocation copied in cuts the
     /// revoked devices' links at once. `provider` is what the device offers and where the
     /// peers' activities go; by default the app the node is embedded in
-    /// (`ApplicationActivityProvider`).
+    /// (`ApplicationActivityProvider`). `avahi` is the process's client of avahi-daemon, made by
+    /// whoever owns the loop and handed to everything that browses or publishes (with none,
+    /// the node makes a client of its own).
     public init(identity: DeviceIdentity, identityDirectory: URL? = nil, staticPeers: [PeerAddress] = [],
-                provider: (any ActivityProvider)? = nil) throws {
+                provider: (any ActivityProvider)? = nil, avahi: AvahiConnection? = nil) throws {
         let provider = provider ?? ApplicationActivityProvider()
         let log = PeerLogger(label: "baton.continuity")
         let credential = try TLSCredential(identity: identity)
@@ -161,7 +163,7 @@ public final class ContinuityNode: NearbyActivitySource {
         self.dialer = dialer
         self.advertiser = advertiser
         self.grants = grants
-        discovery = NodeDiscovery(trust: trust, listeners: listeners, dialer: dialer, log: log)
+        discovery = NodeDiscovery(trust: trust, listeners: listeners, dialer: dialer, log: log, avahi: avahi ?? AvahiConnection())
         keyFetch = DiscoveryKeyFetch(trust: trust, links: links, log: log)
         server = PayloadServer(trust: trust, links: links, advertiser: advertiser, grants: grants, listeners: listeners,
                                provider: provider, log: log)
@@ -169,10 +171,11 @@ public final class ContinuityNode: NearbyActivitySource {
         wireParts()
     }
 
-    /// The node of this device, from `$XDG_CONFIG_HOME/baton`: its identity and static peers.
-    public convenience init(configuration directory: ConfigDirectory = .standard()) throws {
+    /// The node of this device, from `$XDG_CONFIG_HOME/baton`: its identity and static peers;
+    /// `avahi` as for `init(identity:identityDirectory:staticPeers:provider:avahi:)`.
+    public convenience init(configuration directory: ConfigDirectory = .standard(), avahi: AvahiConnection? = nil) throws {
         try self.init(identity: try DeviceIdentity.load(from: directory.deviceDirectory),
-                      identityDirectory: directory.deviceDirectory, staticPeers: PeerAddress.configured(in: directory))
+                      identityDirectory: directory.deviceDirectory, staticPeers: PeerAddress.configured(in: directory), avahi: avahi)
     }
 
     /// What each part tells the node, and what the node then asks of the others.

@@ -18,8 +18,11 @@ final class NodeDiscovery {
     private let listeners: NodeListeners
     private let dialer: Dialer
     private let log: PeerLogger
+    /// The process's client of avahi-daemon, handed in by the node's owner.
+    private let avahi: AvahiConnection
 
-    init(trust: TrustSync, listeners: NodeListeners, dialer: Dialer, log: PeerLogger) {
+    init(trust: TrustSync, listeners: NodeListeners, dialer: Dialer, log: PeerLogger, avahi: AvahiConnection) {
+        self.avahi = avahi
         self.trust = trust
         self.listeners = listeners
         self.dialer = dialer
@@ -49,7 +52,7 @@ final class NodeDiscovery {
             // Fail closed: the key held is one a revoked device knows too.
             return log.notice("discovery waits for the group's new discovery key (revocation list \(identity.revocations.sequence))")
         }
-        let discovery = ServiceDiscovery(key: key, port: port, publishes: publishes, rotation: rotation, found: { [weak dialer] peer in
+        let discovery = ServiceDiscovery(key: key, port: port, publishes: publishes, rotation: rotation, avahi: avahi, found: { [weak dialer] peer in
             dialer?.found(peer)
         }, lost: { [weak dialer] address in
             dialer?.lost(address)

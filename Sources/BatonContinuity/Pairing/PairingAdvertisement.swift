@@ -5,8 +5,8 @@ import Foundation
 /// it: service type `_baton-pair._tcp` (apart from the group's `_baton._tcp`), a random
 /// instance name (`pair-` and 8 hex digits, new for each window), the window's own port, and
 /// TXT `v=1` only — no device, user or group name, no token (the newcomer holds no key).
-/// IPv4, every interface. Published through the process's one connection to the daemon
-/// (`AvahiConnection`, shared with discovery). `stop()` withdraws it (Avahi sends the goodbye).
+/// IPv4, every interface. Published through the client of the daemon it is handed (the
+/// process's one `AvahiConnection`, shared with discovery). `stop()` withdraws it (Avahi sends the goodbye).
 @MainActor
 public final class PairingAdvertisement {
     /// The DNS-SD service type of pairing windows.
@@ -21,10 +21,16 @@ public final class PairingAdvertisement {
     /// Called if it cannot be published (no avahi-daemon, or Avahi failed), with why.
     public var onUnavailable: ((String) -> Void)?
     private let port: UInt16
+    private let avahi: AvahiConnection
     private var publication: ServicePublication?
 
-    /// An advertisement for a window listening on `port`.
-    public init(port: UInt16) { self.port = port }
+    /// An advertisement for a window listening on `port`, published through `avahi`: the
+    /// process's client of avahi-daemon, made by whoever owns the loop (with none, it makes a
+    /// client of its own).
+    public init(port: UInt16, avahi: AvahiConnection? = nil) {
+        self.port = port
+        self.avahi = avahi ?? AvahiConnection()
+    }
 
     static func freshName() -> String {
         "pair-" + (0..<4).map { _ in String(format: "%02x", UInt8.random(in: 0...255)) }.joined()
@@ -33,7 +39,7 @@ public final class PairingAdvertisement {
     /// Publishes it as soon as avahi-daemon answers.
     public func start() {
         guard publication == nil else { return }
-        let publication = ServicePublication(entries: { [weak self] collided in
+        let publication = ServicePublication(through: avahi, entries: { [weak self] collided in
             guard let self else { return [] }
             if collided { instanceName = Self.freshName() }
             return [ServiceEntry(interface: ServiceEntry.everyInterface, name: instanceName, type: Self.serviceType, port: port, txt: Self.txt)]

@@ -15,14 +15,16 @@ public final class PairingBrowser {
     private var deadline: LoopSource?
     private var waiter: CheckedContinuation<Result<[PeerAddress], PairingError>, Never>?
 
-    private init() {}
+    private let avahi: AvahiConnection
+
+    private init(avahi: AvahiConnection) { self.avahi = avahi }
 
     /// The pairing windows on the network: as soon as avahi-daemon has reported what it knows
     /// now and at least one was resolved, else whatever was found within `time` (maybe none).
-    /// Fails when no avahi-daemon answers. Browses through the process's one connection to
-    /// the daemon (`AvahiConnection`).
-    public static func find(within time: Duration = .seconds(10)) async -> Result<[PeerAddress], PairingError> {
-        let browser = PairingBrowser()
+    /// Fails when no avahi-daemon answers. Browses through `avahi`, the process's client of the
+    /// daemon, made by whoever owns the loop (with none, the search makes a client of its own).
+    public static func find(within time: Duration = .seconds(10), avahi: AvahiConnection? = nil) async -> Result<[PeerAddress], PairingError> {
+        let browser = PairingBrowser(avahi: avahi ?? AvahiConnection())
         return await withLoopContinuation { continuation in
             browser.waiter = continuation
             browser.start(within: time)
@@ -31,7 +33,7 @@ public final class PairingBrowser {
 
     private func start(within time: Duration) {
         deadline = MainLoop.after(time) { [self] in finish(nil) }
-        let browse = ServiceBrowse(PairingAdvertisement.serviceType, maximumPending: Self.maximumFound) { [self] event in
+        let browse = ServiceBrowse(PairingAdvertisement.serviceType, through: avahi, maximumPending: Self.maximumFound) { [self] event in
             browsed(event)
         }
         self.browse = browse

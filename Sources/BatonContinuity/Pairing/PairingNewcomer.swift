@@ -21,6 +21,8 @@ public final class PairingNewcomer {
     static let messageDeadline: Duration = .seconds(10)
     /// Every byte this side writes to the connection (for the tests).
     var onSend: ((Data) -> Void)?
+    /// True once the attempt under way showed its code (`join` tries it again only before).
+    private var prompted = false
 
     /// What the person on the new device is asked about.
     public struct Prompt: Sendable {
@@ -46,10 +48,40 @@ public final class PairingNewcomer {
     /// other side said no). The whole pairing takes at most `timeout`. Once the grant came and
     /// verified against this device's key, `save` writes the identity (all or nothing); the
     /// window hears whether it did. Returns the identity saved.
-    public func join(host: String, port: UInt16, typing: Bool, timeout: Duration,
+    ///
+    /// An attempt that fails before any code was shown, for a reason that may pass by itself
+    /// (the window's port refused or reset the connection, its listener was full, the handshake
+    /// failed), is made again as `retry` says, within `timeout`; `onRetry` hears each failure,
+    /// the delay before the next attempt and how many attempts are left. A refusal, a "no" on
+    /// either side or a code that does not match is never tried again (`PairingRetry`). Every
+    /// attempt presents this newcomer's one key; one pairing at a time.
+    public func join(host: String, port: UInt16, typing: Bool, timeout: Duration, retry: PairingRetry = .never,
+                     onRetry: (@MainActor (_ failure: PairingError, _ delay: Duration, _ attemptsLeft: Int) -> Void)? = nil,
                      confirm: @escaping @MainActor (Prompt) async -> Bool,
                      save: @MainActor (DeviceIdentity) throws -> Void) async throws(PairingError) -> DeviceIdentity {
         let started = ContinuousClock.now
+        var attempt = 1
+        while true {
+            prompted = false
+            do throws(PairingError) {
+                return try await join(host: host, port: port, typing: typing, timeout: timeout, started: started, confirm: confirm, save: save)
+            } catch {
+                let delay = retry.delay(after: attempt)
+                guard !prompted, attempt < retry.attempts, PairingRetry.mayPass(error), !Task.isCancelled,
+                      ContinuousClock.now - started + delay < timeout else { throw error }
+                onRetry?(error, delay, retry.attempts - attempt)
+                await withLoopContinuation { (resumed: CheckedContinuation<Void, Never>) in
+                    MainLoop.after(delay) { resumed.resume() }
+                }
+                attempt += 1
+            }
+        }
+    }
+
+    /// One attempt of `join`, begun with the pairing at `started`.
+    private func join(host: String, port: UInt16, typing: Bool, timeout: Duration, started: ContinuousClock.Instant,
+                      confirm: @escaping @MainActor (Prompt) async -> Bool,
+                      save: @MainActor (DeviceIdentity) throws -> Void) async throws(PairingError) -> DeviceIdentity {
         let channel = try await PairingChannel.connect(host: host, port: port, certificate: certificate)
         channel.onSend = onSend
         defer { channel.close() }
@@ -72,6 +104,7 @@ public final class PairingNewcomer {
                                authorityNonce: theirs, newcomerNonce: nonce)
         let remaining = max(timeout - (ContinuousClock.now - started), .seconds(1))
         let prompt = Prompt(code: code, windowTypes: windowTypes)
+        prompted = true  // from here on, never tried again
         let race = await ConfirmationRace.run(local: { await confirm(prompt) },
                                               remote: { () throws(PairingError) in try await channel.receive(.grant, within: remaining) })
         let answer: Result<PairingMessage, PairingError>

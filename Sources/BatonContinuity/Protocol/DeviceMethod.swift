@@ -1,3 +1,4 @@
+import Baton
 import BatonLoop
 import Foundation
 
@@ -5,7 +6,8 @@ import Foundation
 /// declaration of the interface's methods. The caller makes it (`PeerBus.call`), the callee
 /// reads it from the call it got (`DBusMessageValue.init(_:)`, in `DeviceService`), and the interface XML the
 /// engine checks calls against is made from `Member` (`DeviceInterface.xml`).
-enum DeviceMethod: DBusMessageValue, Equatable {
+enum DeviceMethod: DBusMethodValue, Equatable {
+    typealias ErrorName = HandoffFailure.DeviceErrorName
     static let interface = DeviceInterface.name
     static let path = DeviceInterface.path
 
@@ -92,16 +94,16 @@ struct DeviceStreamGrant: Equatable {
 /// `org.baton.Device1`'s calls with their replies' types (`PeerBus.call`).
 extension DBusCall where Method == DeviceMethod, Reply == Variant {
     /// The metadata (`a{sv}`) of the activity the peer advertises, empty for none.
-    static var getCurrent: Self { Self(.getCurrent, one: { if case .dictionary = $0 { $0 } else { nil } }) }
+    static var getCurrent: Self { Self(.getCurrent, one: { if case .dictionary = $0 { $0 } else { nil } }, as: { $0 }) }
 }
 
 extension DBusCall where Method == DeviceMethod, Reply == Data {
     /// The payload of the activity the peer advertises with `sequence`.
-    static func fetchPayload(sequence: UInt64) -> Self { Self(.fetchPayload(sequence: sequence), one: \.bytesValue) }
+    static func fetchPayload(sequence: UInt64) -> Self { Self(.fetchPayload(sequence: sequence), one: \.bytesValue, as: Variant.bytes) }
     /// The signed revocation list the peer holds.
-    static var getRevocations: Self { Self(.getRevocations, one: \.bytesValue) }
+    static var getRevocations: Self { Self(.getRevocations, one: \.bytesValue, as: Variant.bytes) }
     /// The group's discovery key for the revocation list the peer holds.
-    static var getDiscoveryKey: Self { Self(.getDiscoveryKey, one: \.bytesValue) }
+    static var getDiscoveryKey: Self { Self(.getDiscoveryKey, one: \.bytesValue, as: Variant.bytes) }
 }
 
 extension DBusCall where Method == DeviceMethod, Reply == Void {

@@ -61,22 +61,23 @@ final class DeviceService {
     }
 
     func answer(_ call: MethodCall) {
-        guard let handler else { return call.fail(DeviceInterface.ErrorName.failed, "the device is shutting down") }
+        let answer = DBusAnswer<DeviceMethod>(call)
+        guard let handler else { return answer.fail(.failed, "the device is shutting down") }
         // The list held now decides, not the one held when the link was made.
-        if let refusal = handler.refusal(of: peer) { return call.fail(DeviceInterface.ErrorName.refused, refusal) }
+        if let refusal = handler.refusal(of: peer) { return answer.fail(.refused, refusal) }
         let method: DeviceMethod
-        do { method = try DeviceMethod(call) } catch { return call.fail(DeviceInterface.ErrorName.failed, error.description) }
+        do { method = try answer.method() } catch { return answer.fail(.failed, error.description) }
         switch method {
         case .getCurrent:
-            call.reply([DeviceInterface.metadata(handler.currentActivity())])
+            answer.reply(.getCurrent, DeviceInterface.metadata(handler.currentActivity()))
         case .fetchPayload(let sequence):
             // Answered after the handler's await (the call stays open until then).
             let peer = peer
             Task { @MainActor in
                 do throws(DeviceServiceError) {
-                    call.reply([.bytes(try await handler.payload(sequence: sequence, for: peer))])
+                    answer.reply(.fetchPayload(sequence: sequence), try await handler.payload(sequence: sequence, for: peer))
                 } catch {
-                    Self.fail(call, error)
+                    Self.fail(answer, error)
                 }
             }
         case .openStreams(let sequence):
@@ -84,32 +85,32 @@ final class DeviceService {
                 let grant = try handler.streamGrant(sequence: sequence, for: peer.id)
                 call.reply([.bytes(grant.token), .uint32(UInt32(grant.port))])
             } catch {
-                Self.fail(call, error)
+                Self.fail(answer, error)
             }
         case .getRevocations:
-            call.reply([.bytes(handler.revocationList())])
+            answer.reply(.getRevocations, handler.revocationList())
         case .getDiscoveryKey:
-            do { call.reply([.bytes(try handler.discoveryKey())]) } catch { Self.fail(call, error) }
+            do { answer.reply(.getDiscoveryKey, try handler.discoveryKey()) } catch { Self.fail(answer, error) }
         case .continued(let sequence):
             let peer = peer
             Task { @MainActor in
                 do throws(DeviceServiceError) {
                     try await handler.continued(sequence: sequence, by: peer)
-                    call.reply([])
+                    answer.reply(.continued(sequence: sequence), ())
                 } catch {
-                    Self.fail(call, error)
+                    Self.fail(answer, error)
                 }
             }
         }
     }
 
-    private static func fail(_ call: MethodCall, _ error: DeviceServiceError) {
+    private static func fail(_ answer: DBusAnswer<DeviceMethod>, _ error: DeviceServiceError) {
         switch error {
-        case .notCurrent: call.fail(DeviceInterface.ErrorName.notCurrent, "that activity is no longer current")
-        case .tooLarge(let reason): call.fail(DeviceInterface.ErrorName.tooLarge, reason)
-        case .failed(let reason): call.fail(DeviceInterface.ErrorName.failed, reason)
-        case .noStreams(let reason): call.fail(DeviceInterface.ErrorName.noStreams, reason)
-        case .refused(let reason): call.fail(DeviceInterface.ErrorName.refused, reason)
+        case .notCurrent: answer.fail(.notCurrent, "that activity is no longer current")
+        case .tooLarge(let reason): answer.fail(.tooLarge, reason)
+        case .failed(let reason): answer.fail(.failed, reason)
+        case .noStreams(let reason): answer.fail(.noStreams, reason)
+        case .refused(let reason): answer.fail(.refused, reason)
         }
     }
 }

@@ -57,9 +57,30 @@ enum AdmissionGate {
     /// whole answer, checks it and admits the peer. False if the peer hung up, the connection
     /// was shut down (its deadline), or the answer is wrong: the caller then drops it.
     static func admit(on fd: Int32, key: DiscoveryKey) async -> Bool {
+        guard let serverNonce = greet(on: fd) else { return false }
+        return await admit(on: fd, greeted: serverNonce, key: key)
+    }
+
+    /// The server's first step on the accepted socket `fd`: sends a fresh nonce and returns it,
+    /// nil if it could not be sent. The listener greets a connection as it accepts it, so the
+    /// peer's proof is on its way as early as can be (`TLSListener`).
+    static func greet(on fd: Int32) -> Data? {
         let serverNonce = nonce()
         // A fresh connection's send buffer is empty: 16 bytes always fit without waiting.
-        guard sendAll(serverNonce, on: fd) else { return false }
+        return sendAll(serverNonce, on: fd) ? serverNonce : nil
+    }
+
+    /// True if `fd` already holds a whole answer, not read yet: the peer's proof is there and
+    /// is checked on the loop's next turn (the listener does not close such a connection to make
+    /// room; `TLSListener`).
+    static func answerQueued(on fd: Int32) -> Bool {
+        var answer = [UInt8](repeating: 0, count: answerSize)
+        return recv(fd, &answer, answerSize, Int32(MSG_PEEK | MSG_DONTWAIT)) == answerSize
+    }
+
+    /// The rest of the server's side, after `greet(on:)` sent `serverNonce` on `fd`: waits (on
+    /// the loop) for the whole answer, checks it and admits the peer; false as `admit(on:key:)`.
+    static func admit(on fd: Int32, greeted serverNonce: Data, key: DiscoveryKey) async -> Bool {
         await Readiness.socket(fd, holds: answerSize)
         var answer = [UInt8](repeating: 0, count: answerSize)
         guard recv(fd, &answer, answerSize, Int32(MSG_DONTWAIT)) == answerSize,

@@ -2,7 +2,9 @@ import BatonLoop
 
 /// One incoming method call on a `DBusConnection`; answered exactly once (`reply` or `fail`).
 /// A call dropped unanswered is answered with an error when it goes (the connection's
-/// `fallbackErrorName`), so the caller never waits for nothing.
+/// `fallbackErrorName`), so the caller never waits for nothing. Services answer through
+/// `DBusAnswer`, typed by their interface's declarations; the untyped `reply` and `fail` are
+/// this module's (the engine's and `DBusAnswer`'s).
 @MainActor
 package final class MethodCall {
     /// What a call is answered with: its return values, or a D-Bus error's name and words.
@@ -26,13 +28,13 @@ package final class MethodCall {
 
     isolated deinit { answer?(.error(unansweredErrorName, "not answered")) }
 
-    package func reply(_ values: [Variant]) {
+    func reply(_ values: [Variant]) {
         guard let answer else { return }
         self.answer = nil
         answer(.values(values))
     }
 
-    package func fail(_ name: String, _ message: String) {
+    func fail(_ name: String, _ message: String) {
         guard let answer else { return }
         self.answer = nil
         answer(.error(name, message))

@@ -50,6 +50,9 @@ final class PendingConnection {
         g_socket_shutdown(socket.pointer, 1, 1, nil)
     }
 
+    /// The accepted socket's descriptor.
+    var fd: Int32 { g_socket_get_fd(socket.pointer) }
+
     /// True until it authenticated or was dropped.
     var isWaiting: Bool { onEnd != nil }
 

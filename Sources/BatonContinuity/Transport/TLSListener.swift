@@ -33,7 +33,10 @@ import Foundation
 /// - with no such place, the new connection is on probation, outside the caps: it has
 ///   `evictionGrace` to prove itself and then takes an unproven one's place (so strangers that
 ///   hold every place, all within their grace, still cannot keep a newcomer out); at most
-///   `maximumOnProbation` are, the oldest closed to make room;
+///   `maximumOnProbation` are, the oldest closed to make room, but never one whose whole proof
+///   (the gate's answer, or a ClientHello) has come and waits to be checked;
+/// - the gate's nonce is sent as a connection is accepted, so its peer's answer is on its way
+///   before the next connections are;
 /// - with no place even then (every one waiting has proved itself), the new connection is
 ///   closed at once (`refusedConnections`), so the descriptors held stay bounded by the caps
 ///   whatever the rate of connections.
@@ -221,7 +224,10 @@ public class TLSListener {
                 }
                 if onProbation.count >= maximumOnProbation {
                     refusedConnections += 1
-                    onProbation.first?.drop()
+                    // The oldest whose proof has not come: one whose proof is there is checked
+                    // on the loop's next turn, so its place is never taken before that.
+                    let gated = checking?.discoveryKey != nil
+                    (onProbation.first { !Self.proofQueued(on: $0.fd, gated: gated) } ?? onProbation.first)?.drop()
                 }
                 start(connection, host: host, checking: checking, proven: false, probation: true)
                 continue
@@ -241,6 +247,9 @@ public class TLSListener {
         }
         let fd = g_socket_get_fd(client)
         pending.proven = proven
+        // The gate's nonce goes at once, not when the task first runs: the peer's answer is on
+        // its way before more connections are accepted.
+        let greeted = checking?.discoveryKey == nil ? nil : AdmissionGate.greet(on: fd)
         if probation {
             pending.onProbation(for: evictionGrace)
             onProbation.append(pending)
@@ -254,7 +263,9 @@ public class TLSListener {
                 // Nothing, not even the certificate, to a peer that has not proved it holds
                 // the group's discovery key (a device issued before there was one: no gate).
                 if let key = checking?.discoveryKey {
-                    guard await AdmissionGate.admit(on: fd, key: key), pending.isWaiting else { throw .notAdmitted }
+                    guard let greeted, await AdmissionGate.admit(on: fd, greeted: greeted, key: key), pending.isWaiting else {
+                        throw .notAdmitted
+                    }
                     self?.proved(pending)
                     guard pending.isWaiting else { throw .notAdmitted }
                 }
@@ -308,6 +319,14 @@ public class TLSListener {
                                          total: maximumUnauthenticated, grace: evictionGrace) else { return pending.drop() }
         pending.endProbation()
         waiting.append(pending)
+    }
+
+    /// True if the peer on `fd` has sent its whole proof and it waits, unread, to be checked:
+    /// the gate's answer (`gated`), else a whole ClientHello offering TLS 1.3.
+    private static func proofQueued(on fd: Int32, gated: Bool) -> Bool {
+        if gated { return AdmissionGate.answerQueued(on: fd) }
+        var header = [UInt8](repeating: 0, count: 5)
+        return recv(fd, &header, 5, Int32(MSG_PEEK | MSG_DONTWAIT)) == 5 && header[0] == 0x16 && ClientHello.isQueued(on: fd)
     }
 
     /// Counts `pending`'s handshake as running in a worker thread.
