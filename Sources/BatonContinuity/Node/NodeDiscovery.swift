@@ -18,12 +18,24 @@ final class NodeDiscovery {
     private let listeners: NodeListeners
     private let dialer: Dialer
     private let log: PeerLogger
+    private let diagnostics: Diagnostics
+    /// The state last published (`DiscoveryStatus.code`), so each change is published once.
+    private var publishedState: String?
 
-    init(trust: TrustSync, listeners: NodeListeners, dialer: Dialer, log: PeerLogger) {
+    init(trust: TrustSync, listeners: NodeListeners, dialer: Dialer, log: PeerLogger, diagnostics: Diagnostics) {
         self.trust = trust
         self.listeners = listeners
         self.dialer = dialer
         self.log = log
+        self.diagnostics = diagnostics
+    }
+
+    /// Publishes `.discovery(state:)` when `status` has changed since it was last published.
+    private func publishStatus() {
+        let code = status.code
+        guard code != publishedState else { return }
+        publishedState = code
+        diagnostics.publish(.discovery(state: code))
     }
 
     /// Starts discovery as `mode` says for a node listening on `host`.
@@ -37,6 +49,8 @@ final class NodeDiscovery {
         case .browseOnly: start(port: port, publishes: false)
         case .publishAndBrowse: start(port: port, publishes: true)
         }
+        // A discovery started says its state as it changes; one off says why now.
+        if discovery == nil { publishStatus() }
     }
 
     private func start(port: UInt16, publishes: Bool) {
@@ -55,6 +69,8 @@ final class NodeDiscovery {
             dialer?.lost(address)
         })
         if publishes { discovery.portAtRotation = { [weak listeners] in listeners?.rotate() } }
+        discovery.diagnostics = diagnostics
+        discovery.onStateChange = { [weak self] in self?.publishStatus() }
         discovery.onSettled = { [weak dialer] in dialer?.discoverySettled() }
         self.discovery = discovery
         dialer.discoveryStarted()
@@ -76,12 +92,14 @@ final class NodeDiscovery {
         discovery?.stop()
         discovery = nil
         dialer.discoverySettled()
+        publishStatus()
     }
 
     func stop() {
         discovery?.stop()
         discovery = nil
         publishes = nil
+        publishStatus()
     }
 
     /// Whether the group's devices find this one and it finds them, and if not, why.

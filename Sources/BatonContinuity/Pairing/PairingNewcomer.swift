@@ -21,6 +21,9 @@ public final class PairingNewcomer {
     static let messageDeadline: Duration = .seconds(10)
     /// Every byte this side writes to the connection (for the tests).
     var onSend: ((Data) -> Void)?
+    /// What the newcomer does as typed events (the code shown to the person here, joined, or
+    /// why it failed): observers here, and the process's diagnostics pipe.
+    public let diagnostics = Diagnostics()
 
     /// What the person on the new device is asked about.
     public struct Prompt: Sendable {
@@ -49,6 +52,19 @@ public final class PairingNewcomer {
     public func join(host: String, port: UInt16, typing: Bool, timeout: Duration,
                      confirm: @escaping @MainActor (Prompt) async -> Bool,
                      save: @MainActor (DeviceIdentity) throws -> Void) async throws(PairingError) -> DeviceIdentity {
+        do throws(PairingError) {
+            let identity = try await session(host: host, port: port, typing: typing, timeout: timeout, confirm: confirm, save: save)
+            diagnostics.publish(.joinedGroup(group: identity.groupName, device: identity.name))
+            return identity
+        } catch {
+            diagnostics.publish(.pairingFailed(reason: .init(error), attemptsLeft: nil))
+            throw error
+        }
+    }
+
+    private func session(host: String, port: UInt16, typing: Bool, timeout: Duration,
+                         confirm: @escaping @MainActor (Prompt) async -> Bool,
+                         save: @MainActor (DeviceIdentity) throws -> Void) async throws(PairingError) -> DeviceIdentity {
         let started = ContinuousClock.now
         let channel = try await PairingChannel.connect(host: host, port: port, certificate: certificate)
         channel.onSend = onSend
@@ -72,6 +88,8 @@ public final class PairingNewcomer {
                                authorityNonce: theirs, newcomerNonce: nonce)
         let remaining = max(timeout - (ContinuousClock.now - started), .seconds(1))
         let prompt = Prompt(code: code, windowTypes: windowTypes)
+        // Only a code the person here is shown: a side that types the other's code never sees its own.
+        if !typing { diagnostics.publish(.pairingCode(code: code.description, onWindow: false)) }
         let race = await ConfirmationRace.run(local: { await confirm(prompt) },
                                               remote: { () throws(PairingError) in try await channel.receive(.grant, within: remaining) })
         let answer: Result<PairingMessage, PairingError>
