@@ -30,6 +30,13 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     /// This device holds the discovery key of revocation list `sequence`: from the linked
     /// device `from`, or (nil) from the file beside its identity.
     case discoveryKeyAdopted(sequence: UInt64, from: String?)
+    /// The linked device `at` was asked for the discovery key of revocation list `sequence`
+    /// and did not have it.
+    case discoveryKeyMissing(sequence: UInt64, at: String)
+    /// No linked device had the discovery key of revocation list `sequence`: they are asked
+    /// again after `afterSeconds` (the delay doubling each time, up to a bound), or at once
+    /// when a reason comes (a new link, a device sending the list).
+    case discoveryKeyRetry(sequence: UInt64, afterSeconds: Int)
     /// An activity of `activityType` from `peer` was continued on this device.
     case continued(activityType: String, from: String)
     /// This device's activity of `activityType` was continued on `by`, which fetched it: its
@@ -65,6 +72,9 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
 
     /// A pairing window is open on `port` (its listener's), for a newcomer.
     case pairingWindowOpen(port: UInt16)
+    /// The pairing window on `port` closed (a device paired, its time or attempts used, or it
+    /// was closed): the port refuses connections from now on.
+    case pairingWindowClosed(port: UInt16)
     /// The code of a pairing session was put to the person here (`onWindow`: on the window's
     /// side, else on the newcomer's) — the code the terminal or notification shows them.
     case pairingCode(code: String, onWindow: Bool)

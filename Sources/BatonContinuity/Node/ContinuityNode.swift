@@ -165,7 +165,7 @@ public final class ContinuityNode: NearbyActivitySource {
         self.advertiser = advertiser
         self.grants = grants
         discovery = NodeDiscovery(trust: trust, listeners: listeners, dialer: dialer, log: log, diagnostics: diagnostics)
-        keyFetch = DiscoveryKeyFetch(trust: trust, links: links, log: log)
+        keyFetch = DiscoveryKeyFetch(trust: trust, links: links, log: log, diagnostics: diagnostics)
         server = PayloadServer(trust: trust, links: links, advertiser: advertiser, grants: grants, listeners: listeners,
                                provider: provider, log: log, diagnostics: diagnostics)
         calls = PeerCalls(links: links, log: log)

@@ -122,6 +122,7 @@ public final class PairingWindow {
         deadline = nil
         spacing?.cancel()
         listener.close()
+        diagnostics.publish(.pairingWindowClosed(port: listener.port))
         if let session {
             session.channel.abort()
             session.task.cancel()
