@@ -242,7 +242,7 @@ final class AgentPairingTests: AgentTestCase {
             let failed = test.line(window, "pairing failed: not confirmed here")
             XCTAssertTrue(failed?.contains("(2 attempts left)") == true, window.output)
             _ = MainLoop.run(until: { server.closed.contains(first.id) }, timeout: .seconds(30))
-            XCTAssertTrue(server.closed.contains(first.id), "the declined request is withdrawn: \(server.closed)")
+            XCTAssertTrue(server.closed.contains(first.id), "the declined request is withdrawn: \(server.closed); A: \(agentA.output)")
 
             // Nobody answers the next one: the window's time ends it, and its notification.
             let late = try test.newcomer(port: port, name: "E")

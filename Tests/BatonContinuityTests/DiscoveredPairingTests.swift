@@ -39,7 +39,7 @@ final class DiscoveredPairingTests: TestHostsOnlyTestCase {
         XCTAssertNotNil(windowCode, a.process.output)
         XCTAssertEqual(windowCode, b.process.pairingCode(onWindow: false), "\(a.process.output)\n\(b.process.output)")
         // What the newcomer's person reads: where the window it found is.
-        XCTAssertTrue(b.process.output.contains("pairing with 10.77.0.1:"), b.process.output)
+        XCTAssertNotNil(b.process.waitForLine(containing: "pairing with 10.77.0.1:"), b.process.output)
         a.process.send("y")
         b.process.send("y")
         XCTAssertTrue(b.process.waitFor(.joinedGroup(group: "Ada", device: "Phone")), b.process.output)
