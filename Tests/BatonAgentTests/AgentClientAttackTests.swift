@@ -14,8 +14,7 @@ final class AgentClientAttackTests: AgentTestCase {
     /// fetch fails within the agent's bound; meanwhile Reader on the same agent is handed off
     /// to B as if they were not there.
     func testMisbehavingClientsDoNotStallOtherApps() throws {
-        let (_, _, _) = try twoLinkedAgents()
-        let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
+        let (_, agentB, _) = try twoLinkedAgents()
 
         let garbage = try connectedSocket(socket("a.sock"))
         defer { close(garbage) }
@@ -25,7 +24,7 @@ final class AgentClientAttackTests: AgentTestCase {
 
         let hostile = try RawAgentClient(socket: socket("a.sock"))
         try hostile.joinAsSilentActiveApp("com.example.hostile", offering: "com.example.hostile.page")
-        XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: com.example.hostile.page on A"), watcher.output)
+        XCTAssertTrue(agentB.waitForNearby(from: "A", "com.example.hostile.page"), agentB.output)
 
         // A client on B fetches the hostile app's payload; A's agent asks the app, which never answers.
         let probe = try RawAgentClient(socket: socket("b.sock"))
@@ -49,6 +48,7 @@ final class AgentClientAttackTests: AgentTestCase {
         XCTAssertTrue(closedByPeer(garbage, timeout: 20), "the agent kept a client that sent garbage")
         let readerA = try app("baton-reader", socket: socket("a.sock"), ["--read", "5"])
         let readerB = try app("baton-reader", socket: socket("b.sock"), ["--continue-nearby"])
+        // What Reader shows its user: the article restored.
         XCTAssertNotNil(readerB.waitForLine(containing: "restoreUserActivityState: article 5"), readerB.output)
         XCTAssertEqual(readerA.waitForExit(timeout: 30), 0, readerA.output)
         XCTAssertTrue(readerA.output.contains("userActivityWasContinued"), readerA.output)
@@ -79,7 +79,7 @@ final class AgentClientAttackTests: AgentTestCase {
         let fd = try connectedSocket(path)
         defer { close(fd) }
         XCTAssertTrue(closedByPeer(fd, timeout: 20), "the agent kept a connection of another uid")
-        XCTAssertNotNil(agent.waitForLine(containing: "refused a connection from uid 0"), agent.output)
+        XCTAssertTrue(agent.waitFor(.appRefused(userID: 0, reason: .otherUser)), agent.output)
         XCTAssertThrowsError(try RawAgentClient(socket: path), "D-Bus with another uid")
     }
 }

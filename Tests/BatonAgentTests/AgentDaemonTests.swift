@@ -60,6 +60,8 @@ final class AgentDaemonTests: AgentTestCase {
         let (_, address) = try agent(folders[1], socket: socket("b.sock"))
         let activator = try start(activate.path, ["--listen=\(path)", "--fdname=agent", productURL("batond").path,
                                                   "--device", folders[0], "--local", "--socket", path, "--peer", address])
+        // systemd-socket-activate's own words; and the agent it starts has systemd's socket as its
+        // descriptor 3, so no diagnostics pipe: its log is what says where its socket came from.
         XCTAssertNotNil(activator.waitForLine(containing: "Listening on"), activator.output)
         var bound = stat()
         XCTAssertEqual(lstat(path, &bound), 0)
@@ -67,6 +69,7 @@ final class AgentDaemonTests: AgentTestCase {
         let reader = try app("baton-reader", socket: path, ["--read", "2"])
         XCTAssertNotNil(activator.waitForLine(containing: "(from systemd)"), activator.output)
         let watcher = try app("baton-reader", socket: socket("b.sock"), ["--continue-nearby"])
+        // What Reader shows its user: the article restored.
         XCTAssertNotNil(watcher.waitForLine(containing: "restoreUserActivityState: article 2"), watcher.output)
         var served = stat()
         XCTAssertEqual(lstat(path, &served), 0)
@@ -86,6 +89,7 @@ final class AgentDaemonTests: AgentTestCase {
         environment["BATON_AGENT_SOCKET"] = path
         environment["XDG_CONFIG_HOME"] = config.path
         let reader = try start("baton-reader", ["--agent", path, "--read", "9"], environment: environment)
+        // The agent is the app's child, out of the test's reach: the app says it joined.
         XCTAssertNotNil(reader.waitForLine(containing: "joined the agent"), reader.output)
         let lock = try String(contentsOfFile: path + ".lock", encoding: .utf8)
         let pid = try XCTUnwrap(Int32(lock.trimmingCharacters(in: .whitespacesAndNewlines)))

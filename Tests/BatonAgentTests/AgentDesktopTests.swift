@@ -54,9 +54,16 @@ final class AgentDesktopTests: AgentTestCase {
         return process
     }
 
+    /// Whether B's agent said a Mail it launched has ended, within `timeout`.
+    private static func launchedMailEnded(_ agentB: RunningProcess, timeout: TimeInterval = 60) -> Bool {
+        agentB.waitForEvent(timeout: timeout) {
+            if case .launchedAppExited("com.example.mail", _, _) = $0 { true } else { false }
+        } != nil
+    }
+
     private func assertContinued(_ agentB: RunningProcess, _ mailA: RunningProcess, _ bytes: Data) throws {
         // The launched Mail writes to its log in B's state folder; B's agent says when it has ended.
-        XCTAssertNotNil(agentB.waitForLine(containing: "launched app com.example.mail (pid", timeout: 60), agentB.output)
+        XCTAssertTrue(Self.launchedMailEnded(agentB), agentB.output)
         let output = (try? String(contentsOf: stateHome.appendingPathComponent("baton/apps/com.example.mail.log"), encoding: .utf8)) ?? ""
         XCTAssertTrue(output.contains("saved it as"), output)
         XCTAssertEqual(output.components(separatedBy: "launched to continue com.example.mail.compose").count - 1, 1,
@@ -72,6 +79,8 @@ final class AgentDesktopTests: AgentTestCase {
         let agentB = try agentB(folderB, peer: address)
         let noConfig = ["--config", root.appendingPathComponent("no-config").path]
         let watch = try start("baton", ["nearby", "--watch", "--agent", socket("b.sock")] + noConfig)
+        XCTAssertTrue(agentB.waitForNearby(from: "A", "com.example.mail.compose"), agentB.output)
+        // What `baton nearby --watch` shows its user.
         XCTAssertNotNil(watch.waitForLine(containing: "com.example.mail.compose"), watch.output)
         let continued = try runProduct("baton", ["continue", "--agent", socket("b.sock")] + noConfig, timeout: 60)
         XCTAssertEqual(continued.status, 0, continued.stderr)
@@ -85,7 +94,7 @@ final class AgentDesktopTests: AgentTestCase {
         let (folderB, address, mailA, bytes) = try setUpDevices()
         let agentB = try agentB(folderB, peer: address)
         let running = try app("baton-mail", socket: socket("b.sock"), ["--wait", "--save-to", inbox.path])
-        XCTAssertNotNil(running.waitForLine(containing: "nearby now: com.example.mail.compose on A"), running.output)
+        XCTAssertTrue(agentB.waitForNearby(from: "A", "com.example.mail.compose"), agentB.output)
         let continued = try runProduct("baton", ["continue", "--agent", socket("b.sock"), "--config", root.appendingPathComponent("no-config").path],
                                        timeout: 60)
         XCTAssertEqual(continued.status, 0, continued.stderr)
@@ -95,7 +104,7 @@ final class AgentDesktopTests: AgentTestCase {
         XCTAssertEqual(mailA.waitForExit(timeout: 30), 0, mailA.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: stateHome.appendingPathComponent("baton/apps/com.example.mail.log").path),
                        "no second Mail: \(agentB.output)")
-        XCTAssertFalse(agentB.output.contains("launched app com.example.mail (pid"), "no second Mail: \(agentB.output)")
+        XCTAssertFalse(Self.launchedMailEnded(agentB, timeout: 0), "no second Mail: \(agentB.output)")
     }
 
     /// On a desktop session: B's agent posts "Continue … from A" to the session's notification
@@ -118,7 +127,7 @@ final class AgentDesktopTests: AgentTestCase {
             server.click(posted.id, token: "click-token")
             // The loop runs (serving the agent's calls to the server) until Mail has saved the
             // attachment and ended (B's agent says when its launched app has ended).
-            let saved = waitInBackground { agentB.waitForLine(containing: "launched app com.example.mail (pid", timeout: 60) == nil ? 1 : 0 }
+            let saved = waitInBackground { Self.launchedMailEnded(agentB) ? 0 : 1 }
             spin(until: { saved.value != nil })
         }
         try assertContinued(agentB, mailA, bytes)

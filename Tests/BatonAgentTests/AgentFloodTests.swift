@@ -29,8 +29,11 @@ final class AgentFloodTests: AgentTestCase {
         XCTAssertThrowsError(try fields.call("GetNearby", [], replyType: "(aa{sv})"), "the connection outlived 80 KiB of header fields")
 
         try assertReaderHandsOff()
-        XCTAssertNotNil(agentA.waitForLine(containing: "announced a body of 307"), agentA.output)
-        XCTAssertNotNil(agentA.waitForLine(containing: "header fields of 8"), agentA.output)
+        XCTAssertTrue(agentA.waitFor(.refused(from: "com.example.body", reason: .oversizedMessage)), agentA.output)
+        XCTAssertTrue(agentA.waitFor(.refused(from: "com.example.fields", reason: .oversizedMessage)), agentA.output)
+        XCTAssertEqual(agentA.diagnosticEvents.filter { if case .refused(_, .oversizedMessage) = $0 { true } else { false } }.count, 2,
+                       agentA.output)
+        // The log says why, once a connection, with the sizes announced: what a person reads.
         XCTAssertEqual(occurrences("announced a body", in: agentA.output), 2, agentA.output)
     }
 
@@ -40,10 +43,9 @@ final class AgentFloodTests: AgentTestCase {
     /// on the same agent gets its `GetNearby` answered.
     func testFloodOfCallsIsCapped() throws {
         let (_, agentB, _) = try twoLinkedAgents()
-        let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let hostile = try RawAgentClient(socket: socket("a.sock"))
         try hostile.joinAsSilentActiveApp("com.example.hostile", offering: "com.example.hostile.page")
-        XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: com.example.hostile.page on A"), watcher.output)
+        XCTAssertTrue(agentB.waitForNearby(from: "A", "com.example.hostile.page"), agentB.output)
 
         let flood = try RawAgentClient(socket: socket("b.sock"))
         try flood.join(as: "com.example.flood")
@@ -122,7 +124,8 @@ final class AgentFloodTests: AgentTestCase {
         defer { for fd in descriptors { close(fd) } }
         _ = try probe.call("GetNearby", [], replyType: "(aa{sv})", timeout: 30_000)
         for fd in descriptors { XCTAssertTrue(closedByPeer(fd, timeout: 30), "a connection that never spoke was kept") }
-        XCTAssertNotNil(agentA.waitForLine(containing: "connections already"), agentA.output)
+        XCTAssertNotNil(agentA.waitForEvent { if case .appRefused(_, .tooManyConnections) = $0 { true } else { false } }, agentA.output)
+        // Each refusal is an event; the log says it once for a person (the rest counted).
         XCTAssertEqual(occurrences("connections already", in: agentA.output), 1, agentA.output)
         try assertReaderHandsOff()
     }
@@ -131,8 +134,7 @@ final class AgentFloodTests: AgentTestCase {
     /// advertisement with a 100 KiB title is clipped to 1 KiB, one with a 2 KiB type refused;
     /// 3,000 advertisements with new ids, then one of a new type, end with that one on B, and the agent stays small.
     func testAbsurdValuesAreClippedOrRefused() throws {
-        let (agentA, _, _) = try twoLinkedAgents()
-        let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
+        let (agentA, agentB, _) = try twoLinkedAgents()
         let absurd = try RawAgentClient(socket: socket("a.sock"))
         let manyTypes = Variant.array(elementType: "s", (0..<1_000).map { .string("com.example.type\($0)") })
         XCTAssertEqual(refusal { try absurd.call("Join", [.string("com.example.absurd"), .string("TEAM"), manyTypes], replyType: "(u)") },
@@ -151,7 +153,7 @@ final class AgentFloodTests: AgentTestCase {
                                                               "webpageURL": .string(longPage)]), .bool(true)], replyType: "()")
         let probe = try RawAgentClient(socket: socket("b.sock"))
         try probe.join(as: "com.example.probe")
-        let seen = try nearby(on: probe, "com.example.absurd.page", after: watcher)
+        let seen = try nearby(on: probe, "com.example.absurd.page", agent: agentB)
         XCTAssertLessThanOrEqual(seen.title?.utf8.count ?? 0, AgentInterface.maximumText)
         XCTAssertTrue(seen.title?.hasPrefix("xéé") ?? false, "the title was not clipped between characters: \(String(describing: seen.title))")
         XCTAssertLessThanOrEqual(seen.webpageURL?.absoluteString.utf8.count ?? 0, 8 * 1024, "a web page URL of 100 KiB went to the peer")
@@ -163,7 +165,7 @@ final class AgentFloodTests: AgentTestCase {
         }
         try absurd.send(path: AgentInterface.agentPath, "SetAdvertisement",
                         [.dictionary(["id": .uint64(3_002), "type": .string("com.example.absurd.last"), "title": .string("the last")]), .bool(true)])
-        let last = try nearby(on: probe, "com.example.absurd.last", after: watcher)
+        let last = try nearby(on: probe, "com.example.absurd.last", agent: agentB)
         XCTAssertEqual(last.title, "the last")
         XCTAssertEqual(last.appID, "com.example.absurd")
         let after = try residentKiB(agentA.processIdentifier)
@@ -176,7 +178,6 @@ final class AgentFloodTests: AgentTestCase {
     /// on the same agent is still handed off.
     func testBadStreamConnectionsAreClosed() throws {
         let (_, agentB, _) = try twoLinkedAgents()
-        let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
         let hostile = try RawAgentClient(socket: socket("a.sock"))
         try hostile.exportSilentApp()
         try hostile.join(as: "com.example.hostile")
@@ -184,7 +185,7 @@ final class AgentFloodTests: AgentTestCase {
                                                   .bool(true)], replyType: "()")
         let probe = try RawAgentClient(socket: socket("b.sock"))
         try probe.join(as: "com.example.probe")
-        let offered = try nearby(on: probe, "com.example.hostile.page", after: watcher)
+        let offered = try nearby(on: probe, "com.example.hostile.page", agent: agentB)
         guard case .bytes(let token)? = try probe.call("OpenStreams", [.string(offered.device), .uint64(offered.sequence)], replyType: "(ay)",
                                                        timeout: 30_000).first else { return XCTFail("no token") }
         let good = try streamConnection(token)
@@ -239,8 +240,9 @@ final class AgentFloodTests: AgentTestCase {
             let stranger = try ping(as: 5555)
             XCTAssertNotEqual(stranger.status, 0, "uid 5555 was served: \(stranger)")
         }
-        XCTAssertNotNil(agent.waitForLine(containing: "refused a connection from uid 5555", occurrence: 3), agent.output)
-        XCTAssertEqual(occurrences("refused a connection from uid 5555", in: agent.output), 3, agent.output)
+        let stranger = DiagnosticEvent.appRefused(userID: 5555, reason: .otherUser)
+        XCTAssertTrue(agent.waitFor(stranger, occurrence: 3), agent.output)
+        XCTAssertEqual(agent.diagnosticEvents.filter { $0 == stranger }.count, 3, agent.output)
         let owner = try ping(as: 4242)
         XCTAssertEqual(owner.status, 0, "the agent's own uid was not served: \(owner)")
     }
@@ -251,22 +253,20 @@ final class AgentFloodTests: AgentTestCase {
     private func assertReaderHandsOff() throws {
         let readerA = try app("baton-reader", socket: socket("a.sock"), ["--read", "5"])
         let readerB = try app("baton-reader", socket: socket("b.sock"), ["--continue-nearby"])
+        // What Reader shows its user: the article restored.
         XCTAssertNotNil(readerB.waitForLine(containing: "restoreUserActivityState: article 5", timeout: 60),
                         readerB.output + "\n--- every process of the test:\n" + processes.map { String($0.output.suffix(3000)) }.joined(separator: "\n---\n"))
         XCTAssertEqual(readerA.waitForExit(timeout: 30), 0, readerA.output)
         XCTAssertTrue(readerA.output.contains("userActivityWasContinued"), readerA.output)
     }
 
-    /// The nearby activity of `type` from A, asked of `client` each time `watcher` (an app on
-    /// the same agent) prints that it is nearby (at most 3 times: the event, then one query).
-    private func nearby(on client: RawAgentClient, _ type: String, after watcher: RunningProcess) throws -> NearbyActivity {
-        var list: [NearbyActivity] = []
-        for occurrence in 1...3 {
-            XCTAssertNotNil(watcher.waitForLine(containing: "\(type) on A", occurrence: occurrence, timeout: 60), watcher.output)
-            list = AgentInterface.nearbyList(from: try XCTUnwrap(client.call("GetNearby", [], replyType: "(aa{sv})", timeout: 30_000).first))
-            if let found = list.first(where: { $0.activityType == type }) { return found }
-        }
-        XCTFail("\(type) not in \(list.map(\.activityType)): \(watcher.output)")
+    /// The nearby activity of `type` from A, asked of `client` (an app of `agent`) once
+    /// `agent` has it nearby (its `nearbyOffered`).
+    private func nearby(on client: RawAgentClient, _ type: String, agent: RunningProcess) throws -> NearbyActivity {
+        XCTAssertTrue(agent.waitForNearby(from: "A", type, timeout: 60), agent.output)
+        let list = AgentInterface.nearbyList(from: try XCTUnwrap(client.call("GetNearby", [], replyType: "(aa{sv})", timeout: 30_000).first))
+        if let found = list.first(where: { $0.activityType == type }) { return found }
+        XCTFail("\(type) not in \(list.map(\.activityType)): \(agent.output)")
         throw NotSeen()
     }
 

@@ -36,6 +36,7 @@ final class AgentHandoffTests: AgentTestCase {
         readerA.send("deactivate")
         readerA.send("activate")
         let readerB = try app("baton-reader", socket: socket("b.sock"), ["--continue-nearby"])
+        // What Reader shows its user: the article, page and scroll position restored.
         XCTAssertNotNil(readerB.waitForLine(containing: "restoreUserActivityState: article 7, page 3, scrolled to 0.42"), readerB.output)
         XCTAssertEqual(readerA.waitForExit(timeout: 30), 0, readerA.output)
         XCTAssertEqual(readerB.waitForExit(timeout: 30), 0, readerB.output)
@@ -48,27 +49,29 @@ final class AgentHandoffTests: AgentTestCase {
     func testAKilledAppIsWithdrawnAndAppsRejoinARestartedAgent() throws {
         let folders = try devices("A", "B")
         var (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
-        _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (agentB, _) = try agent(folders[1], socket: socket("b.sock"), peers: [address])
         // Mail on B only watches: it continues Mail drafts, and A offers an article.
         let watcher = try app("baton-mail", socket: socket("b.sock"), ["--continue-nearby"])
+        let article = "com.example.reader.reading"
         let reader = try app("baton-reader", socket: socket("a.sock"), ["--read", "3"])
-        XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: com.example.reader.reading on A"), watcher.output)
+        XCTAssertTrue(agentB.waitForNearby(from: "A", article), agentB.output)
         XCTAssertTrue(agentA.waitFor(.appJoined(appID: "com.example.reader", processID: reader.processIdentifier)), agentA.output)
         kill(reader.processIdentifier, SIGKILL)
-        XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: none"), watcher.output)
+        XCTAssertTrue(agentB.waitForWithdrawal(from: "A", article), agentB.output)
         XCTAssertTrue(agentA.waitFor(.appLeft(appID: "com.example.reader", reason: nil)), agentA.output)
+        // What the watching app shows: the article, then nothing.
+        XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: none"), watcher.output)
 
         let second = try app("baton-reader", socket: socket("a.sock"), ["--read", "4"])
-        XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: com.example.reader.reading on A", occurrence: 2), watcher.output)
+        XCTAssertTrue(agentB.waitForNearby(from: "A", article, occurrence: 2), agentB.output)
         kill(agentA.processIdentifier, SIGKILL)
-        XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: none", occurrence: 2), watcher.output)
+        XCTAssertTrue(agentB.waitForWithdrawal(from: "A", article, occurrence: 2), agentB.output)
         agentA.waitForExit(timeout: 10)
         (agentA, _) = try agent(folders[0], socket: socket("a.sock"), listen: address)
-        XCTAssertNotNil(second.waitForLine(containing: "joined the agent", occurrence: 2, timeout: 60), second.output)
-        XCTAssertNotNil(watcher.waitForLine(containing: "nearby now: com.example.reader.reading on A", occurrence: 3, timeout: 90),
-                        watcher.output)
+        XCTAssertTrue(agentA.waitForAppJoined("com.example.reader", processID: second.processIdentifier, timeout: 60), second.output)
+        XCTAssertTrue(agentB.waitForNearby(from: "A", article, occurrence: 3, timeout: 90), agentB.output)
         XCTAssertTrue(second.isRunning, "the app kept running while its agent was gone")
-        // Logged once when the agent went, not once per retry.
+        // Logged once when the agent went, not once per retry: what the app's log says is the point here.
         XCTAssertEqual(second.output.components(separatedBy: "went away").count - 1, 1, second.output)
         XCTAssertFalse(second.output.contains("is unavailable"), second.output)
     }
@@ -84,12 +87,12 @@ final class AgentHandoffTests: AgentTestCase {
         try bytes.write(to: attachment)
         let inbox = root.appendingPathComponent("inbox")
         try FileManager.default.createDirectory(at: inbox, withIntermediateDirectories: true)
-        let (_, address) = try agent(folders[0], socket: socket("a.sock"))
-        _ = try agent(folders[1], socket: socket("b.sock"), peers: [address])
+        let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
+        let (agentB, _) = try agent(folders[1], socket: socket("b.sock"), peers: [address])
         let mailA = try app("baton-mail", socket: socket("a.sock"), ["--compose", "--to", "ada@example.org", "--subject", "Notes",
                                                                       "--body", "Attached.", "--attach", attachment.path])
         let mailB = try app("baton-mail", socket: socket("b.sock"), ["--wait", "--save-to", inbox.path])
-        XCTAssertNotNil(mailB.waitForLine(containing: "nearby now: com.example.mail.compose on A"), mailB.output)
+        XCTAssertTrue(agentB.waitForNearby(from: "A", "com.example.mail.compose"), agentB.output)
 
         let noConfig = ["--config", root.appendingPathComponent("no-config").path]
         let nearby = try runProduct("baton", ["nearby", "--agent", socket("b.sock")] + noConfig, timeout: 30)
@@ -103,6 +106,8 @@ final class AgentHandoffTests: AgentTestCase {
         XCTAssertTrue(mailB.output.contains("restoreUserActivityState: draft \"Notes\" to ada@example.org: Attached."), mailB.output)
         XCTAssertEqual(try Data(contentsOf: inbox.appendingPathComponent("notes.txt")), bytes)
         XCTAssertEqual(mailA.waitForExit(timeout: 30), 0, mailA.output)
+        XCTAssertTrue(agentA.waitFor(.continuedElsewhere(activityType: "com.example.mail.compose", by: "B")), agentA.output)
+        // What Mail on A shows its user: that the draft went on elsewhere.
         XCTAssertTrue(mailA.output.contains("userActivityWasContinued"), mailA.output)
     }
 }

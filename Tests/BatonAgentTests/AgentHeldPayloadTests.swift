@@ -1,4 +1,5 @@
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -16,11 +17,14 @@ final class AgentHeldPayloadTests: AgentTestCase {
     /// rule: the activity is brought up to date when it needs it, "before the activity is
     /// continued on another device" (handoff-programming-guide, "User Activity Delegate").
     func testACleanActivityIsServedByTheAgentAndAChangedOneIsSavedFirst() throws {
-        _ = try twoLinkedAgents()
+        let (agentA, agentB, _) = try twoLinkedAgents()
         let probe = productURL("DeviceProbe").path
         let offering = try start(probe, ["unused", "--ok", "--agent", socket("a.sock")])
-        XCTAssertNotNil(offering.waitForLine(containing: "joined the agent"), offering.output)
+        XCTAssertTrue(agentA.waitForAppJoined(processID: offering.processIdentifier), offering.output + agentA.output)
         let continuing = try start(probe, ["unused", "--ok", "--agent", socket("b.sock")])
+        XCTAssertTrue(agentB.waitForNearby(from: "A"), agentB.output)
+        // The probe's own list (it prints it as it changes), which `continue` takes from; its
+        // saves, titles and delegate calls below are what the app saw, as the probe reports them.
         XCTAssertNotNil(continuing.waitForLine(containing: "nearby A"), continuing.output)
         var pings = 0
         /// The saves A's probe printed before it answers a ping (so every one it made so far).
@@ -32,12 +36,13 @@ final class AgentHeldPayloadTests: AgentTestCase {
         }
 
         continuing.send("continue 10")
-        XCTAssertNotNil(continuing.waitForLine(containing: "continued Probe"), continuing.output)
+        XCTAssertTrue(agentB.waitForContinued(from: "A"), continuing.output)
         XCTAssertEqual(saves(), 1, "the first fetch asks the app, which saves first: " + offering.output)
 
         continuing.send("continue 10")
-        XCTAssertNotNil(continuing.waitForLine(containing: "continued Probe", occurrence: 2), continuing.output)
+        XCTAssertTrue(agentB.waitForContinued(from: "A", occurrence: 2), continuing.output)
         XCTAssertEqual(saves(), 1, "an unchanged activity is answered by the agent, without a save: " + offering.output)
+        XCTAssertTrue(agentA.waitForContinuedElsewhere(occurrence: 2), agentA.output)
         XCTAssertNotNil(offering.waitForLine(containing: "was continued", occurrence: 2), offering.output)
 
         offering.send("retitle Changed")
@@ -59,6 +64,7 @@ final class AgentHeldPayloadTests: AgentTestCase {
         continuing.send("continue 10")
         XCTAssertNotNil(continuing.waitForLine(containing: "continued Changed", occurrence: 3), continuing.output)
         XCTAssertEqual(saves(), afterTouch, "then the agent holds it and the app is not asked: " + offering.output)
+        XCTAssertFalse(agentB.diagnosticEvents.contains { if case .continuationFailed = $0 { true } else { false } }, agentB.output)
         XCTAssertFalse(continuing.output.contains("failed"), continuing.output)
     }
 }

@@ -1,5 +1,6 @@
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import CGLib
 import Foundation
 import XCTest
@@ -96,10 +97,10 @@ final class AgentLaunchTests: AgentTestCase {
     /// gave to a launched app.
     private func launchProbe(offering options: [String], until text: String) throws -> (RunningProcess, RunningProcess, Int) {
         let folders = try devices("A", "B")
-        let (_, address) = try agent(folders[0], socket: socket("a.sock"))
+        let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
         let probe = productURL("DeviceProbe").path
         let offering = try start(probe, ["unused"] + options + ["--agent", socket("a.sock")])
-        XCTAssertNotNil(offering.waitForLine(containing: "joined the agent"), offering.output)
+        XCTAssertTrue(agentA.waitForAppJoined(processID: offering.processIdentifier), offering.output + agentA.output)
         let (folderB, socketB) = (folders[1], socket("b.sock"))
         let outcome = try MainActor.assumeIsolated { () throws -> (Answer<(app: String?, error: GLibError?)>, RunningProcess?, Int) in
             let (agentB, server) = try inProcessAgent(folderB, peer: address, socket: socketB)
@@ -118,7 +119,8 @@ final class AgentLaunchTests: AgentTestCase {
             let answer = continueNearby(offered, through: socketB, activationToken: "")
             spin(until: { answer.value != nil })
             guard let launched = launcher.processes.first else { return (answer, nil, agentB.prefetchesTaken) }
-            // The launched app fetches through this agent: the loop runs until it has finished.
+            // The launched app fetches through this agent: the loop runs until it has finished (its
+            // delegate's calls, in order, as the probe reports them, are what this test checks).
             let ended = waitInBackground { launched.waitForLine(containing: text) == nil ? 1 : 0 }
             spin(until: { ended.value != nil })
             return (answer, launched, agentB.prefetchesTaken)

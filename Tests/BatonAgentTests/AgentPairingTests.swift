@@ -38,13 +38,15 @@ final class AgentPairingTests: AgentTestCase {
         return (process, address)
     }
 
-    /// `baton pair --accept` through A's agent; returns it and the window's port.
-    private func openWindow(_ extra: [String] = []) throws -> (RunningProcess, UInt16) {
+    /// `baton pair --accept` through `agent` (A's); returns it and the window's port (the
+    /// agent's `pairingWindowOpen`).
+    private func openWindow(on agent: RunningProcess, _ extra: [String] = []) throws -> (RunningProcess, UInt16) {
         let window = try start("baton", ["pair", "--accept", "--agent", socket("a.sock"), "--listen", "127.0.0.1:0", "--config", admin.path] + extra)
-        let line = try XCTUnwrap(window.waitForLine(containing: "pairing window open on"), window.output)
+        let port = try XCTUnwrap(agent.pairingWindowPort(), agent.output)
+        // What the person at the terminal reads: where the window is, and that the agent holds it.
+        let line = try XCTUnwrap(window.waitForLine(containing: "pairing window open on 127.0.0.1:\(port)"), window.output)
         XCTAssertTrue(line.contains("in the agent"), line)
-        let address = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }, line)
-        return (window, try XCTUnwrap(UInt16(address.split(separator: ":")[1].prefix { $0.isNumber })))
+        return (window, port)
     }
 
     /// The real newcomer: `baton pair 127.0.0.1:PORT --name B`, its agent not started.
@@ -52,10 +54,16 @@ final class AgentPairingTests: AgentTestCase {
         try start("baton", ["pair", "127.0.0.1:\(port)", "--name", name, "--config", newcomerFolder.path, "--no-agent"])
     }
 
-    /// The code on the newcomer's line (`code 123 456`).
-    private static func code(in line: String?) -> String? {
-        guard let line, let range = line.range(of: "code ", options: .backwards) else { return nil }
-        return String(line[range.upperBound...].prefix(7))
+    /// The code the newcomer `process` showed its person, the loop running meanwhile.
+    @MainActor
+    private func code(_ process: RunningProcess) -> String? {
+        whileServing { process.pairingCode(onWindow: false, timeout: 60) } ?? nil
+    }
+
+    /// Whether `process` published an event that `matches` within a minute, the loop running meanwhile.
+    @MainActor
+    private func event(_ process: RunningProcess, _ matches: @escaping @Sendable (DiagnosticEvent) -> Bool) -> Bool {
+        whileServing { process.waitForEvent(timeout: 60, where: matches) != nil } ?? false
     }
 
     /// Waits, the loop running (the stand-in serves the agent meanwhile), for `body` on another thread.
@@ -94,9 +102,9 @@ final class AgentPairingTests: AgentTestCase {
         try MainActor.assumeIsolated {
             let server = try NotificationServerStandIn(address: test.busAddress)
             defer { server.close() }
-            let (window, port) = try test.openWindow()
+            let (window, port) = try test.openWindow(on: agentA)
             let b = try test.newcomer(port: port)
-            let code = try XCTUnwrap(Self.code(in: test.line(b, "code ")), b.output)
+            let code = try XCTUnwrap(test.code(b), b.output)
             let posted = try XCTUnwrap(test.request(showing: code, on: server), "\(server.notifications); A: \(agentA.output)")
             XCTAssertEqual(posted.actions, ["accept", "Accept", "decline", "Decline"])
             XCTAssertTrue(posted.body.contains("Accept only if the new device shows the same code"), posted.body)
@@ -107,14 +115,15 @@ final class AgentPairingTests: AgentTestCase {
             server.click(posted.id, action: "accept")
             XCTAssertEqual(test.whileServing { b.waitForExit(timeout: 60) }, 0, b.output)
             XCTAssertEqual(test.whileServing { window.waitForExit(timeout: 60) }, 0, window.output)
+            XCTAssertTrue(test.event(agentA) { $0 == .paired(device: "B") }, agentA.output)
+            XCTAssertTrue(b.waitFor(.joinedGroup(group: "Ada", device: "B")), b.output)
+            // What the terminal that opened the window tells its person: who answered, and where.
             XCTAssertTrue(window.output.contains("paired 'B'"), window.output)
             XCTAssertTrue(window.output.contains("answered on the desktop"), window.output)
-            XCTAssertTrue(b.output.contains("joined group 'Ada' as 'B'"), b.output)
             _ = MainLoop.run(until: { server.closed.contains(posted.id) }, timeout: .seconds(30))
             XCTAssertTrue(server.closed.contains(posted.id), "the answered request is withdrawn: \(server.closed)")
         }
         XCTAssertTrue(FileManager.default.fileExists(atPath: newcomerFolder.appendingPathComponent("device/key.pem").path))
-        XCTAssertNotNil(agentA.waitForLine(containing: "paired 'B'"), agentA.output)
 
         // B's agent links with A's at once (A knows B's name: it holds the list naming it), and
         // Reader's article on A continues on B through both agents.
@@ -123,6 +132,7 @@ final class AgentPairingTests: AgentTestCase {
         XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output)
         let readerA = try app("baton-reader", socket: socket("a.sock"), ["--read", "7", "--page", "3", "--scroll", "0.42"])
         let readerB = try app("baton-reader", socket: socket("b.sock"), ["--continue-nearby"])
+        // What Reader shows its user: the article, page and scroll position restored.
         XCTAssertNotNil(readerB.waitForLine(containing: "restoreUserActivityState: article 7, page 3, scrolled to 0.42", timeout: 60),
                         readerB.output)
         XCTAssertEqual(readerA.waitForExit(timeout: 30), 0, readerA.output)
@@ -150,16 +160,18 @@ final class AgentPairingTests: AgentTestCase {
         try MainActor.assumeIsolated {
             let server = try NotificationServerStandIn(address: test.busAddress)
             defer { server.close() }
-            let (window, port) = try test.openWindow()
+            let (window, port) = try test.openWindow(on: agentA)
             let b = try test.newcomer(port: port)
-            let code = try XCTUnwrap(Self.code(in: test.line(b, "code ")), b.output)
+            let code = try XCTUnwrap(test.code(b), b.output)
             let posted = try XCTUnwrap(test.request(showing: code, on: server), "\(server.notifications); A: \(agentA.output)")
             b.send("y")
 
             // The request waits. Meanwhile an app joins A's agent, and C continues its article.
             let readerA = try test.start("baton-reader", ["--agent", test.socket("a.sock"), "--read", "5"])
-            XCTAssertNotNil(test.line(readerA, "joined the agent"), readerA.output)
+            let pid = readerA.processIdentifier
+            XCTAssertTrue(test.event(agentA) { if case .appJoined(_, pid) = $0 { true } else { false } }, readerA.output)
             let readerC = try test.start("baton-reader", ["--agent", test.socket("c.sock"), "--continue-nearby"])
+            // What Reader shows its user: the article restored.
             XCTAssertNotNil(test.line(readerC, "restoreUserActivityState: article 5"), readerC.output)
             XCTAssertEqual(test.whileServing { readerA.waitForExit(timeout: 30) }, 0, readerA.output)
             XCTAssertTrue(server.notifications.contains(posted) && !server.closed.contains(posted.id), "still waiting: \(server.closed)")
@@ -167,14 +179,14 @@ final class AgentPairingTests: AgentTestCase {
 
             server.click(posted.id, action: "decline")
             XCTAssertEqual(test.whileServing { b.waitForExit(timeout: 60) }, 1, b.output)
-            XCTAssertTrue(b.output.contains("the other device did not confirm"), b.output)
-            XCTAssertNotNil(test.line(window, "pairing failed: not confirmed here"), window.output)
+            XCTAssertEqual(b.pairingFailure()?.reason, .declinedThere, b.output)
+            XCTAssertTrue(test.event(agentA) { if case .pairingFailed(.declinedHere, _) = $0 { true } else { false } }, agentA.output)
             XCTAssertEqual(try FolderSnapshot(test.admin, test.newcomerFolder), before, "nothing written on either side")
 
             // The command that opened the window ends (as on Ctrl-C): the window closes with it.
             window.terminate()
             _ = test.whileServing { window.waitForExit(timeout: 30) }
-            XCTAssertNotNil(test.line(agentA, "pairing window closed"), agentA.output)
+            XCTAssertTrue(test.event(agentA) { $0 == .pairingWindowClosed(port: port) }, agentA.output)
             let refused = try test.start("baton", ["pair", "127.0.0.1:\(port)", "--name", "D", "--config", test.root.appendingPathComponent("D").path, "--no-agent"])
             XCTAssertEqual(test.whileServing { refused.waitForExit(timeout: 30) }, 1, refused.output)
             XCTAssertTrue(refused.output.contains("connection failed"), "the port is closed: \(refused.output)")
@@ -199,7 +211,7 @@ final class AgentPairingTests: AgentTestCase {
         try MainActor.assumeIsolated {
             let server = try NotificationServerStandIn(address: test.busAddress)
             defer { server.close() }
-            let (window, port) = try test.openWindow(["--timeout", "40"])
+            let (window, port) = try test.openWindow(on: agentA, ["--timeout", "40"])
             let second = try test.start("baton", ["pair", "--accept", "--agent", test.socket("a.sock"), "--listen", "127.0.0.1:0", "--config", test.admin.path])
             XCTAssertEqual(test.whileServing { second.waitForExit(timeout: 30) }, 1, second.output)
             XCTAssertTrue(second.output.contains("a pairing window is open already"), second.output)
@@ -218,22 +230,27 @@ final class AgentPairingTests: AgentTestCase {
 
             // A "no" typed on the terminal declines; the notification goes.
             let b = try test.newcomer(port: port)
-            let code = try XCTUnwrap(Self.code(in: test.line(b, "code ")), b.output)
+            let code = try XCTUnwrap(test.code(b), b.output)
             let first = try XCTUnwrap(test.request(showing: code, on: server), "\(server.notifications); A: \(agentA.output)")
+            // A terminal dialog: the answer follows the question its person reads.
             XCTAssertNotNil(test.line(window, "Does the new device show \(code)? [y/N]"), window.output)
             window.send("n")
             XCTAssertEqual(test.whileServing { b.waitForExit(timeout: 60) }, 1, b.output)
-            XCTAssertTrue(b.output.contains("the other device did not confirm"), b.output)
+            XCTAssertEqual(b.pairingFailure()?.reason, .declinedThere, b.output)
+            XCTAssertTrue(test.event(agentA) { $0 == .pairingFailed(reason: .declinedHere, attemptsLeft: 2) }, agentA.output)
+            // What the terminal tells its person of it.
             let failed = test.line(window, "pairing failed: not confirmed here")
             XCTAssertTrue(failed?.contains("(2 attempts left)") == true, window.output)
             _ = MainLoop.run(until: { server.closed.contains(first.id) }, timeout: .seconds(30))
-            XCTAssertTrue(server.closed.contains(first.id), "the declined request is withdrawn: \(server.closed)")
+            XCTAssertTrue(server.closed.contains(first.id), "the declined request is withdrawn: \(server.closed); A: \(agentA.output)")
 
             // Nobody answers the next one: the window's time ends it, and its notification.
             let late = try test.newcomer(port: port, name: "E")
-            let lateCode = try XCTUnwrap(Self.code(in: test.line(late, "code ")), late.output)
+            let lateCode = try XCTUnwrap(test.code(late), late.output)
             let second2 = try XCTUnwrap(test.request(showing: lateCode, on: server), "\(server.notifications)")
             XCTAssertEqual(test.whileServing { window.waitForExit(timeout: 60) }, 1, window.output)
+            XCTAssertTrue(test.event(agentA) { $0 == .pairingWindowClosed(port: port) }, agentA.output)
+            // What the terminal tells its person: why the window closed.
             XCTAssertTrue(window.output.contains("its time (40.0 seconds) is up"), window.output)
             XCTAssertEqual(test.whileServing { late.waitForExit(timeout: 60) }, 1, late.output)
             _ = MainLoop.run(until: { server.closed.contains(second2.id) }, timeout: .seconds(30))

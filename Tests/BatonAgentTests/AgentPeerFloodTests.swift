@@ -1,5 +1,6 @@
 import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 @testable import BatonAgent
@@ -26,7 +27,10 @@ final class AgentPeerFloodTests: AgentTestCase {
         let quiet = try start("DeviceProbe", [folders[1], "--ok", "--peer", address, "--title", "quiet"])
         let flooder = try start("DeviceProbe", [folders[2], "--ok", "--peer", address])
         let reader = try start("DeviceProbe", [root.path, "--ok", "--agent", socket("a.sock")])
-        XCTAssertNotNil(reader.waitForLine(containing: "joined the agent"), reader.output)
+        XCTAssertTrue(agentA.waitForAppJoined(processID: reader.processIdentifier), reader.output + agentA.output)
+        XCTAssertTrue(agentA.waitForNearby(from: "B", timeout: 60) && agentA.waitForNearby(from: "P", timeout: 60),
+                      agentA.output + quiet.output + flooder.output)
+        // The reading app's own list (the probe prints it as it changes): `continue` takes B's, its first.
         XCTAssertNotNil(reader.waitForLine(containing: "nearby B P", timeout: 60), reader.output + quiet.output + flooder.output)
 
         let silent = try (0..<8).map { index in
@@ -49,6 +53,7 @@ final class AgentPeerFloodTests: AgentTestCase {
             flooder.send("flood \(roundSize + rounds)")
             rounds += 1
             if rounds == 1 { reader.send("continue 60") }
+            // The probe's answer to `flood` (its protocol, not a log).
             XCTAssertNotNil(flooder.waitForLine(containing: "flooded", occurrence: rounds, timeout: 60), flooder.output.tail)
             for index in silent.indices where open[index] {
                 open[index] = !hungUp(silent[index].fd, timeout: 2)
@@ -57,8 +62,8 @@ final class AgentPeerFloodTests: AgentTestCase {
         }
         print("measured: the silent apps were closed after \(rounds) rounds of P's flood (\(rounds * roundSize + rounds * (rounds - 1) / 2) updates)")
         XCTAssertEqual(open.filter { $0 }.count, 0, "silent apps kept: \(open)\n" + agentA.output.tail)
-        XCTAssertNotNil(reader.waitForLine(containing: "continued quiet", timeout: 90),
-                        "the reading app could not continue during the flood\n" + reader.output.tail + agentA.output.tail)
+        XCTAssertTrue(agentA.waitForContinued(from: "B", timeout: 90),
+                      "the reading app could not continue during the flood\n" + reader.output.tail + agentA.output.tail)
         reader.send("ping")
         XCTAssertNotNil(reader.waitForLine(containing: "pong", timeout: 60), reader.output.tail)
         defer { print("agent A:\n" + agentA.output.tail) }
@@ -68,17 +73,22 @@ final class AgentPeerFloodTests: AgentTestCase {
         print("measured: batond private memory idle \(idle) KiB, peak during the flood \(during) KiB")
 
         reader.send("continue 60")
-        XCTAssertNotNil(reader.waitForLine(containing: "continued quiet", occurrence: 2, timeout: 90),
-                        "the reading app could not continue after the flood\n" + reader.output.tail + agentA.output.tail)
+        XCTAssertTrue(agentA.waitForContinued(from: "B", occurrence: 2, timeout: 90),
+                      "the reading app could not continue after the flood\n" + reader.output.tail + agentA.output.tail)
         // With B gone, the reading app continues P's activity from the list it was sent: the last one.
         let onlyP = reader.output.split(separator: "\n").count { $0.contains("nearby P") }  // P may have linked before B
         quiet.send("stop")
         XCTAssertNotNil(quiet.waitForLine(containing: "stopped"), quiet.output.tail)
+        XCTAssertTrue(agentA.waitForWithdrawal(from: "B", timeout: 60), agentA.output.tail)
         XCTAssertNotNil(reader.waitForLine(containing: "nearby P", occurrence: onlyP + 1, timeout: 60), reader.output.tail)
         reader.send("continue 60")
-        XCTAssertNotNil(reader.waitForLine(containing: "continued " + last, timeout: 90),
+        XCTAssertTrue(agentA.waitForContinued(from: "P", timeout: 90),
+                      "the reading app did not continue P's activity\n" + reader.output.tail + agentA.output.tail)
+        // The title the reading app got, as the probe reports it: P's last.
+        XCTAssertNotNil(reader.waitForLine(containing: "continued " + last, timeout: 10),
                         "the reading app did not get P's last activity\n" + reader.output.tail + agentA.output.tail)
-        XCTAssertEqual(occurrences("joined the agent", in: reader.output), 1, "the reading app was cut\n" + agentA.output.tail)
+        let joins = agentA.diagnosticEvents.filter { if case .appJoined(_, reader.processIdentifier) = $0 { true } else { false } }
+        XCTAssertEqual(joins.count, 1, "the reading app was cut\n" + agentA.output.tail)
         let after = try settledPrivateKiB(pid, within: 2 * idle)
         print("measured: batond private memory idle \(idle) KiB, peak during the flood \(during) KiB, after \(after) KiB")
         XCTAssertLessThan(during, idle + 64 * 1024, "the agent grew from \(idle) KiB to \(during) KiB during the flood")
@@ -123,6 +133,7 @@ final class AgentPeerFloodTests: AgentTestCase {
     /// Waits until `client` sees P's activity titled `prefix`…, asking each time `watcher`
     /// says the nearby list changed (bounded: each wait 60 s, at most 100,000 asks).
     private func waitForTitle(startingWith last: String, on client: RawAgentClient, watching watcher: RunningProcess) throws {
+        // The watcher's own list changes, as the probe prints them: each is a moment to ask again.
         var seen = occurrences("nearby ", in: watcher.output)
         for _ in 0..<100_000 {
             let list = AgentInterface.nearbyList(from: try XCTUnwrap(client.call("GetNearby", [], replyType: "(aa{sv})", timeout: 60_000).first))

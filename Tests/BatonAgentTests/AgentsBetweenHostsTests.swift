@@ -62,12 +62,18 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
     }
 
     /// Starts `command` inside `host` (a process of the host, ended with it and with the
-    /// test); returns once it has joined the host's agent.
+    /// test); returns once it has joined the host's agent (the agent's next `appJoined`).
     private func app(in host: TestHost, _ command: [String]) throws -> RunningProcess {
+        let joined = host.process.diagnosticEvents.filter { if case .appJoined = $0 { true } else { false } }.count
         let process = try host.start(command)
         processes.append(process)
-        XCTAssertNotNil(process.waitForLine(containing: "joined the agent"), process.output)
+        XCTAssertTrue(host.process.waitForAppJoined(occurrence: joined + 1), process.output + host.process.output)
         return process
+    }
+
+    /// How many times `process` published an event that `matches`.
+    private func count(_ process: RunningProcess, _ matches: (DiagnosticEvent) -> Bool) -> Int {
+        process.diagnosticEvents.filter(matches).count
     }
 
     /// The seed "Implementing Handoff in Your App" between two hosts, through their agents:
@@ -80,29 +86,36 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
         let shapes = productURL("baton-shapes").path
         let creator = try app(in: a, [shapes, "--agent", socket("a.sock"), "--create", "triangle"])
         let continuer = try app(in: b, [shapes, "--agent", socket("b.sock"), "--continue-nearby"])
-        XCTAssertNotNil(continuer.waitForLine(containing: "nearby: \"Creating shape\""), continuer.output + b.process.output)
+        XCTAssertTrue(b.process.waitForNearby(from: "A"), continuer.output + b.process.output)
+        // What Shapes shows its user: the shape restored from the payload.
         XCTAssertNotNil(continuer.waitForLine(containing: "restoreUserActivityState: created a triangle"), continuer.output)
-        XCTAssertNotNil(creator.waitForLine(containing: "userActivityWasContinued"), creator.output)
+        XCTAssertTrue(a.process.waitForContinuedElsewhere(), creator.output + a.process.output)
         XCTAssertEqual(creator.waitForExit(), 0, creator.output)
         XCTAssertEqual(continuer.waitForExit(), 0, continuer.output)
         // No static peers: the agents found each other through Avahi, and only the one whose
         // service name sorts first dialed, so there was one link, never two to reconcile.
         let agents = a.process.output + b.process.output
-        XCTAssertTrue(agents.contains("found a device of the group at 10.77.0."), agents)
-        XCTAssertEqual(agents.components(separatedBy: "(dialed 10.77.0.").count - 1, 1, agents)
-        XCTAssertFalse(agents.contains("replacing the link"), agents)
+        XCTAssertEqual(count(a.process) { if case .deviceFound(let at) = $0 { at.hasPrefix("10.77.0.") } else { false } }
+                       + count(b.process) { if case .deviceFound(let at) = $0 { at.hasPrefix("10.77.0.") } else { false } } > 0, true, agents)
+        XCTAssertEqual(count(a.process) { if case .linked(_, dialed: true) = $0 { true } else { false } }
+                       + count(b.process) { if case .linked(_, dialed: true) = $0 { true } else { false } }, 1, agents)
+        for agent in [a.process, b.process] {
+            XCTAssertEqual(count(agent) { if case .linked = $0 { true } else { false } }, 1, "one link, never replaced: \(agent.output)")
+        }
     }
 
     /// Probes joined to the agents of hosts A (offering) and B (continuing): B's probe sees
     /// A's activity, through agents that found each other through Avahi.
-    private func probes(streams: Bool) throws -> (a: TestHost, offering: RunningProcess, continuing: RunningProcess) {
+    private func probes(streams: Bool) throws -> (a: TestHost, b: TestHost, offering: RunningProcess, continuing: RunningProcess) {
         let folders = try devices("A", "B")
         let (a, b) = try startHosts(folders)
         let probe = productURL("DeviceProbe").path
         let offering = try app(in: a, [probe, "unused", "--ok", "--agent", socket("a.sock")] + (streams ? ["--streams"] : []))
         let continuing = try app(in: b, [probe, "unused", "--ok", "--agent", socket("b.sock")])
+        XCTAssertTrue(b.process.waitForNearby(from: "A"), continuing.output + b.process.output)
+        // The app's own list, which the probe prints as it changes: `continue` takes from it.
         XCTAssertNotNil(continuing.waitForLine(containing: "nearby A"), continuing.output + b.process.output)
-        return (a, offering, continuing)
+        return (a, b, offering, continuing)
     }
 
     /// handoff-programming-guide, "Using Continuation Streams", through agents, with the link
@@ -111,10 +124,11 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
     /// had ended, and never hangs; both apps keep running; once the link is back, the agents
     /// link again and a continuation works.
     func testALinkDroppedMidStreamThroughAgentsEndsTheStreamWithAnErrorAndRecovers() throws {
-        let (a, offering, continuing) = try probes(streams: true)
+        let (a, b, offering, continuing) = try probes(streams: true)
         continuing.send("continue 10")
-        XCTAssertNotNil(continuing.waitForLine(containing: "continued Probe"), continuing.output)
+        XCTAssertTrue(b.process.waitForContinued(from: "A"), continuing.output + b.process.output)
         continuing.send("streams \(4 * 1024 * 1024 * 1024)")
+        // The probe's answers to its commands (its protocol on standard output, not a log).
         XCTAssertNotNil(continuing.waitForLine(containing: "stream receiving"), continuing.output)
         try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "down"])
         let unavailable = CocoaError.Code.userActivityConnectionUnavailable.rawValue
@@ -127,10 +141,13 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
 
         // The agents saw the link die: A's activity left B's list. Back up, they link again
         // (through Avahi) and B sees it once more.
+        XCTAssertTrue(b.process.waitForWithdrawal(from: "A"), b.process.output)
         let seen = continuing.output.components(separatedBy: "nearby A").count - 1
         try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "up"])
-        XCTAssertNotNil(continuing.waitForLine(containing: "nearby A", occurrence: seen + 1, timeout: 90), continuing.output)
-        continueAgain(continuing, offering)
+        XCTAssertTrue(b.process.waitForNearby(from: "A", occurrence: 2, timeout: 90), b.process.output)
+        // The app's own list (the probe prints it as it changes): `continue` takes from it.
+        XCTAssertNotNil(continuing.waitForLine(containing: "nearby A", occurrence: seen + 1, timeout: 30), continuing.output)
+        continueAgain(b, continuing, offering)
     }
 
     /// A link dropped while a fetch is pending through the agents: the continuing app's
@@ -139,10 +156,12 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
     /// link is back the agents link again and a continuation succeeds; the late reply of the
     /// first is not taken.
     func testALinkDroppedWhileAFetchThroughAgentsIsPendingTimesOutAndRecovers() throws {
-        let (a, offering, continuing) = try probes(streams: false)
+        let (a, b, offering, continuing) = try probes(streams: false)
         try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "down"])
         continuing.send("continue 3")
         let timedOut = CocoaError.Code.userActivityRemoteApplicationTimedOut.rawValue
+        // The probe's report of its delegate's didFailToContinueUserActivityWithType and the code it got;
+        // `ping` is answered `pong` (the probe's protocol): both apps still run.
         XCTAssertNotNil(continuing.waitForLine(containing: "failed \(timedOut)", timeout: 30), continuing.output)
         offering.send("ping")
         continuing.send("ping")
@@ -151,14 +170,15 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
 
         try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "up"])
         continuing.send("continue 20")
-        XCTAssertNotNil(continuing.waitForLine(containing: "continued Probe", timeout: 40), continuing.output + "\non A:\n" + offering.output)
-        XCTAssertEqual(continuing.output.components(separatedBy: "continued Probe").count - 1, 1, "the late reply was not taken")
+        XCTAssertTrue(b.process.waitForContinued(from: "A", timeout: 40), continuing.output + "\non A:\n" + offering.output)
+        XCTAssertEqual(count(b.process) { if case .continued = $0 { true } else { false } }, 1,
+                       "the late reply was not taken: \(b.process.output)")
     }
 
-    /// Continues A's activity from B's probe once more and waits until it is continued.
-    private func continueAgain(_ continuing: RunningProcess, _ offering: RunningProcess) {
+    /// Continues A's activity from B's probe once more and waits until B's agent has continued it.
+    private func continueAgain(_ b: TestHost, _ continuing: RunningProcess, _ offering: RunningProcess) {
         continuing.send("continue 20")
-        XCTAssertNotNil(continuing.waitForLine(containing: "continued Probe", occurrence: 2, timeout: 40),
-                        continuing.output + "\non A:\n" + offering.output)
+        XCTAssertTrue(b.process.waitForContinued(from: "A", occurrence: 2, timeout: 40),
+                      continuing.output + "\non A:\n" + offering.output)
     }
 }

@@ -34,10 +34,11 @@ func handOffThroughInstalledAgents(in bin: URL, file: StaticString = #filePath, 
     XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output)
     let shapes = productURL("baton-shapes").path
     let creator = try start(shapes, ["--agent", "\(home.path)/a.sock", "--create", "triangle"])
-    XCTAssertNotNil(creator.waitForLine(containing: "joined the agent"), creator.output)
+    XCTAssertTrue(agentA.waitForAppJoined(processID: creator.processIdentifier), creator.output + agentA.output)
     let continuer = try start(shapes, ["--agent", "\(home.path)/b.sock", "--continue-nearby"])
+    // What Shapes shows its user: the shape restored.
     XCTAssertNotNil(continuer.waitForLine(containing: "restoreUserActivityState: created a triangle"), continuer.output + agentB.output)
-    XCTAssertNotNil(creator.waitForLine(containing: "userActivityWasContinued"), creator.output)
+    XCTAssertTrue(agentA.waitForContinuedElsewhere(), creator.output + agentA.output)
     let status = try runProcess(bin.appendingPathComponent("baton"), ["status", "--agent", "\(home.path)/b.sock"], environment: ["PATH": "/usr/bin:/bin"], timeout: 30)
     XCTAssertTrue(status.stdout.contains("program: \(bin.appendingPathComponent("batond").resolvingSymlinksInPath().path)"), status.stdout, file: file, line: line)
     XCTAssertTrue(status.stdout.contains("link: A at 127.0.0.1"), status.stdout)

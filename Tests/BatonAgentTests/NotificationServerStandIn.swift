@@ -24,6 +24,11 @@ final class NotificationServerStandIn {
     /// and activates in one step may do.
     var clickOnNotify: (action: String, token: String?)?
     private(set) var closed: [UInt32] = []
+    /// When set, each `Notify` is recorded (the notification is shown) but its reply waits for
+    /// `releaseNotifyReplies()`, as from a server slow to answer.
+    var holdNotifyReplies = false
+    /// The `Notify` invocations held, each with the id its reply will carry.
+    private var heldReplies: [(invocation: OpaquePointer, id: UInt32)] = []
     private var nextID: UInt32 = 1
     nonisolated(unsafe) private let connection: OpaquePointer
     private var registration: guint = 0
@@ -107,8 +112,18 @@ final class NotificationServerStandIn {
         emit("ActionInvoked", id, action)
     }
 
+    /// Sends the `Notify` replies held (`holdNotifyReplies`), in order.
+    func releaseNotifyReplies() {
+        let held = heldReplies
+        heldReplies = []
+        for (invocation, id) in held {
+            g_dbus_method_invocation_return_value(invocation, g_variant_new_tuple([g_variant_new_uint32(id)], 1))
+        }
+    }
+
     /// Leaves the bus (as a server that exits): the name goes.
     func close() {
+        releaseNotifyReplies()
         if registration != 0 { g_dbus_connection_unregister_object(connection, registration) }
         registration = 0
         g_dbus_connection_close_sync(connection, nil, nil)
@@ -143,6 +158,7 @@ final class NotificationServerStandIn {
             g_variant_unref(actionsVariant)
             notifications.append(Notification(id: id, replacesID: replaces, summary: string(3), body: string(4), actions: actions))
             if let (action, token) = clickOnNotify { click(id, action: action, token: token) }
+            if holdNotifyReplies { return heldReplies.append((invocation, id)) }
             g_dbus_method_invocation_return_value(invocation, g_variant_new_tuple([g_variant_new_uint32(id)], 1))
         case "CloseNotification":
             let id = uint32(0)

@@ -1,5 +1,6 @@
 import BatonAgent
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -43,18 +44,20 @@ final class QuickStartBetweenHostsTests: AgentTestHostsCase {
             let step = try run(in: a, desk, [baton] + command)
             XCTAssertEqual(step.waitForExit(), 0, "\(command): \(step.output)")
         }
+        // The window is the agent's (started by `baton agent start`, out of the test's reach):
+        // what the person at the desk reads of it is what this step checks.
         let window = try run(in: a, desk, [baton, "pair", "--accept"])
         XCTAssertNotNil(window.waitForLine(containing: "pairing window open on"), window.output)
 
         // Laptop: joins with the code it finds through DNS-SD, then starts its agent.
         let newcomer = try run(in: b, laptop, [baton, "pair", "--name", "laptop"])
-        let asked = window.waitForLine(containing: "wants to join")
-        let shown = newcomer.waitForLine(containing: "code ")
-        XCTAssertNotNil(asked, window.output)
-        XCTAssertEqual(asked.map { String($0.suffix(7)) }, shown.map { String($0.suffix(7)) }, "\(window.output)\n\(newcomer.output)")
+        let shown = try XCTUnwrap(newcomer.pairingCode(onWindow: false), newcomer.output)
+        XCTAssertNotNil(window.waitForLine(containing: "wants to join group 'Ada': code \(shown)"), "\(window.output)\n\(newcomer.output)")
         window.send("y")
         newcomer.send("y")
         XCTAssertEqual(newcomer.waitForExit(), 0, newcomer.output)
+        XCTAssertTrue(newcomer.waitFor(.joinedGroup(group: "Ada", device: "laptop")), newcomer.output)
+        // What the laptop's person reads: its agent runs now.
         XCTAssertTrue(newcomer.output.contains("started the agent"), newcomer.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
 
@@ -67,6 +70,7 @@ final class QuickStartBetweenHostsTests: AgentTestHostsCase {
 
         // Desk: reading an article, as the README says (it joins the user's agent).
         let article = try run(in: a, desk, [productURL("baton-reader").path, "--read", "7", "--page", "3"])
+        // Reader's own words (its agent is out of the test's reach); then what each command prints for its user.
         XCTAssertNotNil(article.waitForLine(containing: "joined the agent"), article.output)
 
         // Laptop: the article is nearby, and continuing it launches the Reader, which restores it.

@@ -168,7 +168,7 @@ final class AdmissionGateTests: ProcessTestCase {
         XCTAssertEqual(onB.previousDiscoveryKey, oldKey)
         XCTAssertEqual(mode(folders["B"]!.appendingPathComponent("discovery.key.previous")), 0o600)
         a.send("continue 5")
-        XCTAssertNotNil(a.waitForLine(containing: "continued Probe"), a.output)
+        XCTAssertTrue(a.waitForContinued(), a.output)
     }
 
     /// An identity without a discovery key (issued before discovery existed) neither asks nor

@@ -29,9 +29,7 @@ final class CommandLinePairingTests: ProcessTestCase {
     private func openWindow(_ extra: [String] = []) throws -> (RunningProcess, UInt16) {
         let window = try RunningProcess(product: "baton", ["pair", "--accept", "--listen", "127.0.0.1:0", "--config", admin] + extra)
         processes.append(window)
-        let line = try XCTUnwrap(window.waitForLine(containing: "pairing window open on"), window.output)
-        let address = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }, line)
-        return (window, try XCTUnwrap(UInt16(address.split(separator: ":")[1])))
+        return (window, try XCTUnwrap(window.pairingWindowPort(), window.output))
     }
 
     /// `baton pair 127.0.0.1:PORT --name NAME`.
@@ -41,26 +39,21 @@ final class CommandLinePairingTests: ProcessTestCase {
         return process
     }
 
-    /// The code on a line that ends with it (`… code 123 456`).
-    private static func code(in line: String?) -> String? {
-        guard let line, let range = line.range(of: "code ", options: .backwards) else { return nil }
-        return String(line[range.upperBound...].prefix(7))
-    }
-
     func testTwoDevicesPairWithAnswersOnStandardInputThenLinkAndHandOff() throws {
         try makeGroup()
         let (window, port) = try openWindow()
         let b = try newcomer(port: port)
-        let windowCode = Self.code(in: window.waitForLine(containing: "wants to join group 'Ada': code"))
-        let newcomerCode = Self.code(in: b.waitForLine(containing: "code "))
-        XCTAssertNotNil(windowCode, window.output)
+        let windowCode = try XCTUnwrap(window.pairingCode(onWindow: true), window.output)
+        let newcomerCode = b.pairingCode(onWindow: false)
         XCTAssertEqual(windowCode, newcomerCode, "\(window.output)\n\(b.output)")
+        // The question the person at the window must see: who asks, for which group, with the code.
+        XCTAssertNotNil(window.waitForLine(containing: "wants to join group 'Ada': code \(windowCode)"), window.output)
         window.send("y")
         b.send("y")
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
-        XCTAssertNotNil(window.output.range(of: "paired 'B'"), window.output)
-        XCTAssertNotNil(b.output.range(of: "joined group 'Ada' as 'B'"), b.output)
+        XCTAssertTrue(window.waitFor(.paired(device: "B")), window.output)
+        XCTAssertTrue(b.waitFor(.joinedGroup(group: "Ada", device: "B")), b.output)
         let identity = try runProduct("baton", ["identity", "--config", newRoot()])
         XCTAssertNotNil(identity.stdout.range(of: "device 'B'"), identity.stdout + identity.stderr)
 
@@ -81,17 +74,21 @@ final class CommandLinePairingTests: ProcessTestCase {
         try makeGroup()
         let (window, port) = try openWindow(["--code"])
         let b = try newcomer(port: port)
-        let shown = try XCTUnwrap(Self.code(in: b.waitForLine(containing: "(type it on the other device)")), b.output)
+        let shown = try XCTUnwrap(b.pairingCode(onWindow: false), b.output)
+        // The words each person must see: the code to type there, and the prompt to type it here.
+        XCTAssertNotNil(b.waitForLine(containing: "code \(shown) (type it on the other device)"), b.output)
         XCTAssertNotNil(window.waitForLine(containing: "Type the code the other device shows"), window.output)
         XCTAssertNil(window.output.range(of: shown), "the typing side does not show its code")
+        XCTAssertNil(window.pairingCode(onWindow: true, timeout: 0), "the typing side publishes no code either")
         window.send(shown)
         // The showing side still asks its person about its own code, which the typing side now says matched.
+        // The dialog's words: the typing side says the code matched, the other asks about that very code.
         XCTAssertNotNil(window.waitForLine(containing: "code \(shown) matches"), window.output)
         XCTAssertNotNil(b.waitForLine(containing: "Does the other device say 'code \(shown) matches'? [y/N]"), b.output)
         b.send("y")
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
-        XCTAssertNotNil(b.output.range(of: "joined group 'Ada' as 'B'"), b.output)
+        XCTAssertTrue(b.waitFor(.joinedGroup(group: "Ada", device: "B")), b.output)
     }
 
     /// With the user's own configuration (no `--config`), the new device starts its agent once
@@ -123,7 +120,7 @@ final class CommandLinePairingTests: ProcessTestCase {
         let (window, port) = try openWindow()
         let b = try RunningProcess(product: "baton", ["pair", "127.0.0.1:\(port)", "--name", "B"], environment: environment)
         processes.append(b)
-        XCTAssertNotNil(b.waitForLine(containing: "code "), b.output)
+        XCTAssertNotNil(b.pairingCode(onWindow: false), b.output)
         window.send("y")
         b.send("y")
         XCTAssertEqual(b.waitForExit(), 0, b.output)
@@ -137,16 +134,20 @@ final class CommandLinePairingTests: ProcessTestCase {
         try makeGroup()
         let (window, port) = try openWindow()
         let b = try newcomer(port: port, ["--code"])
-        let shown = try XCTUnwrap(Self.code(in: window.waitForLine(containing: "(type it on the new device)")), window.output)
+        let shown = try XCTUnwrap(window.pairingCode(onWindow: true), window.output)
+        // The words each person must see: the code to type there, and the prompt to type it here.
+        XCTAssertNotNil(window.waitForLine(containing: "code \(shown) (type it on the new device)"), window.output)
         XCTAssertNotNil(b.waitForLine(containing: "Type the code the other device shows"), b.output)
         XCTAssertNil(b.output.range(of: shown), "the typing side does not show its code")
+        XCTAssertNil(b.pairingCode(onWindow: false, timeout: 0), "the typing side publishes no code either")
         b.send(shown)
+        // The dialog's words: the typing side says the code matched, the other asks about that very code.
         XCTAssertNotNil(b.waitForLine(containing: "code \(shown) matches"), b.output)
         XCTAssertNotNil(window.waitForLine(containing: "Does the new device say 'code \(shown) matches'? [y/N]"), window.output)
         window.send("y")
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
-        XCTAssertNotNil(b.output.range(of: "joined group 'Ada' as 'B'"), b.output)
+        XCTAssertTrue(b.waitFor(.joinedGroup(group: "Ada", device: "B")), b.output)
     }
 
     func testARelayInTheMiddleGetsTwoDifferentCodesAndANoOrAMistypedCodeWritesNothing() throws {
@@ -162,24 +163,27 @@ final class CommandLinePairingTests: ProcessTestCase {
             // The person at the window says no on seeing codes that differ.
             var b = try RunningProcess(product: "baton", ["pair", "127.0.0.1:\(relay.port)"] + arguments)
             started.append(b)
-            spin(until: { window.output.contains("code") && b.output.contains("code ") })
-            let windowCode = Self.code(in: window.waitForLine(containing: "wants to join"))
-            let newcomerCode = Self.code(in: b.waitForLine(containing: "code "))
+            spin(until: { window.pairingCode(onWindow: true, timeout: 0) != nil && b.pairingCode(onWindow: false, timeout: 0) != nil })
+            let windowCode = window.pairingCode(onWindow: true)
+            let newcomerCode = b.pairingCode(onWindow: false)
             XCTAssertNotNil(windowCode)
             XCTAssertNotEqual(windowCode, newcomerCode, "two TLS sessions, two codes (a false alarm has odds 10⁻⁶)")
             window.send("n")
-            spin(until: { b.output.contains("baton pair:") })
-            XCTAssertNotNil(b.output.range(of: "the other device did not confirm"), b.output)
+            spin(until: { b.pairingFailure(timeout: 0) != nil })
+            XCTAssertEqual(b.pairingFailure()?.reason, .declinedThere, b.output)
 
             // The newcomer types the window's code: it is not its own, so it says no.
             b = try RunningProcess(product: "baton", ["pair", "127.0.0.1:\(relay.port)", "--code"] + arguments)
             started.append(b)
-            spin(until: { window.output.components(separatedBy: "wants to join").count == 3 && b.output.contains("Type the code") })
-            let second = try XCTUnwrap(Self.code(in: window.waitForLine(containing: "wants to join", occurrence: 2)))
+            // The typing newcomer shows no code: that it asks is seen in its prompt, the words its person reads.
+            spin(until: { window.pairingCode(onWindow: true, occurrence: 2, timeout: 0) != nil && b.output.contains("Type the code") })
+            let second = try XCTUnwrap(window.pairingCode(onWindow: true, occurrence: 2))
             b.send(second)
-            spin(until: { b.output.contains("baton pair:") && window.output.contains("1 attempt left") })
-            XCTAssertNotNil(b.output.range(of: "not confirmed here"), b.output)
-            XCTAssertNotNil(window.output.range(of: "the other device did not confirm"), window.output)
+            spin(until: { b.pairingFailure(timeout: 0) != nil && window.pairingFailure(occurrence: 2, timeout: 0) != nil })
+            XCTAssertEqual(b.pairingFailure()?.reason, .declinedHere, b.output)
+            let windowSaw = window.pairingFailure(occurrence: 2)
+            XCTAssertEqual(windowSaw?.reason, .declinedThere, window.output)
+            XCTAssertEqual(windowSaw?.attemptsLeft, 1, window.output)
         }
         window.terminate()
         window.waitForExit()
@@ -192,22 +196,24 @@ final class CommandLinePairingTests: ProcessTestCase {
         let (window, port) = try openWindow()
         for (attempt, windowSays, newcomerSays) in [(1, "n", nil), (2, nil, "n"), (3, "n", "n")] as [(Int, String?, String?)] {
             let b = try newcomer(port: port)
-            XCTAssertNotNil(window.waitForLine(containing: "wants to join", occurrence: attempt), window.output)
-            XCTAssertNotNil(b.waitForLine(containing: "code "), b.output)
+            XCTAssertNotNil(window.pairingCode(onWindow: true, occurrence: attempt), window.output)
+            XCTAssertNotNil(b.pairingCode(onWindow: false), b.output)
             if let windowSays { window.send(windowSays) }
             if let newcomerSays { b.send(newcomerSays) }
             XCTAssertEqual(b.waitForExit(), 1, b.output)
             // When both say no, the newcomer reports whichever no it learns first: its own
             // person's on standard input, or the window's over the network.
-            let reasons = switch (windowSays, newcomerSays) {
-            case (.some, nil): ["the other device did not confirm"]
-            case (nil, .some): ["not confirmed here"]
-            default: ["not confirmed here", "the other device did not confirm"]
+            let reasons: [DiagnosticEvent.PairingFailure] = switch (windowSays, newcomerSays) {
+            case (.some, nil): [.declinedThere]
+            case (nil, .some): [.declinedHere]
+            default: [.declinedHere, .declinedThere]
             }
-            XCTAssertTrue(reasons.contains { b.output.contains($0) }, b.output)
-            if attempt < 3 { XCTAssertNotNil(window.waitForLine(containing: "\(3 - attempt) attempt"), window.output) }
+            let failure = b.pairingFailure()
+            XCTAssertTrue(failure.map { reasons.contains($0.reason) } ?? false, b.output)
+            XCTAssertEqual(window.pairingFailure(occurrence: attempt)?.attemptsLeft, 3 - attempt, window.output)
         }
         XCTAssertEqual(window.waitForExit(), 1, window.output)
+        // What the person at the window reads when it closes.
         XCTAssertNotNil(window.output.range(of: "the pairing window closed: its attempts are used"), window.output)
         let late = try newcomer(port: port)
         XCTAssertEqual(late.waitForExit(), 1, late.output)
@@ -220,7 +226,7 @@ final class CommandLinePairingTests: ProcessTestCase {
         let before = try snapshot()
         let (window, port) = try openWindow(["--timeout", "3"])
         let b = try newcomer(port: port)
-        XCTAssertNotNil(b.waitForLine(containing: "code "), b.output)
+        XCTAssertNotNil(b.pairingCode(onWindow: false), b.output)
         // Nobody answers.
         XCTAssertEqual(window.waitForExit(timeout: 30), 1, window.output)
         XCTAssertNotNil(window.output.range(of: "its time (3.0 seconds) is up"), window.output)
@@ -233,12 +239,15 @@ final class CommandLinePairingTests: ProcessTestCase {
         try makeGroup()
         let (window, port) = try openWindow()
         let b = try newcomer(port: port)
-        XCTAssertNotNil(window.waitForLine(containing: "wants to join"), window.output)
+        XCTAssertNotNil(window.pairingCode(onWindow: true), window.output)
         let c = try newcomer(port: port, name: "C", root: newRoot("other"))
         XCTAssertEqual(c.waitForExit(), 1, c.output)
+        XCTAssertTrue(window.waitFor(.pairingRefused(reason: .busy)), window.output)
+        XCTAssertEqual(c.pairingFailure()?.reason, .refused, c.output)
+        // What the second newcomer's person reads: why, and what to do.
         XCTAssertNotNil(c.output.range(of: "it is pairing another device now"), c.output)
         XCTAssertFalse(FileManager.default.fileExists(atPath: newRoot("other") + "/device"))
-        XCTAssertNotNil(b.waitForLine(containing: "code "), b.output)
+        XCTAssertNotNil(b.pairingCode(onWindow: false), b.output)
         window.send("y")
         b.send("y")
         XCTAssertEqual(b.waitForExit(), 0, b.output)
@@ -252,15 +261,20 @@ final class CommandLinePairingTests: ProcessTestCase {
         let before = try snapshot()
         let (window, port) = try openWindow()
         let b = try newcomer(port: port, name: "A")
-        XCTAssertNotNil(window.waitForLine(containing: "wants to join"), window.output)
-        XCTAssertNotNil(b.waitForLine(containing: "code "), b.output)
+        XCTAssertNotNil(window.pairingCode(onWindow: true), window.output)
+        XCTAssertNotNil(b.pairingCode(onWindow: false), b.output)
         window.send("y")
         b.send("y")
         XCTAssertEqual(b.waitForExit(), 1, b.output)
+        XCTAssertEqual(b.pairingFailure()?.reason, .declinedThere, b.output)
+        // The fixed words the newcomer's person reads (no path of the window's side in them).
         XCTAssertNotNil(b.output.range(of: "the name is taken in the group: pair again with another --name"), b.output)
         XCTAssertNil(b.output.range(of: admin), b.output)
+        let failure = window.pairingFailure()
+        XCTAssertEqual(failure?.reason, .cannotIssue, window.output)
+        XCTAssertEqual(failure?.attemptsLeft, 2, window.output)
+        // The detail stays on the window's side, for its person.
         XCTAssertNotNil(window.waitForLine(containing: "a device named 'A' is already in the group"), window.output)
-        XCTAssertNotNil(window.waitForLine(containing: "2 attempts left"), window.output)
         window.terminate()
         window.waitForExit()
         XCTAssertEqual(before, try snapshot())
@@ -303,13 +317,14 @@ final class CommandLinePairingTests: ProcessTestCase {
         }
         defer { for fd in held { close(fd) } }
         let b = try newcomer(port: port)
-        XCTAssertNotNil(window.waitForLine(containing: "wants to join"), window.output)
-        XCTAssertNotNil(b.waitForLine(containing: "code "), b.output)
+        XCTAssertNotNil(window.pairingCode(onWindow: true), window.output)
+        XCTAssertNotNil(b.pairingCode(onWindow: false), b.output)
         window.send("y")
         b.send("y")
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(window.waitForExit(), 0, window.output)
-        XCTAssertNil(window.output.range(of: "attempt"), "garbage used no attempt: \(window.output)")
+        XCTAssertTrue(window.waitFor(.paired(device: "B")), window.output)
+        XCTAssertNil(window.pairingFailure(timeout: 0), "garbage used no attempt: \(window.output)")
     }
 }
 
@@ -359,16 +374,16 @@ extension CommandLinePairingTests {
         let before = try snapshot()
         let window = try RunningProcess(product: "baton", ["pair", "--accept", "--listen", "127.0.0.1:0", "--config", admin], terminal: true)
         processes.append(window)
-        let line = try XCTUnwrap(window.waitForLine(containing: "pairing window open on"), window.output)
-        let port = try XCTUnwrap(UInt16(try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }).split(separator: ":")[1]))
+        let port = try XCTUnwrap(window.pairingWindowPort(), window.output)
         window.send("y")  // typed ahead, before any code
         let b = try newcomer(port: port)
+        // The answer must come after the question is on the terminal: its words are what is waited for.
         XCTAssertNotNil(window.waitForLine(containing: "Does the new device show"), window.output)
-        XCTAssertNotNil(b.waitForLine(containing: "[y/N]"), b.output)
+        XCTAssertNotNil(b.pairingCode(onWindow: false), b.output)
         b.send("y")
         window.send("n")  // the person's answer, typed after seeing the code
         XCTAssertEqual(b.waitForExit(), 1, b.output)
-        XCTAssertNotNil(b.output.range(of: "the other device did not confirm"), b.output)
+        XCTAssertEqual(b.pairingFailure()?.reason, .declinedThere, b.output)
         window.terminate()
         window.waitForExit()
         XCTAssertEqual(before, try snapshot())
@@ -382,7 +397,8 @@ extension CommandLinePairingTests {
         try makeGroup()
         let (window, port) = try openWindow()
         let b = try newcomer(port: port, ["--code"])
-        let shown = try XCTUnwrap(Self.code(in: window.waitForLine(containing: "(type it on the new device)")), window.output)
+        let shown = try XCTUnwrap(window.pairingCode(onWindow: true), window.output)
+        // A terminal dialog: each answer follows the prompt its person reads.
         XCTAssertNotNil(b.waitForLine(containing: "Type the code the other device shows"), b.output)
         b.send("12345")
         XCTAssertNotNil(b.waitForLine(containing: "'12345' is not a six-digit code"), b.output)

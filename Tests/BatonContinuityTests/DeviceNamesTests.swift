@@ -133,9 +133,10 @@ final class DeviceNamesTests: ProcessTestCase {
                        "A's list is older than B")
         let (probeB, _) = try probe(bFolder, ["--peer", address])
         XCTAssertTrue(a.waitFor(.revocationsAdopted(sequence: 2, from: "device \(b.identifier.prefix(8))")), a.output)
-        XCTAssertNotNil(a.waitForLine(containing: "nearby B"), a.output)
-        XCTAssertNotNil(probeB.waitForLine(containing: "nearby A"), probeB.output)
-        XCTAssertNil(a.output.range(of: "nearby device "), a.output)
+        XCTAssertTrue(a.waitForNearby(from: "B"), a.output)
+        XCTAssertTrue(probeB.waitForNearby(from: "A"), probeB.output)
+        XCTAssertFalse(a.diagnosticEvents.contains { if case .nearbyOffered(_, let device) = $0 { device.hasPrefix("device ") } else { false } },
+                       a.output)
         let saved = try DeviceIdentity.load(from: aFolder)
         XCTAssertEqual(saved.deviceName(of: b.identifier), "B", "saved beside A's identity")
         XCTAssertEqual(mode(aFolder.appendingPathComponent("revocations")), 0o600, "the list names the devices: not for others")

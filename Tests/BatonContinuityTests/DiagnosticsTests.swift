@@ -55,9 +55,45 @@ final class DiagnosticsTests: TrustTestCase {
             .listening(host: "::", port: 4000), .linked(peer: "A", dialed: true), .unlinked(peer: "A", reason: .revoked), .revocationsAdopted(sequence: 4, from: nil),
             .refused(from: nil, reason: .tlsVersion), .refused(from: "192.0.2.7", reason: .tooManyConnections),
             .continuationFailed(activityType: "t", code: 4609), .appLeft(appID: "x", reason: .doesNotRead),
+            .nearbyOffered(activityType: "t", device: "A"), .nearbyWithdrawn(activityType: "t", device: "A"),
+            .discovery(state: "no-avahi-daemon"), .servicePublished(name: "baton-0123abcd", port: 4000),
+            .deviceFound(address: "192.0.2.7:4000"), .deviceLost(address: "192.0.2.7:4000"), .stoppedListening(port: 4000),
+            .pairingWindowOpen(port: 4001), .pairingCode(code: "123 456", onWindow: false), .pairingRefused(reason: .busy),
+            .pairingFailed(reason: .cannotIssue, attemptsLeft: 2), .pairingFailed(reason: .declinedThere, attemptsLeft: nil),
+            .paired(device: "B"), .joinedGroup(group: "Ada", device: "B"), .pairingWindowClosed(port: 4001),
+            .continuedElsewhere(activityType: "t", by: "B"), .refused(from: "B", reason: .continuedWithoutFetch),
+            .discoveryKeyMissing(sequence: 5, at: "B"), .discoveryKeyRetry(sequence: 5, afterSeconds: 2),
+            .appRefused(userID: 5555, reason: .otherUser), .appRefused(userID: nil, reason: .tooManyConnections),
+            .launchedAppExited(appID: "x", processID: 42, exitStatus: nil),
         ]
         for event in events {
             XCTAssertEqual(try JSONDecoder().decode(DiagnosticEvent.self, from: JSONEncoder().encode(event)), event)
+        }
+    }
+
+    /// The nearby list handed to the provider, compared with the one before by device and type:
+    /// an activity that comes is offered once (its updates are no change), one that goes or is
+    /// replaced is withdrawn, and the events come in that order (withdrawn first).
+    func testNearbyChangesArePublishedOncePerActivity() {
+        MainActor.assumeIsolated {
+            let diagnostics = Diagnostics()
+            var seen: [DiagnosticEvent] = []
+            let observation = diagnostics.observe { seen.append($0) }
+            defer { observation.cancel() }
+            let changes = NearbyChanges(diagnostics: diagnostics)
+            func activity(_ device: String, _ type: String, _ sequence: UInt64, _ title: String) -> NearbyActivity {
+                NearbyActivity(device: device, sequence: sequence, activityType: type, title: title, appID: "com.example.app", teamIdentifier: "T")
+            }
+            changes.update([activity("A", "t1", 1, "one")])
+            XCTAssertEqual(seen, [.nearbyOffered(activityType: "t1", device: "A")])
+            changes.update([activity("A", "t1", 2, "one, edited"), activity("B", "t1", 1, "B's")])
+            XCTAssertEqual(seen.dropFirst(), [.nearbyOffered(activityType: "t1", device: "B")], "an update of A's is no change")
+            changes.update([activity("A", "t2", 3, "two")])
+            XCTAssertEqual(seen.dropFirst(2), [.nearbyWithdrawn(activityType: "t1", device: "A"), .nearbyWithdrawn(activityType: "t1", device: "B"),
+                                               .nearbyOffered(activityType: "t2", device: "A")])
+            changes.update([])
+            XCTAssertEqual(seen.last, .nearbyWithdrawn(activityType: "t2", device: "A"))
+            XCTAssertEqual(seen.count, 6)
         }
     }
 }

@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -20,8 +21,8 @@ final class DiscoveredPairingTests: TestHostsOnlyTestCase {
                                        ["/bin/sh", "-c", "read -r go && \"$0\" pair --name Phone --config \"$1\"; echo \"newcomer ended $?\"; read -r end",
                                         baton, newcomer])
         hosts = [a, b]
-        let published = try XCTUnwrap(a.process.waitForLine(containing: "published as pair-"), a.process.output)
-        let instance = try XCTUnwrap(published.split(separator: " ").first { $0.hasPrefix("pair-") }.map(String.init))
+        let instance = try XCTUnwrap(a.process.publishedServiceName(), a.process.output)
+        XCTAssertTrue(instance.hasPrefix("pair-"), instance)
 
         // What anyone on the link sees of the window: a random name and `v=1`, nothing else.
         let browse = try b.start(["/usr/bin/avahi-browse", "--resolve", "--parsable", "--no-db-lookup", PairingAdvertisement.serviceType])
@@ -34,16 +35,16 @@ final class DiscoveredPairingTests: TestHostsOnlyTestCase {
         for secret in ["Ada", "Laptop", "Phone"] { XCTAssertFalse(record.contains(secret), record) }
 
         b.process.send("go")
-        let windowLine = a.process.waitForLine(containing: "wants to join")
-        let newcomerLine = b.process.waitForLine(containing: "code ")
-        XCTAssertNotNil(windowLine, a.process.output)
-        XCTAssertEqual(windowLine.map { String($0.suffix(7)) }, newcomerLine.map { String($0.suffix(7)) }, "\(a.process.output)\n\(b.process.output)")
-        XCTAssertTrue(b.process.output.contains("pairing with 10.77.0.1:"), b.process.output)
+        let windowCode = a.process.pairingCode(onWindow: true)
+        XCTAssertNotNil(windowCode, a.process.output)
+        XCTAssertEqual(windowCode, b.process.pairingCode(onWindow: false), "\(a.process.output)\n\(b.process.output)")
+        // What the newcomer's person reads: where the window it found is.
+        XCTAssertNotNil(b.process.waitForLine(containing: "pairing with 10.77.0.1:"), b.process.output)
         a.process.send("y")
         b.process.send("y")
-        XCTAssertNotNil(b.process.waitForLine(containing: "joined group 'Ada' as 'Phone'"), b.process.output)
-        XCTAssertNotNil(a.process.waitForLine(containing: "paired 'Phone'"), a.process.output)
-        // Closed, the window is withdrawn.
+        XCTAssertTrue(b.process.waitFor(.joinedGroup(group: "Ada", device: "Phone")), b.process.output)
+        XCTAssertTrue(a.process.waitFor(.paired(device: "Phone")), a.process.output)
+        // Closed, the window is withdrawn (each host's shell says how its command ended; avahi-browse, what an onlooker sees).
         XCTAssertNotNil(a.process.waitForLine(containing: "window ended 0"), a.process.output)
         XCTAssertNotNil(b.process.waitForLine(containing: "newcomer ended 0"), b.process.output)
         XCTAssertNotNil(browse.waitForLine(containing: "-;veth0;IPv4;\(instance);"), browse.output)

@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -26,11 +27,12 @@ final class DiscoveryAttacksBetweenHostsTests: TestHostsOnlyTestCase {
         let (attacker, victim) = try TestHost.pair(["/bin/sleep", "300"],
                                                    [productURL("DeviceProbe").path, b.path, "--ok", "--listen", "0.0.0.0"])
         hosts = [attacker, victim]
-        XCTAssertNotNil(victim.process.waitForLine(containing: "avahi-daemon answers"), victim.process.output)
+        XCTAssertTrue(victim.process.waitForDiscovery("running"), victim.process.output)
         let captured = key.freshToken(port: 4444, addresses: ["10.77.0.9"])
         publishers.append(try attacker.start(["/usr/bin/avahi-publish", "-s", "baton-replay0", "_baton._tcp", "4444",
                                               "v=1", "g=\(captured)"]))
-        // Wait until host B's daemon has resolved the replayed service (the node browses the same daemon).
+        // Wait until host B's daemon has resolved the replayed service (the node browses the same
+        // daemon): avahi-browse's own output, an onlooker's.
         let browse = try victim.start(["/usr/bin/avahi-browse", "--resolve", "--parsable", "--no-db-lookup", "_baton._tcp"])
         publishers.append(browse)
         XCTAssertNotNil(browse.waitForLine(containing: ";baton-replay0;_baton._tcp;local;host-a.local;10.77.0.1;4444;"), browse.output)
@@ -38,11 +40,12 @@ final class DiscoveryAttacksBetweenHostsTests: TestHostsOnlyTestCase {
         let honest = key.freshToken(port: 4444, addresses: ["10.77.0.1"])
         publishers.append(try attacker.start(["/usr/bin/avahi-publish", "-s", "baton-honest0", "_baton._tcp", "4444",
                                               "v=1", "g=\(honest)"]))
-        XCTAssertNotNil(victim.process.waitForLine(containing: "found a device of the group at 10.77.0.1:4444"), victim.process.output)
+        XCTAssertTrue(victim.process.waitFor(.deviceFound(address: "10.77.0.1:4444")), victim.process.output)
         XCTAssertNotNil(browse.waitForLine(containing: ";baton-honest0;_baton._tcp;local;host-a.local;10.77.0.1;4444;"), browse.output)
+        // The probe answers `ping` once it has handled all before it (its protocol, not a log).
         victim.process.send("ping")
         XCTAssertNotNil(victim.process.waitForLine(containing: "pong"), victim.process.output)
-        XCTAssertEqual(victim.process.output.components(separatedBy: "found a device of the group at 10.77.0.1:4444").count - 1, 1,
+        XCTAssertEqual(victim.process.diagnosticEvents.filter { $0 == .deviceFound(address: "10.77.0.1:4444") }.count, 1,
                        "only the honest record: \(victim.process.output)")
     }
 
@@ -67,15 +70,16 @@ final class DiscoveryAttacksBetweenHostsTests: TestHostsOnlyTestCase {
         let (a, c) = try TestHost.pair([probe, folders["A"]!.path, "--ok", "--listen", "0.0.0.0"],
                                        [probe, folders["C"]!.path, "--ok", "--listen", "0.0.0.0"])
         hosts = [a, c]
-        XCTAssertNotNil(c.process.waitForLine(containing: "avahi-daemon answers"), c.process.output)
+        XCTAssertTrue(c.process.waitForDiscovery("running"), c.process.output)
         let b = try c.start([probe, folders["B"]!.path, "--ok", "--listen", "0.0.0.0"])
         publishers.append(b)
-        XCTAssertNotNil(b.waitForLine(containing: "found a device of the group at 10.77.0.1"), b.output)
-        XCTAssertNotNil(b.waitForLine(containing: "nearby A"), b.output)
-        XCTAssertNotNil(a.process.waitForLine(containing: "nearby B"), a.process.output)
+        XCTAssertTrue(b.waitForFoundDevice(at: "10.77.0.1:"), b.output)
+        XCTAssertTrue(b.waitForNearby(from: "A"), b.output)
+        XCTAssertTrue(a.process.waitForNearby(from: "B"), a.process.output)
+        // The probe answers `ping` once it has handled all before it (its protocol, not a log).
         c.process.send("ping")
         XCTAssertNotNil(c.process.waitForLine(containing: "pong"), c.process.output)
-        XCTAssertNil(c.process.output.range(of: "found a device of the group"), c.process.output)
-        XCTAssertNil(c.process.output.range(of: "nearby A"), c.process.output)
+        XCTAssertFalse(c.process.diagnosticEvents.contains { if case .deviceFound = $0 { true } else { false } }, c.process.output)
+        XCTAssertFalse(c.process.diagnosticEvents.contains { if case .nearbyOffered = $0 { true } else { false } }, c.process.output)
     }
 }

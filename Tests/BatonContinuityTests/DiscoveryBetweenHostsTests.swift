@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -22,17 +23,23 @@ final class DiscoveryBetweenHostsTests: TestHostsOnlyTestCase {
         let shapes = productURL("baton-shapes").path
         let (a, b) = try startPair([shapes, "--device", paths[0], "--listen", "0.0.0.0:0", "--create", "triangle"],
                                    [shapes, "--device", paths[1], "--listen", "0.0.0.0:0", "--continue-nearby"])
-        XCTAssertNotNil(b.process.waitForLine(containing: "nearby: \"Creating shape\""), b.process.output)
+        XCTAssertTrue(b.process.waitForNearby(from: "A"), b.process.output)
+        // What Shapes shows its user: the shape restored from the payload.
         XCTAssertNotNil(b.process.waitForLine(containing: "restoreUserActivityState: created a triangle"), b.process.output)
-        XCTAssertNotNil(a.process.waitForLine(containing: "userActivityWasContinued"), a.process.output)
+        XCTAssertTrue(a.process.waitForContinuedElsewhere(), a.process.output)
         XCTAssertEqual(a.waitForExit(), 0, a.process.output)
         XCTAssertEqual(b.waitForExit(), 0, b.process.output)
         // No static peers were given: they found each other through Avahi, and only the one whose
         // service name sorts first dialed, so there was one connection, never two to reconcile.
-        let both = a.process.output + b.process.output
-        XCTAssertTrue(both.contains("found a device of the group at 10.77.0."), both)
-        XCTAssertEqual(both.components(separatedBy: "(dialed 10.77.0.").count - 1, 1, both)
-        XCTAssertFalse(both.contains("replacing the link"), both)
+        let both = a.process.diagnosticEvents + b.process.diagnosticEvents
+        XCTAssertTrue(both.contains { if case .deviceFound(let address) = $0 { address.hasPrefix("10.77.0.") } else { false } },
+                      a.process.output + b.process.output)
+        XCTAssertEqual(both.filter { if case .linked(_, dialed: true) = $0 { true } else { false } }.count, 1,
+                       a.process.output + b.process.output)
+        for host in [a, b] {
+            XCTAssertEqual(host.process.diagnosticEvents.filter { if case .linked = $0 { true } else { false } }.count, 1,
+                           "one link, never replaced: \(host.process.output)")
+        }
     }
 
     /// `baton nearby` on host B, with no peers configured, finds the device on host A through
@@ -46,11 +53,13 @@ final class DiscoveryBetweenHostsTests: TestHostsOnlyTestCase {
         let (hostA, hostB) = try startPair([productURL("DeviceProbe").path, a.path, "--ok", "--listen", "0.0.0.0"],
                                            ["/bin/sh", "-c", "read -r go && exec \"$0\" nearby --config \"$1\"",
                                             productURL("baton").path, cli.url.path])
-        XCTAssertNotNil(hostA.process.waitForLine(containing: "published as baton-"), hostA.process.output)
+        XCTAssertEqual(hostA.process.publishedServiceName()?.hasPrefix("baton-"), true, hostA.process.output)
         hostB.process.send("go")
         XCTAssertEqual(hostB.waitForExit(), 0, hostB.process.output)
+        // What `baton nearby` prints for its user: the device, the title, the type, the app.
         XCTAssertTrue(hostB.process.output.contains("A\t\"Probe\"\tcom.example.probe.editing\tcom.example.probe"), hostB.process.output)
-        XCTAssertFalse(hostB.process.output.contains("published as"), "baton nearby only browses")
+        XCTAssertNil(hostB.process.publishedServiceName(timeout: 0), "baton nearby only browses")
+        XCTAssertTrue(hostB.process.waitForDiscovery("browsing"), hostB.process.output)
     }
 
     /// A device whose host has a system bus but no avahi-daemon yet says so once, and is
@@ -60,11 +69,11 @@ final class DiscoveryBetweenHostsTests: TestHostsOnlyTestCase {
         let probe = productURL("DeviceProbe").path
         let (a, b) = try startPair([probe, paths[0], "--ok", "--listen", "0.0.0.0"],
                                    [probe, paths[1], "--ok", "--listen", "0.0.0.0"], avahiOnA: false)
-        XCTAssertNotNil(a.process.waitForLine(containing: "no avahi-daemon is reachable"), a.process.output)
+        XCTAssertTrue(a.process.waitForDiscovery("no-avahi-daemon"), a.process.output)
         try a.startAvahi()
-        XCTAssertNotNil(a.process.waitForLine(containing: "avahi-daemon answers"), a.process.output)
-        XCTAssertNotNil(b.process.waitForLine(containing: "nearby A"), b.process.output)
-        XCTAssertEqual(a.process.output.components(separatedBy: "no avahi-daemon is reachable").count - 1, 1, a.process.output)
+        XCTAssertTrue(a.process.waitForDiscovery("running"), a.process.output)
+        XCTAssertTrue(b.process.waitForNearby(from: "A"), b.process.output)
+        XCTAssertEqual(a.process.diagnosticEvents.filter { $0 == .discovery(state: "no-avahi-daemon") }.count, 1, a.process.output)
     }
 
     /// handoff-programming-guide, "Using Continuation Streams", with the link taken down while
@@ -76,10 +85,11 @@ final class DiscoveryBetweenHostsTests: TestHostsOnlyTestCase {
         let probe = productURL("DeviceProbe").path
         let (a, b) = try startPair([probe, paths[0], "--ok", "--streams", "--listen", "0.0.0.0"],
                                    [probe, paths[1], "--ok", "--listen", "0.0.0.0"])
-        XCTAssertNotNil(b.process.waitForLine(containing: "nearby A"), b.process.output)
+        XCTAssertTrue(b.process.waitForNearby(from: "A"), b.process.output)
         b.process.send("continue 10")
-        XCTAssertNotNil(b.process.waitForLine(containing: "continued Probe"), b.process.output)
+        XCTAssertTrue(b.process.waitForContinued(from: "A"), b.process.output)
         b.process.send("streams \(4 * 1024 * 1024 * 1024)")
+        // The probe's answers to its commands (its protocol on standard output, not a log).
         XCTAssertNotNil(b.process.waitForLine(containing: "stream receiving"), b.process.output)
         try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "down"])
         XCTAssertNotNil(b.process.waitForLine(containing: "stream failed", timeout: 60), b.process.output)
@@ -98,7 +108,8 @@ final class DiscoveryBetweenHostsTests: TestHostsOnlyTestCase {
         let probe = productURL("DeviceProbe").path
         let (_, b) = try startPair([probe, paths[0], "--ok", "--listen", "0.0.0.0", "--rotate", "1"],
                                    [probe, paths[1], "--ok", "--listen", "0.0.0.0"])
-        XCTAssertNotNil(b.process.waitForLine(containing: "nearby laptop"), b.process.output)
+        XCTAssertTrue(b.process.waitForNearby(from: "laptop"), b.process.output)
+        // What an onlooker sees: avahi-browse's own output.
         let browse = try b.start(["/usr/bin/avahi-browse", "--resolve", "--parsable", "--no-db-lookup", "_baton._tcp"])
         defer { browse.terminate() }
         // Resolved entries of host A (10.77.0.1): the first, then one after a rotation.
@@ -126,10 +137,12 @@ final class DiscoveryBetweenHostsTests: TestHostsOnlyTestCase {
         let probe = productURL("DeviceProbe").path
         let (a, b) = try startPair([probe, paths[0], "--ok", "--listen", "0.0.0.0"],
                                    [probe, paths[1], "--ok", "--listen", "0.0.0.0"])
-        XCTAssertNotNil(b.process.waitForLine(containing: "nearby A"), b.process.output)
+        XCTAssertTrue(b.process.waitForNearby(from: "A"), b.process.output)
         try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "down"])
         b.process.send("continue 3")
         let timedOut = CocoaError.Code.userActivityRemoteApplicationTimedOut.rawValue
+        // The probe's report of its delegate's didFailToContinueUserActivityWithType and the code it got;
+        // `ping` is answered `pong` (the probe's protocol): both apps still run.
         XCTAssertNotNil(b.process.waitForLine(containing: "failed \(timedOut)", timeout: 20), b.process.output)
         a.process.send("ping")
         b.process.send("ping")
@@ -137,7 +150,8 @@ final class DiscoveryBetweenHostsTests: TestHostsOnlyTestCase {
         XCTAssertNotNil(b.process.waitForLine(containing: "pong"), b.process.output)
         try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "up"])
         b.process.send("continue 20")
-        XCTAssertNotNil(b.process.waitForLine(containing: "continued Probe"), b.process.output + "\non A:\n" + a.process.output)
-        XCTAssertEqual(b.process.output.components(separatedBy: "continued Probe").count - 1, 1, "the late reply was not taken")
+        XCTAssertTrue(b.process.waitForContinued(from: "A"), b.process.output + "\non A:\n" + a.process.output)
+        XCTAssertEqual(b.process.diagnosticEvents.filter { if case .continued = $0 { true } else { false } }.count, 1,
+                       "the late reply was not taken: \(b.process.output)")
     }
 }

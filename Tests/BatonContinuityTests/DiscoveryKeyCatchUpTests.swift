@@ -52,7 +52,7 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         let (_, _) = try probe(folders["C"]!, ["--peer", address])
         let (d, _) = try probe(folders["D"]!, ["--peer", address])
         let all = { "A:\n\(a.output)\nB:\n\(b.output)\nD:\n\(d.output)" }
-        XCTAssertNotNil(a.waitForLine(containing: "nearby B C D"), all())
+        for peer in ["B", "C", "D"] { XCTAssertTrue(a.waitForNearby(from: peer), all()) }
         // B holds list 4 (naming D, relayed by A) before list 5 is copied in: a device saving a
         // peer's list as one is copied in can write over it (two writers of one file).
         XCTAssertTrue(b.waitFor(.revocationsAdopted(sequence: 4, from: "A")), all())
@@ -65,7 +65,7 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         XCTAssertTrue(a.waitFor(.unlinked(peer: "C", reason: .revoked)), all())
         XCTAssertTrue(d.waitFor(.revocationsAdopted(sequence: 5, from: "A")), all())
         // A asked before any device had the key.
-        XCTAssertNotNil(a.waitForLine(containing: "has no discovery key for revocation list 5"), all())
+        XCTAssertNotNil(a.waitForEvent { if case .discoveryKeyMissing(5, _) = $0 { true } else { false } }, all())
         XCTAssertFalse(try DeviceIdentity.load(from: folders["A"]!).discoveryKeyIsCurrent)
         // The hole while the key is missing: C's old key still passes A's gate (its
         // certificate is refused only in the TLS handshake).
@@ -95,7 +95,7 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         XCTAssertTrue(after.0, after.1)
         // B still continues from A.
         b.send("continue 10")
-        XCTAssertNotNil(b.waitForLine(containing: "continued Probe"), b.output)
+        XCTAssertTrue(b.waitForContinued(from: "A"), b.output)
 
         // After a restart A reaches B itself: it proves the new key at B's gate (with only the
         // old one, as before, B's gate turned it away).
@@ -105,13 +105,13 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
         XCTAssertTrue(restarted.waitFor(.linked(peer: "B", dialed: true)), restarted.output)
     }
 
-    /// `process`'s first line containing `text`, waited for while this process's loop runs (an
-    /// in-process node must answer its peer meanwhile).
+    /// Whether `process` published an event that `matches`, waited for while this process's
+    /// loop runs (an in-process node must answer its peer meanwhile).
     @MainActor
-    private static func line(of process: RunningProcess, containing text: String) -> String? {
-        let seen = Outcome { await Task.detached { process.waitForLine(containing: text, timeout: 18) }.value }
+    private static func event(of process: RunningProcess, _ matches: @escaping @Sendable (DiagnosticEvent) -> Bool) -> Bool {
+        let seen = Outcome { await Task.detached { process.waitForEvent(timeout: 18, where: matches) != nil }.value }
         spin(until: { seen.done })
-        return try? seen.get()
+        return (try? seen.get()) ?? false
     }
 
     /// No event comes and the device still gets the key: it asks again on its retry timer.
@@ -137,14 +137,14 @@ final class DiscoveryKeyCatchUpTests: ProcessTestCase {
             spin(until: { node.connectedPeers == ["A"] })
             node.consider(revocationData: list, from: "the test")
             // (A may name B only once list 4 is held: B's own list can arrive after it.)
-            XCTAssertNotNil(Self.line(of: a, containing: "revocation list 4 received from"), a.output)
-            XCTAssertNotNil(Self.line(of: a, containing: "has no discovery key for revocation list 4"), a.output)
+            XCTAssertTrue(Self.event(of: a) { if case .revocationsAdopted(4, _?) = $0 { true } else { false } }, a.output)
+            XCTAssertTrue(Self.event(of: a) { if case .discoveryKeyMissing(4, _) = $0 { true } else { false } }, a.output)
             // A's rounds are over and its retries are on the timer, the delay doubling.
-            XCTAssertNotNil(Self.line(of: a, containing: "for the discovery key of revocation list 4 in 2"), a.output)
+            XCTAssertTrue(Self.event(of: a) { $0 == .discoveryKeyRetry(sequence: 4, afterSeconds: 2) }, a.output)
             node.trust.onNewKey = nil  // B tells no one
             XCTAssertTrue(try node.trust.adopt(discoveryKey: newKey.bytes, from: "the test"))
             let taken = Date()
-            XCTAssertNotNil(Self.line(of: a, containing: "discovery key of revocation list 4 received from B"), a.output)
+            XCTAssertTrue(Self.event(of: a) { $0 == .discoveryKeyAdopted(sequence: 4, from: "B") }, a.output)
             print("no signal: A's retry took the key \(Int(Date().timeIntervalSince(taken) * 1000)) ms after B had it")
         }
         XCTAssertEqual(try DeviceIdentity.load(from: folders["A"]!).discoveryKey, newKey)

@@ -76,6 +76,7 @@ final class DiscoveryTests: TrustTestCase {
         let bus = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/dbus-daemon"),
                                      ["--session", "--nofork", "--print-address", "--address=unix:path=\(root.path)/bus"])
         defer { bus.terminate() }
+        // dbus-daemon's own output: the address it listens on.
         XCTAssertNotNil(bus.waitForLine(containing: "unix:path="), bus.output)
         try checkSaysOnceAndLinks(bus: "unix:path=\(root.path)/bus")
     }
@@ -93,9 +94,11 @@ final class DiscoveryTests: TrustTestCase {
         let second = try RunningProcess(product: "DeviceProbe", [b.path, "--ok", "--discover", "--peer", "127.0.0.1:\(port)"],
                                         environment: environment)
         defer { second.terminate() }
-        XCTAssertNotNil(second.waitForLine(containing: "nearby A"), second.output)
-        XCTAssertNotNil(first.waitForLine(containing: "nearby B"), first.output)
+        XCTAssertTrue(second.waitForNearby(from: "A"), second.output)
+        XCTAssertTrue(first.waitForNearby(from: "B"), first.output)
         for process in [first, second] {
+            XCTAssertEqual(process.diagnosticEvents.filter { $0 == .discovery(state: "no-avahi-daemon") }.count, 1, process.output)
+            // Said once to the person reading the log, not at each retry: the log itself is the subject here.
             XCTAssertEqual(process.output.components(separatedBy: "no avahi-daemon is reachable").count - 1, 1, process.output)
         }
     }

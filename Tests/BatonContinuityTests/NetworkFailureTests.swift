@@ -67,6 +67,7 @@ final class NetworkFailureTests: TrustTestCase {
 
     func testACorrectPeerContinues() throws {
         let (recorder, probe) = try continueFromProbe(["--ok"])
+        // The probe's app says each save its activity's delegate was asked for: the fetch reached the app.
         XCTAssertNotNil(probe.waitForLine(containing: "saving for a fetch"), probe.output)
         MainActor.assumeIsolated {
             XCTAssertEqual(recorder.continued, 1)
@@ -77,6 +78,7 @@ final class NetworkFailureTests: TrustTestCase {
 
     func testAStalledPeerTimesOut() throws {
         let (recorder, probe) = try continueFromProbe(["--stall"], timeout: .seconds(2))
+        // The probe's app says it was asked, and stalls its answer.
         XCTAssertNotNil(probe.waitForLine(containing: "stalling"), probe.output)
         MainActor.assumeIsolated {
             XCTAssertEqual(recorder.failures.map(\.code), [.userActivityRemoteApplicationTimedOut])
@@ -106,6 +108,7 @@ final class NetworkFailureTests: TrustTestCase {
     func testAnActivityReplacedBeforeTheFetchFails() throws {
         let (recorder, probe) = try continueFromProbe(["--ok"]) { probe in
             probe.send("replace")
+            // The probe's answer to `replace` (its protocol, not a log).
             XCTAssertNotNil(probe.waitForLine(containing: "replaced"), probe.output)
         }
         MainActor.assumeIsolated {
@@ -147,8 +150,9 @@ final class NetworkFailureTests: TrustTestCase {
             XCTAssertTrue(probe.waitForRefusal(.oversizedMessage), probe.output)
             // A's list is older than B (and B never sent its own): B shows by its identifier's short form.
             XCTAssertTrue(probe.waitForUnlink(from: "device \(b.identifier.prefix(8))"), probe.output)
-            XCTAssertFalse(probe.output.contains("nearby device"), probe.output)
+            XCTAssertFalse(probe.diagnosticEvents.contains { if case .nearbyOffered = $0 { true } else { false } }, probe.output)
         }
+        // The probe answers `ping` (its protocol): it still runs.
         probe.send("ping")
         XCTAssertNotNil(probe.waitForLine(containing: "pong"), probe.output)
         probe.terminate()

@@ -1,6 +1,7 @@
 @testable import BatonContinuity
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -33,9 +34,7 @@ final class OldTLSClientGetsNoCertificateTests: ProcessTestCase {
         }
         let window = try RunningProcess(product: "baton", ["pair", "--accept", "--listen", "127.0.0.1:0", "--config", admin])
         processes.append(window)
-        let line = try XCTUnwrap(window.waitForLine(containing: "pairing window open on"), window.output)
-        let address = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }, line)
-        let port = try XCTUnwrap(UInt16(address.split(separator: ":")[1].prefix { $0.isNumber }))
+        let port = try XCTUnwrap(window.pairingWindowPort(), window.output)
 
         assertNoCertificate(try Self.sClient(port: port, "-tls1_2", alpn: PairingChannel.alpn))
         assertNoCertificate(try Self.sClient(port: port, "-tls1_1", alpn: PairingChannel.alpn))

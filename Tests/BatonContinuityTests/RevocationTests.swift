@@ -28,8 +28,8 @@ final class RevocationTests: ProcessTestCase {
         let (authority, folders) = try group(["A", "C"])
         let (a, address) = try probe(folders["A"]!)
         let (c, _) = try probe(folders["C"]!, ["--peer", address])
-        XCTAssertNotNil(c.waitForLine(containing: "nearby A"), c.output)
-        XCTAssertNotNil(a.waitForLine(containing: "nearby C"), a.output)
+        XCTAssertTrue(c.waitForNearby(from: "A"), c.output)
+        XCTAssertTrue(a.waitForNearby(from: "C"), a.output)
 
         let written = Date()
         try Self.install(try authority.revokeDevice(named: "C"), at: folders["A"]!.appendingPathComponent("revocations"))
@@ -39,11 +39,13 @@ final class RevocationTests: ProcessTestCase {
         XCTAssertLessThan(cut, 10, "at once, not at the next connection (loose bound for a loaded machine)")
         XCTAssertTrue(c.waitForUnlink(from: "A"), c.output)
         c.send("continue 5")
+        // The probe's answer (its protocol): it did not continue.
         XCTAssertNotNil(c.waitForLine(containing: "failed"), c.output)
-        XCTAssertNil(c.output.range(of: "continued Probe"), c.output)
+        XCTAssertFalse(c.diagnosticEvents.contains { if case .continued = $0 { true } else { false } }, c.output)
+        // A's app was never asked for its payload (the probe says each save).
         XCTAssertNil(a.output.range(of: "saving for a fetch"), a.output)
         // C dials again (a static peer) and is refused in the handshake.
-        XCTAssertNotNil(a.waitForLine(containing: "the peer 'C' has been revoked"), a.output)
+        XCTAssertTrue(a.waitForRefusal(.revoked), a.output)
     }
 
     /// A linked with B and with C; the list revoking C reaches B (copied into B's folder): B
@@ -55,9 +57,10 @@ final class RevocationTests: ProcessTestCase {
         let (a, address) = try probe(folders["A"]!)
         let (b, _) = try probe(folders["B"]!, ["--peer", address])
         let (c, _) = try probe(folders["C"]!, ["--peer", address])
-        XCTAssertNotNil(b.waitForLine(containing: "nearby A"), b.output)
-        XCTAssertNotNil(c.waitForLine(containing: "nearby A"), c.output)
-        XCTAssertNotNil(a.waitForLine(containing: "nearby B C"), a.output)
+        XCTAssertTrue(b.waitForNearby(from: "A"), b.output)
+        XCTAssertTrue(c.waitForNearby(from: "A"), c.output)
+        XCTAssertTrue(a.waitForNearby(from: "B"), a.output)
+        XCTAssertTrue(a.waitForNearby(from: "C"), a.output)
 
         let list = try authority.revokeDevice(named: "C")
         let newKey = try authority.discoveryKey()
@@ -75,6 +78,7 @@ final class RevocationTests: ProcessTestCase {
         XCTAssertTrue(b.waitFor(.revocationsAdopted(sequence: 4, from: nil)), both())
         XCTAssertTrue(a.waitFor(.unlinked(peer: "C", reason: .revoked)), both())
         c.send("continue 5")
+        // The probe's answer (its protocol): it did not continue; A's app was never asked for its payload.
         XCTAssertNotNil(c.waitForLine(containing: "failed"), c.output)
         XCTAssertNil(a.output.range(of: "saving for a fetch"), a.output)
 
@@ -85,7 +89,7 @@ final class RevocationTests: ProcessTestCase {
         XCTAssertEqual(mode(folders["A"]!.appendingPathComponent("discovery.key")), 0o600)
         // B still continues from A.
         b.send("continue 10")
-        XCTAssertNotNil(b.waitForLine(containing: "continued Probe"), b.output)
+        XCTAssertTrue(b.waitForContinued(from: "A"), b.output)
     }
 
     /// The list on disk decides each call, even before the file watch has fired.
@@ -128,7 +132,7 @@ final class RevocationTests: ProcessTestCase {
         let (_, folders) = try group(["A", "B", "C"])
         let (a, address) = try probe(folders["A"]!)
         let (c, _) = try probe(folders["C"]!, ["--peer", address])
-        XCTAssertNotNil(c.waitForLine(containing: "nearby A"), c.output)
+        XCTAssertTrue(c.waitForNearby(from: "A"), c.output)
         let aAddress = try XCTUnwrap(PeerAddress(address))
         let bFolder = folders["B"]!
         try MainActor.assumeIsolated {
@@ -144,14 +148,18 @@ final class RevocationTests: ProcessTestCase {
                 return call.error
             }
             XCTAssertEqual((claim() as? CocoaError)?.code, .userActivityHandoffFailed)
-            XCTAssertNotNil(a.waitForLine(containing: "ignoring Continued(\(sequence)) from B: it did not fetch that activity"), a.output)
-            XCTAssertNil(a.output.range(of: "was continued"), a.output)
+            let refused = DiagnosticEvent.refused(from: "B", reason: .continuedWithoutFetch)
+            XCTAssertTrue(a.waitFor(refused), a.output)
+            let toldA = { a.diagnosticEvents.filter { if case .continuedElsewhere = $0 { true } else { false } } }
+            XCTAssertEqual(toldA(), [], a.output)
 
             c.send("continue 10")
-            XCTAssertNotNil(c.waitForLine(containing: "continued Probe"), c.output)
-            XCTAssertNotNil(a.waitForLine(containing: "was continued"), a.output)
+            XCTAssertTrue(c.waitForContinued(from: "A"), c.output)
+            XCTAssertTrue(a.waitFor(.continuedElsewhere(activityType: "com.example.probe.editing", by: "C")), a.output)
             XCTAssertEqual((claim() as? CocoaError)?.code, .userActivityHandoffFailed)
-            XCTAssertNotNil(a.waitForLine(containing: "ignoring Continued(\(sequence)) from B", occurrence: 2), a.output)
+            XCTAssertTrue(a.waitFor(refused, occurrence: 2), a.output)
+            XCTAssertEqual(toldA().count, 1, a.output)
+            // What A's app was told, through its delegate (the probe says it): once.
             XCTAssertEqual(a.output.components(separatedBy: "was continued").count - 1, 1, a.output)
         }
     }

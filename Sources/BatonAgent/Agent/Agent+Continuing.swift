@@ -97,6 +97,8 @@ extension Agent {
     /// second instance passes it to the first and exits 0; a wrapper starts the app and exits):
     /// the continuation then goes on waiting for a join, within `launchJoinTimeout`.
     func launchedAppEnded(_ exit: LaunchedAppExit, continuation id: UInt64) {
+        let exitStatus: Int32? = if case .exited(let code) = exit.status { code } else { nil }
+        node.diagnostics.publish(.launchedAppExited(appID: exit.appID, processID: exit.processID, exitStatus: exitStatus))
         guard let index = waitingForLaunch.firstIndex(where: { $0.id == id }) else { return }
         if exit.status == .exited(0) {
             return log.info("\(PrintableText.escaped(exit.appID)) (pid \(exit.processID)) exited with status 0 before joining: waiting for the app it handed the launch to")

@@ -137,6 +137,10 @@ public final class Agent {
             self.answer(answer, from: app)
         }
         apps.add(app)
+        app.bus.onRefused = { [weak self, weak app] reason in
+            guard let self, let app else { return }
+            self.node.diagnostics.publish(.refused(from: app.appID ?? "pid \(app.pid)", reason: reason))
+        }
         app.bus.onClosed { [weak self, weak app] in
             guard let self, let app else { return }
             self.apps.remove(app)

@@ -79,6 +79,7 @@ public final class AgentServer {
         }
         guard uid == getuid() else {
             refusedConnections += 1
+            agent.node.diagnostics.publish(.appRefused(userID: uid == .max ? nil : UInt32(uid), reason: .otherUser))
             if refusedConnections <= loggedRefusals {
                 log.warning("refused a connection from uid \(uid == .max ? "unknown" : "\(uid)") (pid \(pid)): only uid \(getuid()) may use this agent")
             }
@@ -87,6 +88,7 @@ public final class AgentServer {
         }
         guard connections < maximumClients else {
             refusedPastCap += 1
+            agent.node.diagnostics.publish(.appRefused(userID: UInt32(uid), reason: .tooManyConnections))
             if refusedPastCap == 1 {
                 log.notice("refused a connection from pid \(pid): \(maximumClients) connections already (more are counted, not logged)")
             }

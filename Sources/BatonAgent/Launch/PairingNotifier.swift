@@ -88,8 +88,13 @@ public final class PairingNotifier {
     public func ask(code: PairingCode, newcomerTypes: Bool, from host: String?, group: String) async -> Bool? {
         guard hasServer, let connection = link?.connection, !Task.isCancelled else { return nil }
         notifying += 1
-        let result = await connection.call("Notify", Self.parameters(code: code, newcomerTypes: newcomerTypes, from: host, group: group),
-                                           replyType: "(u)", timeout: callTimeout)
+        // Not cancelled with the question: the server may show it before an answer elsewhere
+        // cancels this, and only its reply's id lets it be withdrawn (below).
+        let parameters = Self.parameters(code: code, newcomerTypes: newcomerTypes, from: host, group: group)
+        let timeout = callTimeout
+        let result = await Task { @MainActor in
+            await connection.call("Notify", parameters, replyType: "(u)", timeout: timeout)
+        }.loopValue()
         notifying -= 1
         guard case .success(.tuple(let items)) = result, items.count == 1, case .uint32(let id) = items[0], id != 0 else {
             if case .failure(let error) = result { log.notice("could not show a pairing request: \(error)") }

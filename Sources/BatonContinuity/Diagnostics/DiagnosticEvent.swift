@@ -12,6 +12,9 @@ import Foundation
 public enum DiagnosticEvent: Sendable, Equatable, Codable {
     /// A listener is open on `host:port` (at start, and at each port rotation).
     case listening(host: String, port: UInt16)
+    /// The listener replaced at a port rotation stopped listening on `port` (its grace is over):
+    /// the port refuses connections from now on.
+    case stoppedListening(port: UInt16)
     /// Discovery changed state (`DiscoveryStatus.code`).
     case discovery(state: String)
     /// A link to `peer` is up; `dialed` is whether this device dialed it.
@@ -19,7 +22,7 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     /// The link to `peer` went down.
     case unlinked(peer: String, reason: UnlinkReason)
     /// A connection, a message or a peer was refused (`from`: the device's name or the
-    /// address, where known).
+    /// address, where known; on the agent's socket, the app's id, or `pid N` before it joined).
     case refused(from: String?, reason: RefusalReason)
     /// This device adopted the group's revocation list `sequence`: from the linked device
     /// `from`, or (nil) from the file beside its identity.
@@ -27,8 +30,18 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     /// This device holds the discovery key of revocation list `sequence`: from the linked
     /// device `from`, or (nil) from the file beside its identity.
     case discoveryKeyAdopted(sequence: UInt64, from: String?)
+    /// The linked device `at` was asked for the discovery key of revocation list `sequence`
+    /// and did not have it.
+    case discoveryKeyMissing(sequence: UInt64, at: String)
+    /// No linked device had the discovery key of revocation list `sequence`: they are asked
+    /// again after `afterSeconds` (the delay doubling each time, up to a bound), or at once
+    /// when a reason comes (a new link, a device sending the list).
+    case discoveryKeyRetry(sequence: UInt64, afterSeconds: Int)
     /// An activity of `activityType` from `peer` was continued on this device.
     case continued(activityType: String, from: String)
+    /// This device's activity of `activityType` was continued on `by`, which fetched it: its
+    /// delegate has been told (`userActivityWasContinued(_:)`).
+    case continuedElsewhere(activityType: String, by: String)
     /// A continuation on this device failed with Handoff error `code`
     /// (`NSUserActivityErrorDomain`'s codes: `UserActivityError.Code`).
     case continuationFailed(activityType: String, code: Int)
@@ -39,6 +52,48 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     case appLeft(appID: String, reason: AppDropReason?)
     /// A linked device was slowed for what it sent (said once a link).
     case peerLimited(peer: String, reason: PeerLimit)
+
+    /// A linked device offers an activity of `activityType` now: it is nearby on this device
+    /// (published once when it appears, not at each update of the same activity).
+    case nearbyOffered(activityType: String, device: String)
+    /// The activity of `activityType` that `device` offered is no longer nearby (the device
+    /// offers another or none, or its link went down).
+    case nearbyWithdrawn(activityType: String, device: String)
+
+    /// This device's record is published through avahi-daemon as the DNS-SD instance `name`
+    /// (`_baton._tcp`, or `_baton-pair._tcp` for a pairing window), for `port`. The name is
+    /// random and is what the network sees anyway.
+    case servicePublished(name: String, port: UInt16)
+    /// Discovery found a device of the group at `address` (`host:port`): its record's token
+    /// verified for that address and port.
+    case deviceFound(address: String)
+    /// A device discovery had found withdrew its record (`address`, `host:port`).
+    case deviceLost(address: String)
+
+    /// A pairing window is open on `port` (its listener's), for a newcomer.
+    case pairingWindowOpen(port: UInt16)
+    /// The pairing window on `port` closed (a device paired, its time or attempts used, or it
+    /// was closed): the port refuses connections from now on.
+    case pairingWindowClosed(port: UInt16)
+    /// The code of a pairing session was put to the person here (`onWindow`: on the window's
+    /// side, else on the newcomer's) — the code the terminal or notification shows them.
+    case pairingCode(code: String, onWindow: Bool)
+    /// The pairing window turned a newcomer away before any code (it uses no attempt).
+    case pairingRefused(reason: PairingRefusal)
+    /// A pairing session failed on this side; `attemptsLeft` is the window's (nil on the
+    /// newcomer's side).
+    case pairingFailed(reason: PairingFailure, attemptsLeft: Int?)
+    /// The pairing window issued `device` and the newcomer confirmed it saved its identity.
+    case paired(device: String)
+    /// This device joined `group` as `device`: its identity is saved.
+    case joinedGroup(group: String, device: String)
+
+    /// The agent refused an app's connection to its socket (`userID`: the connecting
+    /// process's, nil when unknown).
+    case appRefused(userID: UInt32?, reason: AppRefusal)
+    /// An app the agent launched to continue an activity ended (`exitStatus`: its status, nil
+    /// when a signal ended it).
+    case launchedAppExited(appID: String, processID: Int32, exitStatus: Int32?)
 
     /// Why something from the network was refused.
     public enum RefusalReason: String, Sendable, Codable, CaseIterable {
@@ -62,6 +117,8 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
         case malformedMessage
         /// The peer did not read what was sent to it, past the cap on what may wait for it.
         case doesNotRead
+        /// A device said it continued this device's activity without having fetched it.
+        case continuedWithoutFetch
     }
 
     /// Why a link went down.

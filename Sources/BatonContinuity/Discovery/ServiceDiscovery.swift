@@ -42,7 +42,14 @@ public final class ServiceDiscovery {
     }
 
     /// Where discovery stands now.
-    public private(set) var state: State = .stopped
+    public private(set) var state: State = .stopped {
+        didSet { if state != oldValue { onStateChange?() } }
+    }
+    /// Called after each change of `state`.
+    var onStateChange: (@MainActor () -> Void)?
+    /// Where what discovery publishes and finds is published (`servicePublished`,
+    /// `deviceFound`, `deviceLost`): the node's.
+    var diagnostics: Diagnostics?
     /// True when the last record could not be published because no interface is up with an
     /// IPv4 address that can multicast.
     public private(set) var hasNoInterface = false
@@ -228,7 +235,9 @@ public final class ServiceDiscovery {
 
     private func published(_ event: ServicePublication.Event) {
         switch event {
-        case .established: log.info("published as \(record?.instanceName ?? "?")")
+        case .established:
+            log.info("published as \(record?.instanceName ?? "?")")
+            if let record { diagnostics?.publish(.servicePublished(name: record.instanceName, port: port)) }
         case .cannotPublish(let reason): fail(reason)
         case .failed(let reason): log.error("publishing failed: \(reason)")
         case .connection: break  // heard from the browse
@@ -246,12 +255,14 @@ public final class ServiceDiscovery {
             }
             peers["\(service.interface)/\(service.name)"] = service.address
             log.info("found a device of the group at \(service.address)")
+            diagnostics?.publish(.deviceFound(address: service.address.description))
             // Both devices publish and browse, so each finds the other; the one whose instance
             // name sorts first dials (the names are random, so this favours no device).
             let own = published?.instanceName
             found(FoundPeer(address: service.address, dialsUs: own.map { service.name < $0 } ?? false))
         case .removed(let interface, let name):
             guard let address = peers.removeValue(forKey: "\(interface)/\(name)") else { return }
+            diagnostics?.publish(.deviceLost(address: address.description))
             lost(address)
         case .settled:
             settle()

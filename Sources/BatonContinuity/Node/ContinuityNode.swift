@@ -40,6 +40,8 @@ public final class ContinuityNode: NearbyActivitySource {
     /// refused with the reason, listening, lists and keys adopted. Its log says the same in
     /// words for people; tools and tests observe these.
     public let diagnostics: Diagnostics
+    /// What of the nearby list came and went, published to `diagnostics`.
+    private let nearbyChanges: NearbyChanges
 
     /// This device's identity: its certificate and key, the group's certificate, and the
     /// revocation list it holds now (replaced when a newer list is copied in or relayed).
@@ -155,6 +157,7 @@ public final class ContinuityNode: NearbyActivitySource {
         let grants = StreamGrants()
         self.provider = provider
         self.diagnostics = diagnostics
+        nearbyChanges = NearbyChanges(diagnostics: diagnostics)
         self.log = log
         self.credential = credential
         self.trust = trust
@@ -163,10 +166,11 @@ public final class ContinuityNode: NearbyActivitySource {
         self.dialer = dialer
         self.advertiser = advertiser
         self.grants = grants
-        discovery = NodeDiscovery(trust: trust, listeners: listeners, dialer: dialer, log: log, avahi: avahi ?? AvahiConnection())
-        keyFetch = DiscoveryKeyFetch(trust: trust, links: links, log: log)
+        discovery = NodeDiscovery(trust: trust, listeners: listeners, dialer: dialer, log: log,
+                                  avahi: avahi ?? AvahiConnection(), diagnostics: diagnostics)
+        keyFetch = DiscoveryKeyFetch(trust: trust, links: links, log: log, diagnostics: diagnostics)
         server = PayloadServer(trust: trust, links: links, advertiser: advertiser, grants: grants, listeners: listeners,
-                               provider: provider, log: log)
+                               provider: provider, log: log, diagnostics: diagnostics)
         calls = PeerCalls(links: links, log: log)
         wireParts()
     }
@@ -275,7 +279,11 @@ public final class ContinuityNode: NearbyActivitySource {
     }
 
     /// Hands the peers' activities to the provider, each with its device's name from the list held.
-    private func publishNearby() { provider.nearbyActivitiesDidChange(links.nearby) }
+    private func publishNearby() {
+        let nearby = links.nearby
+        provider.nearbyActivitiesDidChange(nearby)
+        nearbyChanges.update(nearby)
+    }
 
     // MARK: Continuing
 

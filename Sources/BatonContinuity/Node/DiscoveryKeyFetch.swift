@@ -21,6 +21,7 @@ final class DiscoveryKeyFetch {
     private let trust: TrustSync
     private let links: LinkTable
     private let log: PeerLogger
+    private let diagnostics: Diagnostics
     private var asking = false
     /// A reason to ask came while a round was out.
     private var askAgain = false
@@ -30,10 +31,11 @@ final class DiscoveryKeyFetch {
     private var lastRound: ContinuousClock.Instant?
     private var nextDelay = DiscoveryKeyFetch.firstRetry
 
-    init(trust: TrustSync, links: LinkTable, log: PeerLogger) {
+    init(trust: TrustSync, links: LinkTable, log: PeerLogger, diagnostics: Diagnostics) {
         self.trust = trust
         self.links = links
         self.log = log
+        self.diagnostics = diagnostics
     }
 
     /// Whether the key the list held names is missing.
@@ -103,6 +105,7 @@ final class DiscoveryKeyFetch {
                 try trust.adopt(discoveryKey: try await link.bus.call(.getDiscoveryKey), from: name)
             } catch {
                 log.info("\(name) has no discovery key for revocation list \(trust.identity.revocations.sequence): \(error)")
+                diagnostics.publish(.discoveryKeyMissing(sequence: trust.identity.revocations.sequence, at: name))
             }
         }
     }
@@ -118,6 +121,7 @@ final class DiscoveryKeyFetch {
         let delay = nextDelay
         nextDelay = min(nextDelay * 2, Self.longestRetry)
         log.info("asking the linked devices again for the discovery key of revocation list \(trust.identity.revocations.sequence) in \(delay)")
+        diagnostics.publish(.discoveryKeyRetry(sequence: trust.identity.revocations.sequence, afterSeconds: Int(delay.components.seconds)))
         scheduleRound(after: delay)
     }
 }

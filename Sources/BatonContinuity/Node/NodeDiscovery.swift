@@ -20,13 +20,26 @@ final class NodeDiscovery {
     private let log: PeerLogger
     /// The process's client of avahi-daemon, handed in by the node's owner.
     private let avahi: AvahiConnection
+    private let diagnostics: Diagnostics
+    /// The state last published (`DiscoveryStatus.code`), so each change is published once.
+    private var publishedState: String?
 
-    init(trust: TrustSync, listeners: NodeListeners, dialer: Dialer, log: PeerLogger, avahi: AvahiConnection) {
+    init(trust: TrustSync, listeners: NodeListeners, dialer: Dialer, log: PeerLogger, avahi: AvahiConnection,
+         diagnostics: Diagnostics) {
         self.avahi = avahi
         self.trust = trust
         self.listeners = listeners
         self.dialer = dialer
         self.log = log
+        self.diagnostics = diagnostics
+    }
+
+    /// Publishes `.discovery(state:)` when `status` has changed since it was last published.
+    private func publishStatus() {
+        let code = status.code
+        guard code != publishedState else { return }
+        publishedState = code
+        diagnostics.publish(.discovery(state: code))
     }
 
     /// Starts discovery as `mode` says for a node listening on `host`.
@@ -40,6 +53,8 @@ final class NodeDiscovery {
         case .browseOnly: start(port: port, publishes: false)
         case .publishAndBrowse: start(port: port, publishes: true)
         }
+        // A discovery started says its state as it changes; one off says why now.
+        if discovery == nil { publishStatus() }
     }
 
     private func start(port: UInt16, publishes: Bool) {
@@ -58,6 +73,8 @@ final class NodeDiscovery {
             dialer?.lost(address)
         })
         if publishes { discovery.portAtRotation = { [weak listeners] in listeners?.rotate() } }
+        discovery.diagnostics = diagnostics
+        discovery.onStateChange = { [weak self] in self?.publishStatus() }
         discovery.onSettled = { [weak dialer] in dialer?.discoverySettled() }
         self.discovery = discovery
         dialer.discoveryStarted()
@@ -79,12 +96,14 @@ final class NodeDiscovery {
         discovery?.stop()
         discovery = nil
         dialer.discoverySettled()
+        publishStatus()
     }
 
     func stop() {
         discovery?.stop()
         discovery = nil
         publishes = nil
+        publishStatus()
     }
 
     /// Whether the group's devices find this one and it finds them, and if not, why.

@@ -102,6 +102,7 @@ final class NodeListeners {
         guard let index = previous.firstIndex(where: { $0.listener === old }) else { return }
         old.stopListening()
         log.info("stopped listening on port \(old.port)")
+        diagnostics.publish(.stoppedListening(port: old.port))
         previous[index].timer = MainLoop.after(handshakeDeadline + .seconds(1)) { [weak self] in
             guard let self, let index = self.previous.firstIndex(where: { $0.listener === old }) else { return }
             self.previous.remove(at: index)

@@ -20,9 +20,11 @@ final class PayloadServer: DeviceServiceHandler {
     private let listeners: NodeListeners
     private let provider: any ActivityProvider
     private let log: PeerLogger
+    private let diagnostics: Diagnostics
 
     init(trust: TrustSync, links: LinkTable, advertiser: Advertiser, grants: StreamGrants, listeners: NodeListeners,
-         provider: any ActivityProvider, log: PeerLogger) {
+         provider: any ActivityProvider, log: PeerLogger, diagnostics: Diagnostics) {
+        self.diagnostics = diagnostics
         self.trust = trust
         self.links = links
         self.advertiser = advertiser
@@ -75,11 +77,13 @@ final class PayloadServer: DeviceServiceHandler {
     func continued(sequence: UInt64, by peer: DevicePeer) async throws(DeviceServiceError) {
         guard fetchers.sequence == sequence, fetchers.serials.contains(peer.serial) else {
             log.notice("ignoring Continued(\(sequence)) from \(trust.name(of: peer.id)): it did not fetch that activity")
+            diagnostics.publish(.refused(from: trust.name(of: peer.id), reason: .continuedWithoutFetch))
             throw .refused("\(trust.name(of: peer.id)) did not fetch activity \(sequence)")
         }
         guard let activity = advertiser.provided(sequence: sequence) else { return }
         log.debug("\(trust.name(of: peer.id)) continued \(activity.activityType)")
         await provider.continued(activity)
+        diagnostics.publish(.continuedElsewhere(activityType: activity.activityType, by: trust.name(of: peer.id)))
     }
 
     /// A one-time token for a stream connection from `peer` (`StreamGrants.grant`), and the

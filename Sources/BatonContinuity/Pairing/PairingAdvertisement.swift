@@ -20,6 +20,9 @@ public final class PairingAdvertisement {
     public var onPublished: ((String) -> Void)?
     /// Called if it cannot be published (no avahi-daemon, or Avahi failed), with why.
     public var onUnavailable: ((String) -> Void)?
+    /// Where it says it is published (`DiagnosticEvent.servicePublished`): observers here, and
+    /// the process's diagnostics pipe.
+    public let diagnostics = Diagnostics()
     private let port: UInt16
     private let avahi: AvahiConnection
     private var publication: ServicePublication?
@@ -58,7 +61,9 @@ public final class PairingAdvertisement {
 
     private func published(_ event: ServicePublication.Event) {
         switch event {
-        case .established: onPublished?(instanceName)
+        case .established:
+            diagnostics.publish(.servicePublished(name: instanceName, port: port))
+            onPublished?(instanceName)
         case .cannotPublish(let reason), .failed(let reason), .connection(.failed(let reason)): unavailable(reason)
         case .connection(.connecting), .connection(.noDaemon): unavailable(AvahiConnection.noDaemon)
         case .connection: break

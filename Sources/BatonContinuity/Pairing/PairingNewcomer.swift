@@ -23,6 +23,9 @@ public final class PairingNewcomer {
     var onSend: ((Data) -> Void)?
     /// True once the attempt under way showed its code (`join` tries it again only before).
     private var prompted = false
+    /// What the newcomer does as typed events (the code shown to the person here, joined, or
+    /// why it failed, with the attempts left): observers here, and the process's diagnostics pipe.
+    public let diagnostics = Diagnostics()
 
     /// What the person on the new device is asked about.
     public struct Prompt: Sendable {
@@ -59,6 +62,22 @@ public final class PairingNewcomer {
                      onRetry: (@MainActor (_ failure: PairingError, _ delay: Duration, _ attemptsLeft: Int) -> Void)? = nil,
                      confirm: @escaping @MainActor (Prompt) async -> Bool,
                      save: @MainActor (DeviceIdentity) throws -> Void) async throws(PairingError) -> DeviceIdentity {
+        do throws(PairingError) {
+            let identity = try await attempts(host: host, port: port, typing: typing, timeout: timeout, retry: retry,
+                                              onRetry: onRetry, confirm: confirm, save: save)
+            diagnostics.publish(.joinedGroup(group: identity.groupName, device: identity.name))
+            return identity
+        } catch {
+            diagnostics.publish(.pairingFailed(reason: .init(error), attemptsLeft: nil))
+            throw error
+        }
+    }
+
+    /// `join`'s attempts, each made again as `retry` says while it may pass by itself.
+    private func attempts(host: String, port: UInt16, typing: Bool, timeout: Duration, retry: PairingRetry,
+                          onRetry: (@MainActor (_ failure: PairingError, _ delay: Duration, _ attemptsLeft: Int) -> Void)?,
+                          confirm: @escaping @MainActor (Prompt) async -> Bool,
+                          save: @MainActor (DeviceIdentity) throws -> Void) async throws(PairingError) -> DeviceIdentity {
         let started = ContinuousClock.now
         var attempt = 1
         while true {
@@ -105,6 +124,8 @@ public final class PairingNewcomer {
         let remaining = max(timeout - (ContinuousClock.now - started), .seconds(1))
         let prompt = Prompt(code: code, windowTypes: windowTypes)
         prompted = true  // from here on, never tried again
+        // Only a code the person here is shown: a side that types the other's code never sees its own.
+        if !typing { diagnostics.publish(.pairingCode(code: code.description, onWindow: false)) }
         let race = await ConfirmationRace.run(local: { await confirm(prompt) },
                                               remote: { () throws(PairingError) in try await channel.receive(.grant, within: remaining) })
         let answer: Result<PairingMessage, PairingError>

@@ -46,6 +46,10 @@ public final class PairingWindow {
     public var attemptSpacing: Duration = .seconds(1)
     /// Called with each event, on the loop.
     public var onEvent: ((Event) -> Void)?
+    /// What the window does as typed events (open, each code shown to the person here, a
+    /// newcomer refused, a session failed, a device paired): observers here, and the
+    /// process's diagnostics pipe.
+    public let diagnostics = Diagnostics()
 
     /// The listener the window uses.
     public let listener: PairingListener
@@ -93,6 +97,7 @@ public final class PairingWindow {
         deadline = MainLoop.after(lifetime) { [weak self, lifetime] in
             self?.finish(.failure(.windowClosed("its time (\(lifetime)) is up")))
         }
+        diagnostics.publish(.pairingWindowOpen(port: listener.port))
         Task { @MainActor [weak self] in
             while let listener = self?.listener, let channel = await listener.accept() {
                 Task { @MainActor [weak self] in await self?.handle(channel) }
@@ -117,6 +122,7 @@ public final class PairingWindow {
         deadline = nil
         spacing?.cancel()
         listener.close()
+        diagnostics.publish(.pairingWindowClosed(port: listener.port))
         if let session {
             session.channel.abort()
             session.task.cancel()
@@ -145,6 +151,7 @@ public final class PairingWindow {
             : typing && theyType ? .bothTyping
             : nil
         if let refusal {
+            diagnostics.publish(.pairingRefused(reason: refusal))
             onEvent?(.refused(refusal))
             try? await channel.send(.commit(refusal: refusal, commitment: Data(), reason: "", typing: typing))
             return
@@ -185,6 +192,7 @@ public final class PairingWindow {
         lastSessionEnd = ContinuousClock.now
         switch result {
         case .success(let name):
+            diagnostics.publish(.paired(device: name))
             finish(.success(name))
         case .failure(let error) where error.isNotSaved:
             // Issued: one grant per window, and the failure names the device to check.
@@ -192,6 +200,7 @@ public final class PairingWindow {
         case .failure(let error):
             guard outcome == nil else { break }
             if counts { attemptsLeft -= 1 }
+            diagnostics.publish(.pairingFailed(reason: .init(error), attemptsLeft: attemptsLeft))
             onEvent?(.attemptFailed(error, attemptsLeft: attemptsLeft))
             if attemptsLeft <= 0 { finish(.failure(.windowClosed("its attempts are used"))) }
         }
@@ -211,6 +220,8 @@ public final class PairingWindow {
         let code = PairingCode(exporter: channel.exporter, authorityKey: channel.ownKeyInfo, newcomerKey: channel.peerKeyInfo,
                                authorityNonce: nonce, newcomerNonce: theirs)
         let request = Request(code: code, peerHost: channel.peerHost, newcomerTypes: newcomerTypes)
+        // Only a code the person here is shown: a side that types the other's code never sees its own.
+        if !typing { diagnostics.publish(.pairingCode(code: code.description, onWindow: true)) }
         // The person's answer is bounded by the window's end, which aborts the session.
         let race = await ConfirmationRace.run(local: { [confirm] in await confirm(request) },
                                               remote: { () throws(PairingError) in try await channel.receive(.verdict, within: .seconds(3600)) })
