@@ -67,6 +67,10 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking, NoteListShowing {
                 // Said once what the typing started has run (the undo group closed, the menus
                 // revalidated): low-priority idles run after every other pending source.
                 MainLoop.idle(priority: .low) {
+                    // Where the label strip is, for a test that clicks it (X11 only).
+                    if let place = editor.controller.labelStrip.placeOnX11() {
+                        say("label strip in X window \(place.window) at \(place.x),\(place.y)")
+                    }
                     say("editing \(shown(editor.controller.note.name)), cursor at \(editor.controller.cursor)")
                     self.takeScreenshotOnce(of: editor.window)
                 }
