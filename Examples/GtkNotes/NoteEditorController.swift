@@ -151,6 +151,13 @@ final class NoteEditorController: ViewController, UserActivityDelegate, Undoing,
 
     // MARK: The label
 
+    /// Picks `label` as the person would in the strip (`--label` at launch).
+    func pick(_ label: NoteLabel) {
+        let previous = note.label
+        labelStrip.show(label)
+        labelPicked(label, previous: previous)
+    }
+
     /// The person picked `label` in the strip: the note's, undoable.
     private func labelPicked(_ label: NoteLabel, previous: NoteLabel) {
         undoManager?.registerUndo(withTarget: self) { $0.setLabel(previous) }
@@ -269,7 +276,7 @@ final class NoteEditorController: ViewController, UserActivityDelegate, Undoing,
         focusText()
         let shownText = self.text, shownCursor = cursor
         let before = String(shownText.unicodeScalars.prefix(shownCursor)), after = String(shownText.unicodeScalars.dropFirst(shownCursor))
-        say("restored \(shown(note.name)): the text view holds \(shownText.unicodeScalars.count) characters, cursor at \(shownCursor): \"\(shown(before))|\(shown(after))\"")
+        say("restored \(shown(note.name)): the text view holds \(shownText.unicodeScalars.count) characters, cursor at \(shownCursor): \"\(shown(before))|\(shown(after))\", label \(note.label.rawValue)")
     }
 
     /// The note continues on another device: say so in the window.
