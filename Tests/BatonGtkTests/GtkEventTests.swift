@@ -32,6 +32,7 @@ final class GtkEventTests: XCTestCase {
             "EVENT scrollWheel up",
         ], "and the key typed in the text view never reached the canvas")
         XCTAssertTrue(lines.contains("CHECK text view chars=1"), "GTK's text view typed its key")
+        XCTAssertTrue(lines.contains("CHECK window shortcut activations=1"), "a GTK shortcut matching a Control key keeps it")
     }
 }
 #endif

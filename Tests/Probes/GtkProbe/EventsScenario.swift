@@ -47,6 +47,18 @@ final class CanvasView: DrawingAreaView, StandardKeyBindingResponding.MoveLeft {
     // Control+K: no view takes it as a key equivalent, no GTK shortcut matches it: a key-down.
     RealInput.pressWithControl(0x6b)
     wait("control-k pressed") { canvas.log.count >= 5 }
+    // Control+J: a GTK shortcut of the window (bubble phase, after the canvas) matches it, so
+    // the canvas leaves it to GTK and gets no key-down.
+    let shortcuts = baton_gtk_shortcut_controller_new(GTK_PHASE_BUBBLE)
+    gtk_shortcut_controller_add_shortcut(shortcuts, gtk_shortcut_new(gtk_shortcut_trigger_parse_string("<Control>j"),
+                                                                     gtk_signal_action_new("activate-default")))
+    gtk_widget_add_controller(baton_gtk_widget(UnsafeMutableRawPointer(window.gtkWindow!)), shortcuts)
+    final class Count { var value = 0 }
+    let activations = Count()
+    GtkSignal.connect(UnsafeMutableRawPointer(window.gtkWindow!), "activate-default") { activations.value += 1 }
+    RealInput.pressWithControl(0x6a)
+    wait("window shortcut") { activations.value == 1 }
+    print("CHECK window shortcut activations=\(activations.value)")
     // A drag past GTK's click distance: down, dragged, up, all to the canvas.
     RealInput.drag(canvas.widget, from: (20, 20), to: (150, 60), in: window.gtkWindow!)
     wait("drag ended") { canvas.log.last?.hasPrefix("mouseUp at 150") ?? false }
