@@ -25,7 +25,7 @@ enum NoteLabel: String, CaseIterable {
 /// goes to the view the mouse went down in); Left and Right move the pick through
 /// `interpretKeyEvents(_:)` and the standard key bindings (`moveLeft(_:)`, `moveRight(_:)`).
 /// Each settled change is handed to `onPick` with the label before it, so the editor can
-/// register its undo; keys it does not bind go on up the chain.
+/// register its undo; other keys go on up the chain.
 final class NoteLabelStrip: DrawingAreaView, StandardKeyBindingResponding.MoveLeft, StandardKeyBindingResponding.MoveRight {
     static let swatchWidth: Int32 = 32
     private static let labels = NoteLabel.allCases
@@ -74,8 +74,11 @@ final class NoteLabelStrip: DrawingAreaView, StandardKeyBindingResponding.MoveLe
         if label != previous { onPick?(label, previous) }
     }
 
+    /// Left and Right (plain) through the key bindings; every other key (Tab, Up, letters…)
+    /// goes on up the chain, as `NSResponder.keyDown(with:)` passes it on.
     override func keyDown(with event: Event) {
-        guard StandardKeyBindings.command(for: event) != nil else { return super.keyDown(with: event) }
+        let command = StandardKeyBindings.command(for: event)
+        guard command == AnyAction(.moveLeft) || command == AnyAction(.moveRight) else { return super.keyDown(with: event) }
         interpretKeyEvents([event])
     }
 
