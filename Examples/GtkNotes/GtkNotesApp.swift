@@ -10,6 +10,8 @@ struct NotesOptions {
     /// Text to type into a new note at launch, and where to leave the cursor.
     var typing: String?
     var cursor: Int?
+    /// The label to pick for that note.
+    var label: NoteLabel?
     /// Text to type into each note continued here, once restored, at its cursor (a test hook:
     /// an edit made on this device before the note continues back).
     var typingWhenContinued: String?
@@ -63,10 +65,15 @@ final class GtkNotesApp: ApplicationDelegate, NoteMaking, NoteListShowing {
             editor.window.afterNextPaint { [options] in
                 editor.controller.type(typing)
                 if let cursor = options.cursor { editor.controller.placeCursor(at: cursor) }
+                if let label = options.label { editor.controller.pick(label) }
                 editor.controller.focusText()
                 // Said once what the typing started has run (the undo group closed, the menus
                 // revalidated): low-priority idles run after every other pending source.
                 MainLoop.idle(priority: .low) {
+                    // Where the label strip is, for a test that clicks it (X11 only).
+                    if let place = editor.controller.labelStrip.placeOnX11() {
+                        say("label strip in X window \(place.window) at \(place.x),\(place.y)")
+                    }
                     say("editing \(shown(editor.controller.note.name)), cursor at \(editor.controller.cursor)")
                     self.takeScreenshotOnce(of: editor.window)
                 }

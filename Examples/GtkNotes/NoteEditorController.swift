@@ -8,7 +8,9 @@ import Foundation
 /// `needsSave`; `updateUserActivityState(_:)` fills it when Handoff needs it (Apple's lazy
 /// save). The text is saved to the note's file a moment after each change, and on close.
 /// Each change is registered with the window's undo manager (GTK's own undo is off), so Edit ▸
-/// Undo and Redo undo it, enabled while the undo manager can.
+/// Undo and Redo undo it, enabled while the undo manager can. Under the text, a label strip
+/// (`NoteLabelStrip`, a custom view taking mouse and key events) picks the note's colour label,
+/// which travels in the activity too; each pick is undoable the same way.
 final class NoteEditorController: ViewController, UserActivityDelegate, Undoing, UserInterfaceValidations {
     static let activityType = "com.example.gtknotes.editing"
 
@@ -25,6 +27,7 @@ final class NoteEditorController: ViewController, UserActivityDelegate, Undoing,
     let content: Widget
     let textView: Widget
     let banner: Widget
+    let labelStrip: NoteLabelStrip
     private let buffer: UnsafeMutablePointer<GtkTextBuffer>
     private var pendingSave: LoopSource?
     /// True while the buffer is being filled by the program, not the person.
@@ -49,7 +52,10 @@ final class NoteEditorController: ViewController, UserActivityDelegate, Undoing,
         gtk_widget_set_vexpand(scrolled, 1)
         gtk_box_append(content.cast(GtkBox.self), banner)
         gtk_box_append(content.cast(GtkBox.self), scrolled)
-        (self.content, self.banner, self.textView) = (content, banner, textView)
+        let labelStrip = NoteLabelStrip(label: note.label)
+        for margin in [gtk_widget_set_margin_start, gtk_widget_set_margin_top, gtk_widget_set_margin_bottom] { margin(labelStrip.widget, 6) }
+        gtk_box_append(content.cast(GtkBox.self), labelStrip.widget)
+        (self.content, self.banner, self.textView, self.labelStrip) = (content, banner, textView, labelStrip)
         buffer = gtk_text_view_get_buffer(view)
         gtk_text_buffer_set_enable_undo(buffer, 0)  // the window's undo manager undoes
         super.init(nibName: nil, bundle: nil)
@@ -60,6 +66,7 @@ final class NoteEditorController: ViewController, UserActivityDelegate, Undoing,
             guard let self, let mark, mark == UnsafeMutableRawPointer(gtk_text_buffer_get_insert(self.buffer)) else { return }
             if !self.filling { self.userActivity?.needsSave = true }
         })
+        labelStrip.onPick = { [weak self] label, previous in self?.labelPicked(label, previous: previous) }
         let activity = UserActivity(activityType: Self.activityType)
         activity.title = note.title
         activity.delegate = self
@@ -73,6 +80,7 @@ final class NoteEditorController: ViewController, UserActivityDelegate, Undoing,
     override func loadView() {
         let view = WidgetView(widget: content, identifier: "note")
         view.addSubview(WidgetView(widget: textView, identifier: "note text"))
+        view.addSubview(labelStrip)
         self.view = view
     }
 
@@ -139,6 +147,37 @@ final class NoteEditorController: ViewController, UserActivityDelegate, Undoing,
         userActivity?.needsSave = true
         pendingSave?.cancel()
         pendingSave = MainLoop.after(.milliseconds(800)) { [weak self] in self?.save() }
+    }
+
+    // MARK: The label
+
+    /// Picks `label` as the person would in the strip (`--label` at launch).
+    func pick(_ label: NoteLabel) {
+        let previous = note.label
+        labelStrip.show(label)
+        labelPicked(label, previous: previous)
+    }
+
+    /// The person picked `label` in the strip: the note's, undoable.
+    private func labelPicked(_ label: NoteLabel, previous: NoteLabel) {
+        undoManager?.registerUndo(withTarget: self) { $0.setLabel(previous) }
+        undoManager?.setActionName("Label")
+        labelChanged(to: label)
+    }
+
+    /// Undoing or redoing a pick: `label` shown, and the way back registered.
+    private func setLabel(_ label: NoteLabel) {
+        let previous = note.label
+        undoManager?.registerUndo(withTarget: self) { $0.setLabel(previous) }
+        undoManager?.setActionName("Label")
+        labelStrip.show(label)
+        labelChanged(to: label)
+    }
+
+    private func labelChanged(to label: NoteLabel) {
+        note.label = label
+        userActivity?.needsSave = true
+        say("label of \(shown(note.name)): \(label.rawValue)")
     }
 
     // MARK: Undo
@@ -211,7 +250,7 @@ final class NoteEditorController: ViewController, UserActivityDelegate, Undoing,
 
     /// Apple's lazy save: the activity is filled only when Handoff needs it.
     override func updateUserActivityState(_ activity: UserActivity) {
-        var entries: [String: Any] = ["name": note.name, "text": note.text, "cursor": cursor]
+        var entries: [String: Any] = ["name": note.name, "text": note.text, "cursor": cursor, "label": note.label.rawValue]
         // Which note this is (NoteIdentities): continued back here, it updates this note.
         if let identity = store.identity(of: note) { entries["id"] = identity.uuidString }
         activity.addUserInfoEntries(from: entries)
@@ -229,12 +268,15 @@ final class NoteEditorController: ViewController, UserActivityDelegate, Undoing,
         fill(with: text, cursor: offset)
         gtk_widget_set_visible(banner, 0)  // back here: no longer only continued elsewhere
         note.text = text
+        // A label this app does not know (a newer version's) is no label here.
+        note.label = (info["label"] as? String).flatMap { NoteLabel(rawValue: $0) } ?? .none
+        labelStrip.show(note.label)
         retitle()
         save()
         focusText()
         let shownText = self.text, shownCursor = cursor
         let before = String(shownText.unicodeScalars.prefix(shownCursor)), after = String(shownText.unicodeScalars.dropFirst(shownCursor))
-        say("restored \(shown(note.name)): the text view holds \(shownText.unicodeScalars.count) characters, cursor at \(shownCursor): \"\(shown(before))|\(shown(after))\"")
+        say("restored \(shown(note.name)): the text view holds \(shownText.unicodeScalars.count) characters, cursor at \(shownCursor): \"\(shown(before))|\(shown(after))\", label \(note.label.rawValue)")
     }
 
     /// The note continues on another device: say so in the window.

@@ -7,6 +7,9 @@ struct Note: Equatable {
     /// Where it is kept.
     var file: URL
     var text: String
+    /// Its colour label (`NoteLabelStrip`): kept with the note while it is open and carried
+    /// in its user activity; not written to the text file.
+    var label: NoteLabel = .none
 
     var name: String { file.lastPathComponent }
     var title: String {

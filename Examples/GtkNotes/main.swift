@@ -6,7 +6,9 @@
 //         agent at SOCKET, the note being edited is offered to the user's other devices, and a
 //         note continued from one opens here at the same place. A second launch hands its FILEs
 //         to the running one (one instance per session).
-//     --type TEXT [--cursor N]      at launch, a new note with TEXT typed in, the cursor at N
+//     --type TEXT [--cursor N] [--label LABEL]
+//                                   at launch, a new note with TEXT typed in, the cursor at N,
+//                                   labelled LABEL (none, red, orange, green, blue, purple)
 //     --type-when-continued TEXT    (for tests) type TEXT at the cursor of each note continued
 //                                   here once it is restored, the focus left in its text view
 //     --screenshot PNG [--quit-after-screenshot]
@@ -23,12 +25,12 @@ import ExampleSupport
 import Foundation
 
 let arguments = Array(CommandLine.arguments.dropFirst())
-let usage = "usage: baton-gtknotes [--agent SOCKET] [--notes DIR] [--type TEXT [--cursor N]] [--type-when-continued TEXT] [--screenshot PNG [--quit-after-screenshot]] [--screenshot-banner PNG] [FILE…]"
+let usage = "usage: baton-gtknotes [--agent SOCKET] [--notes DIR] [--type TEXT [--cursor N] [--label LABEL]] [--type-when-continued TEXT] [--screenshot PNG [--quit-after-screenshot]] [--screenshot-banner PNG] [FILE…]"
 if arguments.contains("--help") {
     say(usage)
     exit(0)
 }
-let valued: Set = ["--agent", "--notes", "--type", "--type-when-continued", "--cursor", "--screenshot", "--screenshot-banner"]
+let valued: Set = ["--agent", "--notes", "--type", "--type-when-continued", "--cursor", "--label", "--screenshot", "--screenshot-banner"]
 var files: [URL] = []
 var index = 0
 while index < arguments.count {
@@ -47,7 +49,11 @@ while index < arguments.count {
 }
 let options = NotesOptions(
     folder: value(after: "--notes").map { URL(fileURLWithPath: $0) } ?? NoteStore.defaultFolder,
-    typing: value(after: "--type"), cursor: number(after: "--cursor"), typingWhenContinued: value(after: "--type-when-continued"),
+    typing: value(after: "--type"), cursor: number(after: "--cursor"),
+    label: value(after: "--label").map { name -> NoteLabel in
+        guard let label = NoteLabel(rawValue: name) else { ExampleArguments.refuse("unknown label \(shown(name))\n\(usage)") }
+        return label
+    }, typingWhenContinued: value(after: "--type-when-continued"),
     screenshot: value(after: "--screenshot").map { URL(fileURLWithPath: $0) },
     quitAfterScreenshot: arguments.contains("--quit-after-screenshot"),
     bannerScreenshot: value(after: "--screenshot-banner").map { URL(fileURLWithPath: $0) })

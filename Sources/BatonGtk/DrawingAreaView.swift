@@ -7,7 +7,9 @@ import CGtk
 /// draw with cairo, and AppKit's event methods (`keyDown(with:)`, `mouseDown(with:)`,
 /// `scrollWheel(with:)`, …) to handle input: GTK's input arrives as Baton events through
 /// `Window.sendEvent(_:)` (rules in `GtkInput`), and this view consumes the input it gets
-/// (GTK does not pass it on), except key equivalents it does not take.
+/// (GTK does not pass it on), except a Control key no view takes as a key equivalent and one
+/// of GTK's shortcuts or accelerators matches (the menu bar's Control+Z): GTK handles that. A
+/// Control key nothing takes reaches `keyDown(with:)`, as in AppKit.
 ///
 /// The view can be first responder and takes GTK's keyboard focus then; a click in it makes it
 /// first responder (AppKit's rule in `Window.sendEvent(_:)`).

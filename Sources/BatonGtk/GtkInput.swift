@@ -15,11 +15,13 @@ import Foundation
 /// negated: AppKit's `deltaY` is positive scrolling up).
 ///
 /// A key-down with Control (`.command`) is offered to the window's views
-/// (`performKeyEquivalent(with:)`) and, if none takes it, left to GTK, whose shortcuts and
-/// accelerators (BatonGtk's actions, the menu bar's) are the main menu's part of AppKit's
-/// key-equivalent path; it is then no `keyDown`. Other keys go to the first responder
-/// (`Window.sendEvent(_:)`), and are consumed only when the view `consumesInput` (a custom view,
-/// `DrawingAreaView`): a wrapped GTK widget's keys go on to GTK too.
+/// (`performKeyEquivalent(with:)`) and, if none takes it, left to GTK when one of GTK's
+/// shortcuts or accelerators on the widget or above matches it (`GtkShortcutMatch`: BatonGtk's
+/// actions, the menu bar's, the window's key bindings — the main menu's part of AppKit's
+/// key-equivalent path). A Control key nothing takes is a `keyDown` like the others, as in
+/// AppKit. Keys go to the first responder (`Window.sendEvent(_:)`), and are consumed only when
+/// the view `consumesInput` (a custom view, `DrawingAreaView`): a wrapped GTK widget's keys go
+/// on to GTK too.
 ///
 /// Before a pointer event is routed, the views' frames are set from GTK's layout
 /// (`GtkViewGeometry`), so that `hitTest(_:)` finds the view under the pointer.
@@ -37,9 +39,10 @@ enum GtkInput {
         let state = State()
         let key = gtk_event_controller_key_new()!
         gtk_event_controller_set_propagation_phase(key, GTK_PHASE_BUBBLE)
-        connect(key, "key-pressed", GtkInputTrampoline.keyPressed) { [weak view] _, signal in
+        connect(key, "key-pressed", GtkInputTrampoline.keyPressed) { [weak view] controller, signal in
             guard let view, case let .key(keyval, keycode, modifiers) = signal else { return false }
-            return keyPressed(view, keyval, keycode, modifiers, state, consumesInput)
+            return keyPressed(view, keyval, keycode, modifiers, state, consumesInput,
+                              gdkEvent: controller.flatMap { gtk_event_controller_get_current_event(OpaquePointer($0)) })
         }
         connect(key, "key-released", GtkInputTrampoline.keyReleased) { [weak view] _, signal in
             guard let view, let window = view.window, case let .key(keyval, keycode, modifiers) = signal else { return false }
@@ -47,14 +50,14 @@ enum GtkInput {
             guard !isModifierKey(keyval),
                   let event = GtkEventTranslation.keyEvent(.keyUp, keyval: keyval, keycode: keycode, state: modifiers,
                                                            isARepeat: false, in: window) else { return false }
-            window.sendEvent(event)
+            send(event, in: window)
             return false
         }
         connect(key, "modifiers", GtkInputTrampoline.modifiers) { [weak view] _, signal in
             guard let view, let window = view.window, case let .modifiers(modifiers) = signal,
                   let event = GtkEventTranslation.keyEvent(.flagsChanged, keyval: 0, keycode: 0, state: modifiers,
                                                            isARepeat: false, in: window) else { return false }
-            window.sendEvent(event)
+            send(event, in: window)
             return false
         }
         gtk_widget_add_controller(widget, key)
@@ -124,16 +127,31 @@ enum GtkInput {
     }
 
     private static func keyPressed(_ view: WidgetView, _ keyval: UInt32, _ keycode: UInt32, _ modifiers: GdkModifierType,
-                                   _ state: State, _ consumesInput: Bool) -> Bool {
+                                   _ state: State, _ consumesInput: Bool, gdkEvent: OpaquePointer?) -> Bool {
         guard let window = view.window, !isModifierKey(keyval) else { return false }
         let isARepeat = !state.keysDown.insert(keyval).inserted
         guard let event = GtkEventTranslation.keyEvent(.keyDown, keyval: keyval, keycode: keycode, state: modifiers,
                                                        isARepeat: isARepeat, in: window) else { return false }
         if !event.modifierFlags.isDisjoint(with: [.command, .control]) {
-            return window.performKeyEquivalent(with: event)
+            if window.performKeyEquivalent(with: event) { return true }
+            // GTK's shortcuts and accelerators (the main menu's part) get it if one matches;
+            // otherwise it is a key-down for the first responder, as in AppKit.
+            guard let gdkEvent, !GtkShortcutMatch.matches(gdkEvent, from: view.widget) else { return false }
         }
-        window.sendEvent(event)
+        send(event, in: window)
         return consumesInput
+    }
+
+    /// Sends `event` through `window` (`Window.sendEvent(_:)`), then closes the undo group it
+    /// opened: AppKit handles each event in a run-loop pass of its own, at whose end the undo
+    /// manager closes the group (`groupsByEvent`), but GDK may dispatch the next input event
+    /// before Baton's loop is idle, where `UndoManager` otherwise closes it — and two quick
+    /// clicks or keys would be undone as one.
+    private static func send(_ event: Event, in window: Window) {
+        window.sendEvent(event)
+        for manager in [window.firstResponder?.undoManager, window.undoManager] {
+            if let manager, manager.groupsByEvent, manager.groupingLevel == 1 { manager.endUndoGrouping() }
+        }
     }
 
     /// Shift, Control, Alt, Super, Caps Lock… alone: `flagsChanged`, not `keyDown`.
@@ -153,6 +171,6 @@ enum GtkInput {
         guard let window = view.window, let root = GtkViewGeometry.root(of: view.widget),
               let location = GtkViewGeometry.baseLocation(of: point, in: view.widget, root: root) else { return }
         GtkViewGeometry.layOut(window, root: root)
-        if let event = make(location, window) { window.sendEvent(event) }
+        if let event = make(location, window) { send(event, in: window) }
     }
 }

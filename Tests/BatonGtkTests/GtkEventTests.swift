@@ -17,10 +17,22 @@ final class GtkEventTests: XCTestCase {
             // 10 pixels in from the top left of a flipped view: the window's base coordinates
             // converted back through the view's frame from GTK's layout.
             "EVENT mouseDown at 10,10 clicks=1",
+            "EVENT mouseUp at 10,10",
             "EVENT insertText a",
             "EVENT moveLeft",
+            // A key equivalent nobody performs is sent on as a key-down ("Handling Key Events":
+            // performKeyEquivalent(_:) returning false, then keyDown(with:)).
+            "EVENT keyDown command-k",
+            // "Handling Mouse Dragging Operations": after a mouse-down, the dragged and up
+            // events go to the view the mouse went down in.
+            "EVENT mouseDown at 20,20 clicks=1",
+            "EVENT mouseDragged",
+            "EVENT mouseUp at 150,60",
+            // A wheel notch up: AppKit's deltaY is positive scrolling up (scrollWheel(with:)).
+            "EVENT scrollWheel up",
         ], "and the key typed in the text view never reached the canvas")
         XCTAssertTrue(lines.contains("CHECK text view chars=1"), "GTK's text view typed its key")
+        XCTAssertTrue(lines.contains("CHECK window shortcut activations=1"), "a GTK shortcut matching a Control key keeps it")
     }
 }
 #endif

@@ -28,7 +28,7 @@ final class GtkNotesHandoffTests: GtkNotesTestCase {
         let agentA = try start("batond", ["--device", folders[0], "--listen", "127.0.0.1:0", "--socket", socketA], environment: a.environment)
         let address = try XCTUnwrap(agentA.listeningAddress(), agentA.output).description
         let notesA = try start("baton-gtknotes", ["--agent", socketA, "--notes", root.appendingPathComponent("A-notes").path,
-                                                  "--type", Self.note, "--cursor", "\(Self.cursor)",
+                                                  "--type", Self.note, "--cursor", "\(Self.cursor)", "--label", "blue",
                                                   "--screenshot", typedPicture.path, "--screenshot-banner", bannerPicture.path],
                                environment: a.environment)
         XCTAssertNotNil(notesA.waitForLine(containing: "joined the agent"), notesA.output)
@@ -85,6 +85,7 @@ final class GtkNotesHandoffTests: GtkNotesTestCase {
     private func assertRestoredOnB(output started: RunningProcess, picture: URL) throws {
         let restored = try XCTUnwrap(started.waitForLine(containing: "restored ", timeout: 60), started.output)
         XCTAssertTrue(restored.contains(Self.restoredLine), restored)
+        XCTAssertTrue(restored.hasSuffix(", label blue"), "the label strip's pick travelled in the activity: \(restored)")
         XCTAssertNotNil(started.waitForLine(containing: "screenshot saved to \(picture.path)", timeout: 60), started.output)
         XCTAssertNotNil(started.waitForLine(containing: "applicationWillTerminate", timeout: 30), started.output)
         let savedOnB = try FileManager.default.contentsOfDirectory(atPath: root.appendingPathComponent("B-notes").path)

@@ -56,10 +56,41 @@ enum RealInput {
     /// Moves the pointer into `widget` (10 pixels in from its top left corner) and clicks the
     /// first button there.
     static func click(_ widget: UnsafeMutablePointer<GtkWidget>, in window: UnsafeMutablePointer<GtkWindow>) {
+        movePointer(into: widget, at: 10, 10, in: window)
+        button(1, down: true)
+        button(1, down: false)
+    }
+
+    /// Presses the first button `from` pixels in from `widget`'s top left corner, moves the
+    /// pointer with it held to `to` in two steps, and releases it there.
+    static func drag(_ widget: UnsafeMutablePointer<GtkWidget>, from: (Double, Double), to: (Double, Double),
+                     in window: UnsafeMutablePointer<GtkWindow>) {
+        movePointer(into: widget, at: from.0, from.1, in: window)
+        button(1, down: true)
+        movePointer(into: widget, at: (from.0 + to.0) / 2, (from.1 + to.1) / 2, in: window)
+        movePointer(into: widget, at: to.0, to.1, in: window)
+        button(1, down: false)
+    }
+
+    /// Turns the wheel one notch up (X's button 4) with the pointer 10 pixels into `widget`.
+    static func scrollUp(_ widget: UnsafeMutablePointer<GtkWidget>, in window: UnsafeMutablePointer<GtkWindow>) {
+        movePointer(into: widget, at: 10, 10, in: window)
+        button(4, down: true)
+        button(4, down: false)
+    }
+
+    private static func button(_ number: UInt32, down: Bool) {
+        _ = symbol("libXtst.so.6", "XTestFakeButtonEvent", as: FakeButton.self)(display, number, down ? 1 : 0, 0)
+        _ = symbol("libX11.so.6", "XFlush", as: Flush.self)(display)
+    }
+
+    /// Warps the pointer to `x`, `y` in `widget`'s coordinates.
+    private static func movePointer(into widget: UnsafeMutablePointer<GtkWidget>, at x: Double, _ y: Double,
+                                    in window: UnsafeMutablePointer<GtkWindow>) {
         let root = baton_gtk_widget(UnsafeMutableRawPointer(window))
         // Until GTK's frame clock has laid the window out, the widget has no place to click.
         if !MainLoop.run(until: { gtk_widget_get_width(widget) > 0 }, timeout: .seconds(10)) { print("TIMEOUT layout") }
-        var origin = graphene_point_t(x: 10, y: 10), point = graphene_point_t()
+        var origin = graphene_point_t(x: Float(x), y: Float(y)), point = graphene_point_t()
         guard gtk_widget_compute_point(widget, root, &origin, &point) != 0 else { fatalError("GtkProbe: widget not in window") }
         var dx = 0.0, dy = 0.0
         gtk_native_get_surface_transform(OpaquePointer(window), &dx, &dy)
@@ -67,9 +98,6 @@ enum RealInput {
         let xid = symbol(nil, "gdk_x11_surface_get_xid", as: XidOf.self)(surface)
         _ = symbol("libX11.so.6", "XWarpPointer", as: Warp.self)(display, 0, xid, 0, 0, 0, 0,
                                                                    Int32(Double(point.x) + dx), Int32(Double(point.y) + dy))
-        let button = symbol("libXtst.so.6", "XTestFakeButtonEvent", as: FakeButton.self)
-        _ = button(display, 1, 1, 0)
-        _ = button(display, 1, 0, 0)
         _ = symbol("libX11.so.6", "XFlush", as: Flush.self)(display)
     }
 }
