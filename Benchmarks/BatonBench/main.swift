@@ -60,6 +60,10 @@ if CommandLine.arguments.contains("--streams") {
                        aim: "higher is better").line())
             say(Figure(name: "getContinuationStreams to first byte", value: percentile(continuity.streamFirstByte, 50),
                        baselineName: "bare TLS round trip", baseline: percentile(continuity.firstByteRTT, 50), unit: "ms", aim: "").line())
+            let runs = { (values: [Double]) in values.map { String(format: "%.3f", $0) }.joined(separator: ", ") }
+            say("each run: stream MB/s \(runs(continuity.streamThroughput)); bare MB/s \(runs(continuity.bareThroughput)); "
+                + "first byte ms \(runs(continuity.streamFirstByte)); round trip ms \(runs(continuity.firstByteRTT)); "
+                + "continuationStreams() returned after ms \(runs(ContinuityBenchmarks.streamOpened))")
         } catch {
             say("stream benchmarks failed: \(error)")
         }

@@ -182,6 +182,31 @@ final class LinkStreamTests: TrustTestCase {
         }
     }
 
+    /// The cap on open streams is per side: each side may open `LinkStreams.maximumStreams` of
+    /// its own at once, whatever the other opened, so two sides opening at the same moment never
+    /// look like a violation to each other; past its own cap a side does not open one.
+    func testEachSideMayOpenUpToTheCapOfItsOwnStreams() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            var streams: [LinkStream] = []
+            for _ in 0..<LinkStreams.maximumStreams {
+                let dialing = try XCTUnwrap(pair.dialingStreams.makeStream(idleTimeout: .seconds(30)))
+                XCTAssertTrue(pair.acceptingStreams.admits(dialing.id))
+                let accepting = try XCTUnwrap(pair.acceptingStreams.makeStream(idleTimeout: .seconds(30)))
+                XCTAssertTrue(pair.dialingStreams.admits(accepting.id))
+                streams += [dialing, pair.acceptingStreams.accept(dialing.id, idleTimeout: .seconds(30)),
+                            accepting, pair.dialingStreams.accept(accepting.id, idleTimeout: .seconds(30))]
+            }
+            XCTAssertEqual(Set(streams.map(\.id)).count, 2 * LinkStreams.maximumStreams, "the two sides' ids never collide")
+            XCTAssertNil(pair.dialingStreams.makeStream(idleTimeout: .seconds(30)), "past its own cap a side opens no more")
+            let ping = Self.outcome { try await pair.dialing.ping() }
+            XCTAssertNoThrow(try ping.get())
+            XCTAssertNil(pair.acceptingRefused)
+        }
+    }
+
     /// A peer that sends past the window it was given, while this side reads nothing, breaks
     /// the protocol: the link is closed (a refusal), and what it sent is not kept.
     func testSendingPastTheWindowClosesTheLink() throws {

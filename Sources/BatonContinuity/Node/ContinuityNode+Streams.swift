@@ -21,7 +21,7 @@ extension ContinuityNode {
         var opened: LinkStream?
         do {
             _ = try await callDevice(activity.device) { bus in
-                guard let link = links[bus.channel.peerIdentifier], link.bus === bus else {
+                guard let link = links[bus.channel.peerIdentifier], link.bus === bus, !bus.bus.isClosed else {
                     throw CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(activity.device) is not connected"])
                 }
                 guard let stream = link.streams.makeStream(idleTimeout: idle) else {

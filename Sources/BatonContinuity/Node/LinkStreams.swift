@@ -11,8 +11,8 @@ import Foundation
 /// writing, resets and credit travel as `StreamData`, `StreamEnd`, `StreamReset` and
 /// `StreamCredit` signals (`LinkStream`).
 ///
-/// Hostile input must not grow memory: a peer that opens more than `maximumStreams` streams on
-/// the link, opens an id that is not its own next one, sends on an id never opened, or sends
+/// Hostile input must not grow memory: a peer that has more than `maximumStreams` streams open
+/// on the link (of those it opened), opens an id that is not its own next one, sends on an id never opened, or sends
 /// past the credit it was given (`window`) breaks the protocol, and the link is closed (a
 /// refusal, `.malformedMessage`). Signals for a stream this side already closed are dropped:
 /// they may have crossed its reset. Stream traffic is not charged to the activity-update
@@ -20,9 +20,9 @@ import Foundation
 @MainActor
 final class LinkStreams {
     /// The most bytes a writer may have sent that its reader has not given back.
-    nonisolated static let window = 1024 * 1024
+    nonisolated static let window = 4 * 1024 * 1024
     /// The most bytes in one `StreamData` (well under `DBusConnection.maximumMessageBody`).
-    nonisolated static let chunk = 128 * 1024
+    nonisolated static let chunk = 64 * 1024
     /// A reader gives credit back once it has read this many bytes more.
     nonisolated static let creditBatch = window / 4
     /// The most streams open on one link at once.
@@ -50,14 +50,22 @@ final class LinkStreams {
         bus.onClosed { [weak self] in self?.linkClosed() }
     }
 
-    /// How many streams are open on the link now.
+    /// How many streams are open on the link now (opened by either side).
     var count: Int { open.count }
 
+    /// How many of the streams open now this side opened (`own`), or the peer did.
+    private func count(own: Bool) -> Int {
+        let parity = (own ? lastOwn : lastPeer) & 1
+        return open.keys.count(where: { Int64($0) & 1 == parity })
+    }
+
     /// On the continuing side: a new stream with this side's next id, registered before
-    /// `OpenStreams` goes so that bytes sent right after the answer are kept. Nil when the link
-    /// is closed or already has `maximumStreams` open.
+    /// `OpenStreams` goes so that bytes sent right after the answer are kept. Nil when this
+    /// side already has `maximumStreams` open on the link. Each side counts the streams it
+    /// opened, and a stream is over on the opening side no later than on the other (messages
+    /// arrive in order), so an honest side never opens past the other's cap.
     func makeStream(idleTimeout: Duration) -> LinkStream? {
-        guard !bus.isClosed, open.count < Self.maximumStreams, let id = UInt32(exactly: lastOwn + 2) else { return nil }
+        guard count(own: true) < Self.maximumStreams, let id = UInt32(exactly: lastOwn + 2) else { return nil }
         lastOwn += 2
         let stream = LinkStream(id: id, on: self, idleTimeout: idleTimeout)
         open[stream.id] = stream
@@ -72,7 +80,7 @@ final class LinkStreams {
             return false
         }
         lastPeer = Int64(id)
-        guard open.count < Self.maximumStreams else {
+        guard count(own: false) < Self.maximumStreams else {
             violation("OpenStreams past \(Self.maximumStreams) open streams")
             return false
         }

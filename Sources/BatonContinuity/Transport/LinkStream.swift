@@ -48,8 +48,11 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
         self.idleTimeout = idleTimeout
     }
 
-    /// Whether this side has finished with the stream both ways (see `LinkStreams.forget`).
-    @MainActor var isDone: Bool { failure != nil || (ended && finishedWriting && buffered == 0) }
+    /// Whether the stream is over on the link: failed or reset, or ended both ways (the end
+    /// sent and the peer's received), whatever the app has still to read. Both sides reach it
+    /// in the same order of messages, so they agree on which streams are open
+    /// (`LinkStreams.forget`).
+    @MainActor var isDone: Bool { failure != nil || (ended && finishedWriting) }
 
     // MARK: The channel
 
