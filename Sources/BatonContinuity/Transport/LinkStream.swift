@@ -33,8 +33,10 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     private var receivedTotal = 0
     private var creditedTotal = 0
     private var ended = false
-    // Writing: bytes the peer has room for, and whether this side finished writing.
+    // Writing: bytes the peer has room for, whether any were sent, and whether this side
+    // finished writing.
     private var credit = LinkStreams.window
+    private var sentAny = false
     private(set) var finishedWriting = false
     /// Why the stream cannot be used any more (nil while it can).
     private var failure: TransportError?
@@ -116,9 +118,11 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
                 try await wait(forCredit: true)
                 continue
             }
-            let end = min(offset + min(credit, LinkStreams.chunk), data.endIndex)
+            // The first message is small (one TLS record): the peer has its first bytes sooner.
+            let end = min(offset + min(credit, sentAny ? LinkStreams.chunk : LinkStreams.firstChunk), data.endIndex)
+            sentAny = true
             credit -= end - offset
-            streams.emit(.streamData(stream: id, bytes: Data(data[offset..<end])))
+            streams.emit(.streamData(stream: id, bytes: data[offset..<end]))  // a slice: not copied here
             offset = end
         }
         if let failure { throw failure }
