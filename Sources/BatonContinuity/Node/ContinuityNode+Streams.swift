@@ -16,7 +16,6 @@ extension ContinuityNode {
     /// already has `LinkStreams.maximumStreams` open), `userActivityConnectionUnavailable` when
     /// there is no link.
     public func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel {
-        trust.syncRevocationsFromDisk()
         let idle = streamIdleTimeout, timeout = streamAcceptanceTimeout
         var opened: LinkStream?
         do {
