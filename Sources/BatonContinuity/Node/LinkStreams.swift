@@ -19,15 +19,16 @@ import Foundation
 /// budget; the window and the chunk size bound how much of the link one stream holds at a time.
 @MainActor
 final class LinkStreams {
-    /// The most bytes a writer may have sent that its reader has not given back.
-    nonisolated static let window = 2 * 1024 * 1024
+    /// The most bytes a writer may have sent that its reader has not given back: enough to
+    /// cover the round trip of the credit through two agents' relays on a loaded machine.
+    nonisolated static let window = 4 * 1024 * 1024
     /// The most bytes in one `StreamData` (well under `DBusConnection.maximumMessageBody`).
     nonisolated static let chunk = 64 * 1024
     /// The most bytes in a stream's first `StreamData`: it fits one TLS record, so the reader
     /// has the first bytes without waiting for a whole `chunk` to be encoded, sent and decoded.
     nonisolated static let firstChunk = 8 * 1024
-    /// A reader gives credit back once it has read this many bytes more.
-    nonisolated static let creditBatch = window / 4
+    /// A reader gives credit back each time it has read this many bytes more.
+    nonisolated static let creditBatch = window / 8
     /// The most streams open on one link at once.
     nonisolated static let maximumStreams = 8
 
