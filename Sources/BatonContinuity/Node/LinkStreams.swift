@@ -29,6 +29,11 @@ final class LinkStreams {
     nonisolated static let firstChunk = 8 * 1024
     /// A reader gives credit back each time it has read this many bytes more.
     nonisolated static let creditBatch = window / 8
+    /// Bytes waiting in the link's queue for the peer's socket past which writers wait for the
+    /// queue to drain before they add more: the loop is never held encoding more than the
+    /// socket takes, and what the link must send next (an activity update, a payload) waits
+    /// behind at most this much stream data, whatever the windows.
+    nonisolated static let queuedOutputLimit = 1024 * 1024
     /// The most streams open on one link at once.
     nonisolated static let maximumStreams = 8
 
@@ -52,6 +57,15 @@ final class LinkStreams {
                           malformed: { [weak self] in self?.violation("a \(member.rawValue) signal of the wrong type") })
         }
         bus.onClosed { [weak self] in self?.linkClosed() }
+        bus.onOutputDrained = { [weak self] in self?.outputDrained() }
+    }
+
+    /// Whether the link's queue is too full for a writer to add to it (`queuedOutputLimit`).
+    var outputIsFull: Bool { bus.unsentOutputBytes >= Self.queuedOutputLimit }
+
+    /// The link's queue went to the peer: writers waiting for it go on.
+    private func outputDrained() {
+        for stream in open.values { stream.outputDrained() }
     }
 
     /// How many streams are open on the link now (opened by either side).

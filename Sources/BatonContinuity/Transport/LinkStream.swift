@@ -12,8 +12,11 @@ import Foundation
 /// to its end); `close()` sends `StreamReset` (the reader reads what arrived, then the end; its
 /// writes fail), `abort()` an aborting one (its reads fail too).
 ///
+/// A write also waits while the link's queue holds `LinkStreams.queuedOutputLimit` bytes the
+/// peer's socket has not taken, so the loop never encodes far ahead of the socket.
+///
 /// Every wait is bounded by `idleTimeout`: a read that gets nothing, or a write that gets no
-/// credit, for that long resets the stream (aborting) and fails with `TransportError.idle`; the
+/// credit or room, for that long resets the stream (aborting) and fails with `TransportError.idle`; the
 /// peer's reads and writes then fail too. When the link goes, reads and writes fail with
 /// `TransportError.closed` at once.
 ///
@@ -114,7 +117,7 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
         while offset < data.endIndex {
             if let failure { throw failure }
             guard !finishedWriting else { throw TransportError.closed }
-            guard credit > 0 else {
+            guard credit > 0, !streams.outputIsFull else {
                 try await wait(forCredit: true)
                 continue
             }
@@ -138,7 +141,8 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     }
 
     /// Waits (at most `idleTimeout`) for bytes, the end or a failure (`forCredit` false), or for
-    /// credit or a failure; past it the stream is reset and the wait fails with `.idle`.
+    /// credit and room in the link's queue, or a failure; past it the stream is reset and the
+    /// wait fails with `.idle`.
     @MainActor
     private func wait(forCredit: Bool) async throws {
         let timeout = idleTimeout
@@ -151,7 +155,7 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
         try await withThrowingLoopContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             // What it waits for may have come while the task moved to the loop.
             if let failure { return continuation.resume(throwing: failure) }
-            if forCredit ? credit > 0 : (buffered > 0 || ended) { return continuation.resume() }
+            if forCredit ? credit > 0 && !streams.outputIsFull : (buffered > 0 || ended) { return continuation.resume() }
             if forCredit { writer = continuation } else { reader = continuation }
         }
     }
@@ -196,6 +200,10 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
         wake(&reader)
         if isDone { streams.forget(self) }
     }
+
+    /// The link's queue drained: a write waiting for it goes on.
+    @MainActor
+    func outputDrained() { wake(&writer) }
 
     /// `StreamCredit` from the peer.
     @MainActor
