@@ -164,6 +164,33 @@ final class LinkStreamTests: TrustTestCase {
         }
     }
 
+    /// `finishWriting()` returns once the peer has everything written, so a writer whose link
+    /// closes right after (an app that exits once it has sent, as the Mail sample does) loses
+    /// nothing: the reader still reads it all, then the end.
+    func testWhatWasWrittenBeforeFinishingIsReadAfterTheLinkCloses() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream()
+            // One window: the writer finishes without waiting for the reader to read.
+            let data = Data((0..<LinkStreams.window).map { UInt8(truncatingIfNeeded: $0 % 253) })
+            let writing = Self.outcome { () async throws -> Void in
+                try await dialing.write(data)
+                try await dialing.finishWriting()
+            }
+            XCTAssertNoThrow(try writing.get())
+            pair.dialing.close()
+            spin(until: { pair.accepting.bus.isClosed })
+            let reading = Self.outcome { () async throws -> Data in
+                var received = Data()
+                while case let chunk = try await accepting.read(maxLength: 256 * 1024), !chunk.isEmpty { received += chunk }
+                return received
+            }
+            XCTAssertEqual(try reading.get(), data)
+        }
+    }
+
     /// Bytes that cross this side's close are dropped: a stream closed here may still get what
     /// the peer sent before it heard, and that is not a protocol violation.
     func testBytesForAStreamClosedHereAreDroppedAndTheLinkStays() throws {

@@ -57,15 +57,15 @@ final class LinkStreams {
                           malformed: { [weak self] in self?.violation("a \(member.rawValue) signal of the wrong type") })
         }
         bus.onClosed { [weak self] in self?.linkClosed() }
-        bus.onOutputDrained = { [weak self] in self?.outputDrained() }
+        bus.onOutputSent = { [weak self] in self?.outputSent() }
     }
 
     /// Whether the link's queue is too full for a writer to add to it (`queuedOutputLimit`).
     var outputIsFull: Bool { bus.unsentOutputBytes >= Self.queuedOutputLimit }
 
-    /// The link's queue went to the peer: writers waiting for it go on.
-    private func outputDrained() {
-        for stream in open.values { stream.outputDrained() }
+    /// Some of the link's queue went to the peer: writers waiting for room look again.
+    private func outputSent() {
+        for stream in open.values { stream.outputSent() }
     }
 
     /// How many streams are open on the link now (opened by either side).
@@ -155,6 +155,6 @@ final class LinkStreams {
     private func linkClosed() {
         let streams = open.values
         open = [:]
-        for stream in streams { stream.fail(.closed) }
+        for stream in streams { stream.linkClosed() }
     }
 }

@@ -41,6 +41,8 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     private var credit = LinkStreams.window
     private var sentAny = false
     private(set) var finishedWriting = false
+    /// The link went after the peer had finished writing (`linkClosed()`).
+    private var linkGone = false
     /// Why the stream cannot be used any more (nil while it can).
     private var failure: TransportError?
     /// The task waiting for bytes (a read) or credit (a write): one reader, one writer.
@@ -54,10 +56,10 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     }
 
     /// Whether the stream is over on the link: failed or reset, or ended both ways (the end
-    /// sent and the peer's received), whatever the app has still to read. Both sides reach it
+    /// sent and acknowledged, the peer's received), whatever the app has still to read. Both sides reach it
     /// in the same order of messages, so they agree on which streams are open
     /// (`LinkStreams.forget`).
-    @MainActor var isDone: Bool { failure != nil || (ended && finishedWriting) }
+    @MainActor var isDone: Bool { failure != nil || (ended && finishedWriting && credit == LinkStreams.window) }
 
     // MARK: The channel
 
@@ -84,7 +86,7 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
         while buffered == 0 {
             if let failure { throw failure }
             if ended { return Data() }
-            try await wait(forCredit: false)
+            try await wait(reading: true) { $0.buffered > 0 || $0.ended }
         }
         var result = Data()
         while result.count < maxLength, let first = chunks.first {
@@ -116,9 +118,9 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
         var offset = data.startIndex
         while offset < data.endIndex {
             if let failure { throw failure }
-            guard !finishedWriting else { throw TransportError.closed }
+            guard !finishedWriting, !linkGone else { throw TransportError.closed }
             guard credit > 0, !streams.outputIsFull else {
-                try await wait(forCredit: true)
+                try await wait(reading: false) { $0.credit > 0 && !$0.streams.outputIsFull }
                 continue
             }
             // The first message is small (one TLS record): the peer has its first bytes sooner.
@@ -134,17 +136,24 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     @MainActor
     private func finish() async throws {
         if let failure { throw failure }
+        if linkGone { throw TransportError.closed }
         guard !finishedWriting else { return }
         finishedWriting = true
         streams.emit(.streamEnd(stream: id))
+        // Returns once the peer has everything written (it gives all its credit back on the
+        // end): an app that exits right after does not lose the end of what it wrote.
+        while credit < LinkStreams.window {
+            if let failure { throw failure }
+            try await wait(reading: false) { $0.credit == LinkStreams.window }
+        }
         if isDone { streams.forget(self) }
     }
 
-    /// Waits (at most `idleTimeout`) for bytes, the end or a failure (`forCredit` false), or for
-    /// credit and room in the link's queue, or a failure; past it the stream is reset and the
-    /// wait fails with `.idle`.
+    /// Waits (at most `idleTimeout`) as the reader (`reading`: for bytes or the end) or the
+    /// writer (for credit, room in the link's queue, or what it queued to leave) until `ready`
+    /// or a failure; past the bound the stream is reset and the wait fails with `.idle`.
     @MainActor
-    private func wait(forCredit: Bool) async throws {
+    private func wait(reading: Bool, until ready: @MainActor (LinkStream) -> Bool) async throws {
         let timeout = idleTimeout
         let timer = MainLoop.after(timeout) { [weak self] in
             guard let self, self.failure == nil else { return }
@@ -155,8 +164,8 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
         try await withThrowingLoopContinuation { (continuation: CheckedContinuation<Void, any Error>) in
             // What it waits for may have come while the task moved to the loop.
             if let failure { return continuation.resume(throwing: failure) }
-            if forCredit ? credit > 0 && !streams.outputIsFull : (buffered > 0 || ended) { return continuation.resume() }
-            if forCredit { writer = continuation } else { reader = continuation }
+            if ready(self) { return continuation.resume() }
+            if reading { reader = continuation } else { writer = continuation }
         }
     }
 
@@ -197,13 +206,21 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     @MainActor
     func peerFinished() {
         ended = true
+        // Everything the peer wrote is here: all its credit goes back, which tells its
+        // `finishWriting()` so.
+        let owed = receivedTotal - creditedTotal
+        if owed > 0, failure == nil {
+            creditedTotal += owed
+            streams.emit(.streamCredit(stream: id, bytes: UInt32(owed)))
+        }
         wake(&reader)
         if isDone { streams.forget(self) }
     }
 
-    /// The link's queue drained: a write waiting for it goes on.
+    /// Some of the link's queue went to the peer: a write waiting for room, or a
+    /// `finishWriting()` waiting for its bytes to leave, looks again.
     @MainActor
-    func outputDrained() { wake(&writer) }
+    func outputSent() { wake(&writer) }
 
     /// `StreamCredit` from the peer.
     @MainActor
@@ -227,6 +244,19 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
             writer?.resume(throwing: TransportError.closed)
             if isDone { streams.forget(self) }
         }
+    }
+
+    /// The link went: a stream whose peer had finished writing can still be read to its end
+    /// (everything arrived); otherwise it fails (`fail(.closed)`). Writes fail either way.
+    @MainActor
+    func linkClosed() {
+        guard ended, failure == nil else { return fail(.closed) }
+        linkGone = true
+        finishedWriting = true
+        let writer = self.writer
+        self.writer = nil
+        writer?.resume(throwing: TransportError.closed)
+        streams.forget(self)
     }
 
     /// The stream cannot be used any more (the link went, a reset, the idle bound): waiting
