@@ -5,20 +5,23 @@ import Foundation
 /// One continuation stream carried on a device link (`LinkStreams`): the byte channel under a
 /// pair of continuation streams (handoff-programming-guide, "Using Continuation Streams").
 ///
-/// Bytes travel as `StreamData` signals of at most `LinkStreams.chunk` bytes, under credit-based
-/// flow control: a writer has at most `LinkStreams.window` bytes the reader has not given back
-/// (`StreamCredit`, sent as the app reads), so a reader that does not read holds at most one
-/// window, and a write waits for credit. `finishWriting()` sends `StreamEnd` (the reader reads
-/// to its end); `close()` sends `StreamReset` (the reader reads what arrived, then the end; its
-/// writes fail), `abort()` an aborting one (its reads fail too).
+/// Bytes travel as `StreamData` signals of at most `LinkStreams.chunk` bytes, under
+/// credit-based flow control: a writer has at most `LinkStreams.window` bytes the reader has
+/// not given back (`StreamCredit`, sent as the app reads), so a reader that does not read holds
+/// at most one window, and a write waits for credit. `finishWriting()` sends `StreamEnd` (the
+/// reader reads to its end, and gives all its credit back at once) and returns once that
+/// credit is back: the peer has everything written. `close()` sends `StreamReset` (the reader
+/// reads what arrived, then the end; its writes fail), `abort()` an aborting one (its reads
+/// fail too).
 ///
 /// A write also waits while the link's queue holds `LinkStreams.queuedOutputLimit` bytes the
 /// peer's socket has not taken, so the loop never encodes far ahead of the socket.
 ///
 /// Every wait is bounded by `idleTimeout`: a read that gets nothing, or a write that gets no
-/// credit or room, for that long resets the stream (aborting) and fails with `TransportError.idle`; the
-/// peer's reads and writes then fail too. When the link goes, reads and writes fail with
-/// `TransportError.closed` at once.
+/// credit or room, for that long resets the stream (aborting) and fails with
+/// `TransportError.idle`; the peer's reads and writes then fail too. When the link goes, reads
+/// and writes fail with `TransportError.closed` at once (a stream whose peer had finished
+/// writing is still read to its end).
 ///
 /// Its state is touched only on the main actor (the loop thread); reads and writes run on the
 /// caller's actor and hop there, so a transfer driven from the main actor never leaves the loop.
