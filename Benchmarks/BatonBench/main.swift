@@ -8,6 +8,7 @@
 //     BatonBench --relay-runs N   (--relay N times, each in its own process: per figure the median and range of value,
 //                                  baseline and ratio over the runs, and in how many runs the ratio met its aim)
 //     BatonBench --gtk-only  (the GTK focus figure alone: a child on the bench's own Xvfb; built only with GTK 4)
+//     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
 import Baton
 import Foundation
 
@@ -48,6 +49,26 @@ if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/cal
 
 if let index = CommandLine.arguments.firstIndex(of: "--relay-runs") {
     RelayRuns.run(CommandLine.arguments.dropFirst(index + 1).first.flatMap { Int($0) }.map { max(1, $0) } ?? 5)
+}
+
+if CommandLine.arguments.contains("--streams") {
+    MainActor.assumeIsolated {
+        do {
+            let continuity = try ContinuityBenchmarks.run()
+            say(Figure(name: "continuation stream, 100 MB", value: percentile(continuity.streamThroughput, 50),
+                       baselineName: "bare GIO TLS stream", baseline: percentile(continuity.bareThroughput, 50), unit: "MB/s",
+                       aim: "higher is better").line())
+            say(Figure(name: "getContinuationStreams to first byte", value: percentile(continuity.streamFirstByte, 50),
+                       baselineName: "bare TLS round trip", baseline: percentile(continuity.firstByteRTT, 50), unit: "ms", aim: "").line())
+            let runs = { (values: [Double]) in values.map { String(format: "%.3f", $0) }.joined(separator: ", ") }
+            say("each run: stream MB/s \(runs(continuity.streamThroughput)); bare MB/s \(runs(continuity.bareThroughput)); "
+                + "first byte ms \(runs(continuity.streamFirstByte)); round trip ms \(runs(continuity.firstByteRTT)); "
+                + "continuationStreams() returned after ms \(runs(ContinuityBenchmarks.streamOpened))")
+        } catch {
+            say("stream benchmarks failed: \(error)")
+        }
+    }
+    exit(0)
 }
 
 if CommandLine.arguments.contains("--relay") {

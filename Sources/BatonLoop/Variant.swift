@@ -105,13 +105,24 @@ public indirect enum Variant: Equatable, Sendable {
         }
     }
 
+    /// From this size on, `ay` read from a GVariant shares its memory instead of copying it.
+    static let sharedBytesThreshold: gsize = 4096
+
     /// `ay` as bytes, `a{sv}` as a dictionary, any other array as an array.
     private init(readingArray value: OpaquePointer) throws(VariantError) {
         let type = g_variant_get_type_string(value)!
         if type[1] == UInt8(ascii: "y") && type[2] == 0 {
             var count: gsize = 0
             let pointer = g_variant_get_fixed_array(value, &count, 1)
-            self = .bytes(count == 0 || pointer == nil ? Data() : Data(bytes: pointer!, count: Int(count)))
+            if count >= Self.sharedBytesThreshold, let pointer {
+                // Large bytes are not copied: the Data holds a reference to the (immutable)
+                // GVariant, released when the Data goes.
+                let address = UInt(bitPattern: g_variant_ref(value))
+                self = .bytes(Data(bytesNoCopy: UnsafeMutableRawPointer(mutating: pointer), count: Int(count),
+                                   deallocator: .custom { _, _ in g_variant_unref(OpaquePointer(bitPattern: address)) }))
+            } else {
+                self = .bytes(count == 0 || pointer == nil ? Data() : Data(bytes: pointer!, count: Int(count)))
+            }
         } else if strcmp(type, "a{sv}") == 0 {
             var entries: [String: Variant] = [:]
             let count = g_variant_n_children(value)

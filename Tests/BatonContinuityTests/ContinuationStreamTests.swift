@@ -164,27 +164,6 @@ final class ContinuationStreamTests: TrustTestCase {
         XCTAssertTrue(writeFailed)
     }
 
-    /// A stream connection is bound to a token the originating device granted over its link to
-    /// that same device: another device of the group with a made-up token is refused, and no
-    /// delegate sees its bytes.
-    func testAStreamConnectionWithoutAGrantedTokenIsRefused() throws {
-        _ = try continueProbe(["--ok", "--streams"])
-        let authority = try GroupAuthority.load(from: config("admin"))
-        let c = try authority.issueDevice(named: "C")
-        let address = try XCTUnwrap(probe?.listeningAddress())
-        let ended = try run {
-            let channel = try await SecureChannel.connect(host: address.host, port: address.port, identity: c,
-                                                          credential: try TLSCredential(identity: c),
-                                                          applicationProtocol: SecureChannel.streamALPN)
-            try await channel.send(Data(repeating: 7, count: ContinuityNode.streamTokenSize) + Data("send 1000".utf8))
-            do { return try await channel.receive(maxLength: 100).isEmpty } catch { return true }
-        }
-        XCTAssertTrue(ended, "the connection is closed without an answer")
-        // The probe's list is older than C: it shows C by the short form of its identifier.
-        XCTAssertNotNil(probe?.waitForLine(containing: "refused a stream connection from device \(c.identifier.prefix(8))"), probe?.output ?? "")
-        XCTAssertFalse(probe?.output.contains("streams opened") ?? true)
-    }
-
     /// This side closing its streams while a read is pending ends that read with an error.
     func testClosingLocallyEndsAPendingRead() throws {
         let activity = try continueProbe(["--ok", "--streams"])
@@ -197,24 +176,40 @@ final class ContinuationStreamTests: TrustTestCase {
         XCTAssertTrue(failed)
     }
 
-    /// An originating device that grants a token and then refuses the connection: the
-    /// continuing side's `continuationStreams()` fails with an error; it never returns streams
-    /// that read as empty.
+    /// An originating device that refuses `OpenStreams`: the continuing side's
+    /// `continuationStreams()` fails with an error; it never returns streams that read as empty.
     func testARefusedStreamFailsInsteadOfReadingEmpty() throws {
-        let error = try continueFromOrigin(that: .refuses, acceptanceTimeout: .seconds(10))
+        let (error, _) = try continueFromOrigin(that: .refuses, acceptanceTimeout: .seconds(10))
         XCTAssertEqual(error?.code, .userActivityHandoffFailed, "\(String(describing: error))")
     }
 
-    /// An originating device that takes the token and never answers: `continuationStreams()`
-    /// fails once `streamAcceptanceTimeout` has passed.
+    /// An originating device that never answers `OpenStreams`: `continuationStreams()` fails
+    /// once `streamAcceptanceTimeout` has passed.
     func testAStreamNeverAcceptedTimesOut() throws {
-        let error = try continueFromOrigin(that: .staysSilent, acceptanceTimeout: .seconds(1))
+        let (error, _) = try continueFromOrigin(that: .staysSilent, acceptanceTimeout: .seconds(1))
         XCTAssertEqual(error?.code, .userActivityRemoteApplicationTimedOut, "\(String(describing: error))")
     }
 
-    /// Continues the activity of an in-process origin that misbehaves as `behaviour` on stream
-    /// connections, opens streams; returns how `continuationStreams()` failed (nil: it did not).
-    private func continueFromOrigin(that behaviour: StreamRefusingOrigin.Behaviour, acceptanceTimeout: Duration) throws -> CocoaError? {
+    /// A peer that sends more than the credit it was given (one window, while this side reads
+    /// nothing) breaks the protocol: this device closes the link, published as a refusal, and
+    /// its stream fails instead of buffering the flood.
+    func testAPeerSendingPastTheWindowHasItsLinkClosed() throws {
+        let (_, refusals) = try continueFromOrigin(that: .floods, acceptanceTimeout: .seconds(10))
+        XCTAssertEqual(refusals, [.malformedMessage])
+    }
+
+    /// A peer that sends on a stream never opened on the link breaks the protocol: the link
+    /// is closed, published as a refusal.
+    func testAPeerSendingOnAnUnknownStreamHasItsLinkClosed() throws {
+        let (_, refusals) = try continueFromOrigin(that: .sendsOnAnUnknownStream, acceptanceTimeout: .seconds(10))
+        XCTAssertEqual(refusals, [.malformedMessage])
+    }
+
+    /// Continues the activity of an in-process origin that misbehaves as `behaviour` on
+    /// `OpenStreams`, opens streams and reads them; returns how that failed (nil: it did not, or
+    /// not with a CocoaError) and the refusals this node published.
+    private func continueFromOrigin(that behaviour: StreamRefusingOrigin.Behaviour,
+                                    acceptanceTimeout: Duration) throws -> (CocoaError?, [DiagnosticEvent.RefusalReason]) {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let a = try authority.issueDevice(named: "A"), b = try authority.issueDevice(named: "B")
         return try MainActor.assumeIsolated {
@@ -225,54 +220,62 @@ final class ContinuationStreamTests: TrustTestCase {
             launchAsProbeApp(recorder)
             let node = try ContinuityNode(identity: b, staticPeers: [address])
             node.streamAcceptanceTimeout = acceptanceTimeout
+            var refusals: [DiagnosticEvent.RefusalReason] = []
+            let observation = node.diagnostics.observe { event in
+                if case .refused(_, let reason) = event { refusals.append(reason) }
+            }
+            defer { observation.cancel() }
             try node.start(host: "127.0.0.1")
             defer { node.stop() }
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
             Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
             spin(until: { recorder.activity != nil || recorder.failure != nil })
             let activity = try XCTUnwrap(recorder.activity, "\(String(describing: recorder.failure))")
-            let opened = Outcome { () async throws -> Int in
-                let (input, _) = try await activity.continuationStreams()
-                return try await input.readToEnd(limit: 1000).count
-            }
+            let opened = Outcome { try await activity.continuationStreams().0 }
             spin(until: { opened.done })
-            XCTAssertTrue(origin.streamConnections > 0, "the stream connection reached the origin")
-            if case .success(let count)? = opened.value { XCTFail("the streams opened and read \(count) bytes") }
-            return opened.error as? CocoaError
+            XCTAssertTrue(origin.streamRequests > 0, "OpenStreams reached the origin")
+            guard case .success(let input)? = opened.value else { return (opened.error as? CocoaError, refusals) }
+            if behaviour == .refuses || behaviour == .staysSilent {
+                XCTFail("the streams opened")
+                return (nil, refusals)
+            }
+            // Opened, then the origin misbehaves (this side reads nothing meanwhile): the link
+            // is refused, and the stream fails rather than read what the origin sent.
+            spin(until: { !refusals.isEmpty })
+            let read = Outcome { try await input.readToEnd(limit: 100 * 1024 * 1024).count }
+            spin(until: { read.done })
+            if case .success(let count)? = read.value { XCTFail("the streams opened and read \(count) bytes") }
+            return (nil, refusals)
         }
     }
 }
 
 /// An originating device in this process that advertises an activity supporting continuation
-/// streams and grants stream tokens, then misbehaves on the stream connection: it closes it
-/// after reading the token (`refuses`), or keeps it without a word (`staysSilent`).
+/// streams, then misbehaves on `OpenStreams`: it refuses it (`refuses`), never answers it
+/// (`staysSilent`), or opens the stream and then sends a window and more without waiting for
+/// credit (`floods`) or sends on a stream never opened (`sendsOnAnUnknownStream`).
 @MainActor
 final class StreamRefusingOrigin: InProcessDevice {
-    enum Behaviour { case refuses, staysSilent }
+    enum Behaviour { case refuses, staysSilent, floods, sendsOnAnUnknownStream }
     let behaviour: Behaviour
-    private(set) var streamConnections = 0
-    private var held: [SecureChannel] = []
+    private(set) var streamRequests = 0
+    private var held: [MethodCall] = []
 
     init(identity: DeviceIdentity, behaviour: Behaviour) {
         self.behaviour = behaviour
         super.init(identity: identity, title: "Streams")
     }
 
-    override func streamConnected(_ channel: SecureChannel) {
-        streamConnections += 1
-        Task { @MainActor in
-            _ = try? await channel.receive(maxLength: ContinuityNode.streamTokenSize)
-            channel.authenticated()
-            switch behaviour {
-            case .refuses: channel.close()
-            case .staysSilent: held.append(channel)
-            }
+    override func serve(_ call: MethodCall, with service: DeviceService) {
+        if call.method == DeviceMethod.Member.openStreams.rawValue {
+            streamRequests += 1
+            if behaviour == .staysSilent { return held.append(call) }
         }
+        super.serve(call, with: service)
     }
 
     override func stop() {
         super.stop()
-        for channel in held { channel.close() }
         held = []
     }
 
@@ -282,8 +285,19 @@ final class StreamRefusingOrigin: InProcessDevice {
         do { return try activity.payload() } catch { throw .failed("\(error)") }
     }
 
-    override func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
-        guard let listener else { throw .notCurrent }
-        return (Data((0..<ContinuityNode.streamTokenSize).map { UInt8($0) }), listener.port)
+    override func openStreams(sequence: UInt64, stream id: UInt32, on streams: LinkStreams) throws(DeviceServiceError) -> @MainActor () -> Void {
+        switch behaviour {
+        case .refuses, .staysSilent:
+            throw .refused("no streams for you")
+        case .floods:
+            _ = streams.accept(id, idleTimeout: .seconds(30))
+            return {
+                let chunk = Data(repeating: 1, count: LinkStreams.chunk)
+                for _ in 0...(LinkStreams.window / LinkStreams.chunk) { streams.emit(.streamData(stream: id, bytes: chunk)) }
+            }
+        case .sendsOnAnUnknownStream:
+            _ = streams.accept(id, idleTimeout: .seconds(30))
+            return { streams.emit(.streamData(stream: id + 1000, bytes: Data([1, 2, 3]))) }
+        }
     }
 }

@@ -4,80 +4,50 @@ import BatonTestSupport
 import Foundation
 import XCTest
 
-/// Counts the continuation streams an activity was given, and closes them.
-@MainActor
-private final class StreamCounter: UserActivityDelegate {
-    var opened = 0
-    func userActivity(_ userActivity: UserActivity, didReceive inputStream: ContinuationInputStream,
-                      outputStream: ContinuationOutputStream) {
-        opened += 1
-        inputStream.close()
-    }
-}
-
 /// A node's port rotation in one process, on loopback, rotated by hand as discovery does at
 /// each rotation of the published name (`rotateListener()`; the real rotation between hosts is
-/// `PortRotationBetweenHostsTests`): what a continuation stream granted just before a
-/// rotation sees.
+/// `PortRotationBetweenHostsTests`). Continuation streams ride the links, so a rotation does
+/// not touch them; what it changes is which port accepts new links.
 final class ListenerRotationTests: TrustTestCase {
-    /// A grant made before the rotation names the old port, and a stream opened there during
-    /// the grace is accepted; a grant made after names the new one. Once the grace and the
-    /// handshake deadline after it are over the old listener is closed, its port refuses
-    /// connections, and the node is back to one listener.
-    func testAStreamGrantedBeforeARotationOpensOnTheOldPortDuringTheGrace() throws {
+    /// After a rotation the node publishes the new port, and the old one still accepts a link
+    /// during the grace. Once the grace and the handshake deadline after it are over the old
+    /// listener is closed, its port refuses connections, and the node is back to one listener.
+    func testAReplacedListenerAcceptsLinksDuringItsGraceOnly() throws {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let a = try authority.issueDevice(named: "A")
         let b = try authority.issueDevice(named: "B")
         try MainActor.assumeIsolated {
-            launchAsProbeApp(ContinuedActivityRecorder())
-            Application.shared.activate()
-            let counter = StreamCounter()
-            let activity = UserActivity(activityType: "com.example.probe.editing")
-            activity.title = "Probe"
-            activity.supportsContinuationStreams = true
-            activity.delegate = counter
-            activity.becomeCurrent()
             let node = try ContinuityNode(identity: a)
             node.listenerRotationGrace = .seconds(3)
             node.handshakeDeadline = .seconds(1)
             try node.start(host: "127.0.0.1", port: 0, discovery: .off)
-            defer {
-                node.stop()
-                activity.invalidate()
-            }
-            spin(until: { node.advertised != nil })
-            let sequence = try XCTUnwrap(node.advertised?.sequence)
-
-            let (token, old) = try node.streamGrant(sequence: sequence, for: b.identifier)
-            XCTAssertEqual(old, node.port)
+            defer { node.stop() }
+            let old = try XCTUnwrap(node.port)
             let rotated = try XCTUnwrap(node.rotateListener())
             XCTAssertNotEqual(rotated, old)
             XCTAssertEqual(node.port, rotated)
-            XCTAssertEqual(try node.streamGrant(sequence: sequence, for: b.identifier).port, rotated, "a new grant names the new port")
 
             let credential = try TLSCredential(identity: b)
-            var answer: Result<Data, Error>?
+            var linked: Result<Void, Error>?
             Task { @MainActor in
                 do {
-                    let channel = try await SecureChannel.connect(host: "127.0.0.1", port: old, identity: b, credential: credential,
-                                                                  applicationProtocol: SecureChannel.streamALPN)
+                    let channel = try await SecureChannel.connect(host: "127.0.0.1", port: old, identity: b, credential: credential)
                     defer { channel.close() }
-                    try await channel.send(token)
-                    answer = .success(try await channel.receive(maxLength: 1))
+                    let bus = try await PeerBus.open(over: channel)
+                    defer { bus.close() }
+                    linked = .success(())
                 } catch {
-                    answer = .failure(error)
+                    linked = .failure(error)
                 }
             }
-            spin(until: { answer != nil })
-            XCTAssertEqual(try XCTUnwrap(answer).get(), Data([ContinuityNode.streamAcceptance]), "accepted on the old port")
-            spin(until: { counter.opened == 1 })
+            spin(until: { linked != nil })
+            XCTAssertNoThrow(try XCTUnwrap(linked).get(), "a link is accepted on the old port during its grace")
 
             spin(until: { node.previousListeners.isEmpty })
             var refused: Bool?
             Task { @MainActor in
                 do {
-                    let channel = try await SecureChannel.connect(host: "127.0.0.1", port: old, identity: b, credential: credential,
-                                                                  applicationProtocol: SecureChannel.streamALPN)
+                    let channel = try await SecureChannel.connect(host: "127.0.0.1", port: old, identity: b, credential: credential)
                     channel.close()
                     refused = false
                 } catch {

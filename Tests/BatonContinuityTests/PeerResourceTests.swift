@@ -14,7 +14,7 @@ func peakResidentBytes(of pid: Int32) -> Int? {
 }
 
 /// Issue 9, "Resources a peer can consume" and "Closing a link": what a device of the group
-/// (or one that stopped) can make another device hold is bounded — stream grants, the size of
+/// (or one that stopped) can make another device hold is bounded — continuation streams, the size of
 /// a D-Bus message, the time a stream may stall — and closing a link never waits on the peer.
 /// Each test runs real device processes (`DeviceProbe`).
 final class PeerResourceTests: TrustTestCase {
@@ -38,31 +38,51 @@ final class PeerResourceTests: TrustTestCase {
         return (probe, try XCTUnwrap(probe.listeningAddress(), probe.output))
     }
 
-    /// Thousands of `OpenStreams` calls from a linked device leave at most the cap of grants
-    /// per peer (4) on the answering device; older grants are replaced, not kept.
-    func testOpenStreamsGrantsStayUnderTheCap() throws {
+    /// A linked device that opens more continuation streams on its link than the cap
+    /// (`LinkStreams.maximumStreams`, 8) without closing any breaks the protocol: the device
+    /// closes the link, published as a refusal, instead of holding more.
+    func testOpeningPastTheStreamCapClosesTheLink() throws {
+        let opened = try openStreams(ids: (0...LinkStreams.maximumStreams).map { UInt32(2 * $0 + 1) })
+        XCTAssertEqual(opened, LinkStreams.maximumStreams)
+    }
+
+    /// A stream id used twice on a link (ids only grow) breaks the protocol too.
+    func testReusingAStreamIdClosesTheLink() throws {
+        XCTAssertEqual(try openStreams(ids: [1, 1]), 1)
+    }
+
+    /// Links to a probe that offers streams from a device of the group, calls `OpenStreams`
+    /// with `ids` one after the other; returns how many were answered before the link closed,
+    /// once the probe has published its refusal.
+    private func openStreams(ids: [UInt32]) throws -> Int {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let (probe, address) = try startProbe(authority, "A", ["--ok", "--streams"])
-        let b = try authority.issueDevice(named: "B")
-        try MainActor.assumeIsolated {
-            launchAsProbeApp(ContinuedActivityRecorder())
-            let node = try ContinuityNode(identity: b, staticPeers: [address])
-            try node.start(host: "127.0.0.1")
-            defer { node.stop() }
-            spin(until: { !Application.shared.nearbyActivities.isEmpty })
-            let sequence = Application.shared.nearbyActivities[0].sequence
-            let calls = 3000
-            let asked = Outcome { () async throws -> Int in
-                for _ in 0..<calls {
-                    _ = try await node.callDevice("A") { bus in try await bus.call(.openStreams(sequence: sequence)) }
+        let c = try authority.issueDevice(named: "C")
+        let opened = try MainActor.assumeIsolated { () throws -> Int in
+            let credential = try TLSCredential(identity: c)
+            let device = InProcessDevice(identity: c, title: "C")  // answers the probe's own calls
+            let attack = Outcome { () async throws -> Int in
+                let channel = try await SecureChannel.connect(host: address.host, port: address.port, identity: c, credential: credential)
+                let bus = try await PeerBus.open(over: channel)
+                defer { bus.close() }
+                let service = DeviceService(handler: device, peer: DevicePeer(id: channel.peerIdentifier, serial: channel.peerSerial))
+                try service.register(on: bus)
+                bus.startMessageProcessing()
+                guard case .dictionary(let entries) = try await bus.call(.getCurrent), case .uint64(let sequence)? = entries["sequence"] else {
+                    throw PeerProtocolError.malformed("no activity")
                 }
-                return calls
+                var opened = 0
+                for id in ids {
+                    do { try await bus.call(.openStreams(sequence: sequence, stream: id)) } catch { break }
+                    opened += 1
+                }
+                return opened
             }
-            XCTAssertTrue(MainLoop.run(until: { asked.done }, timeout: .seconds(120)))
-            XCTAssertEqual(try asked.get(), calls)
+            XCTAssertTrue(MainLoop.run(until: { attack.done }, timeout: .seconds(60)))
+            return try attack.get()
         }
-        probe.send("grants")
-        XCTAssertNotNil(probe.waitForLine(containing: "grants 4"), probe.output)
+        XCTAssertTrue(probe.waitForRefusal(.malformedMessage), probe.output)
+        return opened
     }
 
     /// A device of the group that, once its link is up, sends a D-Bus message header announcing

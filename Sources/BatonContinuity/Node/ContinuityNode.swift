@@ -18,7 +18,8 @@ import Foundation
 /// The node is a facade over parts, each holding its own state: `TrustSync` (the identity,
 /// its list and discovery key, the files beside it), `DiscoveryKeyFetch`, `LinkTable`,
 /// `NodeListeners` (listening and port rotation), `Dialer`, `NodeDiscovery`, `Advertiser`,
-/// `PayloadServer` (what peers are answered), `StreamGrants` and `PeerCalls` (calls to peers).
+/// `PayloadServer` (what peers are answered) and `PeerCalls` (calls to peers); continuation
+/// streams ride each link (`LinkStreams`).
 @MainActor
 public final class ContinuityNode: NearbyActivitySource {
     let trust: TrustSync
@@ -29,7 +30,6 @@ public final class ContinuityNode: NearbyActivitySource {
     let keyFetch: DiscoveryKeyFetch
     let advertiser: Advertiser
     let server: PayloadServer
-    let grants: StreamGrants
     let calls: PeerCalls
     let credential: TLSCredential
     let log: PeerLogger
@@ -56,7 +56,7 @@ public final class ContinuityNode: NearbyActivitySource {
     }
     /// How long a listener replaced at a port rotation still accepts connections: a device
     /// that resolved the old record just before can still dial it (after up to its
-    /// `discoveryDialGrace`) and a stream granted on the old port can still be opened. Then
+    /// `discoveryDialGrace`). Then
     /// its port refuses connections; those it accepted by then finish within their
     /// `handshakeDeadline`.
     public var listenerRotationGrace: Duration {
@@ -69,30 +69,22 @@ public final class ContinuityNode: NearbyActivitySource {
         set { dialer.discoveryDialGrace = newValue }
     }
     /// How long an incoming connection has, from accept, to become a verified link with D-Bus
-    /// set up, or a verified stream connection with its token (`SecureListener`); set before
+    /// set up (`SecureListener`); set before
     /// `start`.
     public var handshakeDeadline: Duration {
         get { listeners.handshakeDeadline }
         set { listeners.handshakeDeadline = newValue }
     }
     /// How long a continuation stream may wait on its peer — a read with nothing arriving, a
-    /// write the peer does not take — before both streams fail with an error.
-    public var streamIdleTimeout: Duration = .seconds(30)
-    /// How long the continuing side waits for the originating device to accept a stream
-    /// connection (its acceptance byte) before `continuationStreams()` fails.
+    /// write the peer gives no room for — before the stream is reset and both sides' reads and
+    /// writes fail with an error.
+    public var streamIdleTimeout: Duration {
+        get { server.streamIdleTimeout }
+        set { server.streamIdleTimeout = newValue }
+    }
+    /// How long the continuing side waits for the originating device to answer `OpenStreams`
+    /// before `continuationStreams()` fails with `userActivityRemoteApplicationTimedOut`.
     public var streamAcceptanceTimeout: Duration = .seconds(10)
-    /// How many continuation stream grants (`OpenStreams`) may wait for their connection per
-    /// peer device, and in all; past either, a new grant replaces the oldest.
-    public var maximumStreamGrantsPerPeer: Int {
-        get { grants.maximumPerPeer }
-        set { grants.maximumPerPeer = newValue }
-    }
-    /// The cap on waiting stream grants for all peers together (see
-    /// `maximumStreamGrantsPerPeer`).
-    public var maximumStreamGrants: Int {
-        get { grants.maximum }
-        set { grants.maximum = newValue }
-    }
     /// Called once, when the first round of dials has finished: every static peer, and every
     /// peer discovery found before its first browse settled, has been dialed once and each dial
     /// has finished, linked (its current activity known) or failed.
@@ -114,8 +106,7 @@ public final class ContinuityNode: NearbyActivitySource {
         case publishAndBrowse
     }
 
-    /// The port this node listens on, once started: the one it publishes and grants streams
-    /// on now (after a port rotation, the previous one still accepts for
+    /// The port this node listens on, once started: the one it publishes now (after a port rotation, the previous one still accepts for
     /// `listenerRotationGrace`).
     public var port: UInt16? { listeners.current?.port }
     /// The address this node listens on, once started: the one given to `start`, or `0.0.0.0`
@@ -154,7 +145,6 @@ public final class ContinuityNode: NearbyActivitySource {
         let dialer = Dialer(staticPeers: staticPeers, trust: trust, credential: credential, links: links, log: log,
                             isRunning: isRunning)
         let advertiser = Advertiser(provider: provider, trust: trust, links: links)
-        let grants = StreamGrants()
         self.provider = provider
         self.diagnostics = diagnostics
         nearbyChanges = NearbyChanges(diagnostics: diagnostics)
@@ -165,11 +155,10 @@ public final class ContinuityNode: NearbyActivitySource {
         self.links = links
         self.dialer = dialer
         self.advertiser = advertiser
-        self.grants = grants
         discovery = NodeDiscovery(trust: trust, listeners: listeners, dialer: dialer, log: log,
                                   avahi: avahi ?? AvahiConnection(), diagnostics: diagnostics)
         keyFetch = DiscoveryKeyFetch(trust: trust, links: links, log: log, diagnostics: diagnostics)
-        server = PayloadServer(trust: trust, links: links, advertiser: advertiser, grants: grants, listeners: listeners,
+        server = PayloadServer(trust: trust, links: links, advertiser: advertiser,
                                provider: provider, log: log, diagnostics: diagnostics)
         calls = PeerCalls(links: links, log: log)
         wireParts()
@@ -232,7 +221,6 @@ public final class ContinuityNode: NearbyActivitySource {
         keyFetch.stop()
         dialer.stop()
         provider.advertisementDidChange = nil
-        grants.removeAll()
         links.closeAll()
         publishNearby()
         provider.nodeDidStop(self)
@@ -242,23 +230,18 @@ public final class ContinuityNode: NearbyActivitySource {
     /// the identity (as pairing does) is held at once, without waiting for the file watch.
     public func rereadIdentityFiles() { trust.syncWithDisk() }
 
-    /// A connection a listener verified: a link, or a continuation stream connection.
+    /// A link a listener verified.
     private func accepted(_ channel: SecureChannel) {
-        if channel.applicationProtocol == SecureChannel.streamALPN {
-            Task { @MainActor [weak self] in await self?.acceptStreams(channel) }
-        } else {
-            Task { @MainActor [weak links] in await links?.adopt(channel, dialed: nil) }
-        }
+        Task { @MainActor [weak links] in await links?.adopt(channel, dialed: nil) }
     }
 
-    /// After a newer list is held: cuts the links (and stream grants) of the devices it
+    /// After a newer list is held: cuts the links (and their streams) of the devices it
     /// revokes, passes it on to every other linked device, shows the names it gives, and gets
     /// the discovery key it names — from beside the identity, or else from the linked devices
     /// (discovery stays off until then: the key held is one a revoked device knows too).
     private func tookRevocations() {
         let revoked = trust.identity.revocations.revokedSerials
         for link in links.all where revoked.contains(link.serial) {
-            grants.removeAll(of: link.id)
             links.drop(link, because: "it has been revoked", kind: .revoked)
         }
         publishNearby()
@@ -321,9 +304,6 @@ public final class ContinuityNode: NearbyActivitySource {
     func name(of link: PeerLink) -> String { links.name(of: link) }
     func link(shownAs device: String) -> PeerLink? { links.link(shownAs: device) }
     func refusal(of peer: DevicePeer) -> String? { server.refusal(of: peer) }
-    func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
-        try server.streamGrant(sequence: sequence, for: peer)
-    }
     func consider(revocationData data: Data, from peer: String) { trust.consider(revocationData: data, from: peer) }
     func callDevice<Result>(_ device: String, _ call: @MainActor (PeerBus) async throws -> Result) async throws -> (Result, PeerLink) {
         try await calls.callDevice(device, call)

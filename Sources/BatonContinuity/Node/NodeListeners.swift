@@ -1,8 +1,7 @@
 import BatonLoop
 import Foundation
 
-/// The node's listeners: the one whose port is published and handed out in stream grants
-/// now, and those replaced at a port rotation still in their grace. Every listener that
+/// The node's listeners: the one whose port is published now, and those replaced at a port rotation still in their grace. Every listener that
 /// accepts connections is here; each connection one verifies is handed to `accepted`.
 @MainActor
 final class NodeListeners {
@@ -17,14 +16,13 @@ final class NodeListeners {
     /// How long a listener replaced at a port rotation still accepts connections (see
     /// `ContinuityNode.listenerRotationGrace`).
     var rotationGrace: Duration = .seconds(10)
-    /// How long an incoming connection has, from accept, to become a verified link or stream
-    /// connection (see `ContinuityNode.handshakeDeadline`).
+    /// How long an incoming connection has, from accept, to become a verified link (see `ContinuityNode.handshakeDeadline`).
     var handshakeDeadline: Duration = .seconds(5)
     private let trust: TrustSync
     private let credential: TLSCredential
     private let log: PeerLogger
     private let diagnostics: Diagnostics
-    /// Each connection a listener verified, link or stream (by its ALPN).
+    /// Each link a listener verified.
     var accepted: (@MainActor (SecureChannel) -> Void)?
     /// A refusal to keep among the node's recent failures.
     var failed: (@MainActor (String) -> Void)?
@@ -78,7 +76,7 @@ final class NodeListeners {
     /// a fresh random port and returns that port, to publish (nil: the port stays). The
     /// listener it replaces accepts for `rotationGrace` more, then stops listening (its port
     /// refuses connections) while the connections it accepted finish within their
-    /// `handshakeDeadline`, then closes. Links and stream connections already made do not
+    /// `handshakeDeadline`, then closes. Links already made (and their streams) do not
     /// depend on a listener and stay.
     func rotate() -> UInt16? {
         guard let host = rotatingHost, let old = current else { return nil }

@@ -4,7 +4,7 @@ import Foundation
 
 /// What this device answers its linked peers (`org.baton.Device1`, served on each link by
 /// `DeviceService`): its activity and its payload, `Continued` from a device that fetched it,
-/// its signed list and discovery key, and continuation stream grants. Every call is first
+/// its signed list and discovery key, and continuation streams on the link. Every call is first
 /// checked against the list on disk (read only if it changed).
 @MainActor
 final class PayloadServer: DeviceServiceHandler {
@@ -16,20 +16,18 @@ final class PayloadServer: DeviceServiceHandler {
     private let trust: TrustSync
     private let links: LinkTable
     private let advertiser: Advertiser
-    private let grants: StreamGrants
-    private let listeners: NodeListeners
+    /// How long a continuation stream may wait on its peer (`ContinuityNode.streamIdleTimeout`).
+    var streamIdleTimeout: Duration = .seconds(30)
     private let provider: any ActivityProvider
     private let log: PeerLogger
     private let diagnostics: Diagnostics
 
-    init(trust: TrustSync, links: LinkTable, advertiser: Advertiser, grants: StreamGrants, listeners: NodeListeners,
+    init(trust: TrustSync, links: LinkTable, advertiser: Advertiser,
          provider: any ActivityProvider, log: PeerLogger, diagnostics: Diagnostics) {
         self.diagnostics = diagnostics
         self.trust = trust
         self.links = links
         self.advertiser = advertiser
-        self.grants = grants
-        self.listeners = listeners
         self.provider = provider
         self.log = log
     }
@@ -86,16 +84,16 @@ final class PayloadServer: DeviceServiceHandler {
         diagnostics.publish(.continuedElsewhere(activityType: activity.activityType, by: trust.name(of: peer.id)))
     }
 
-    /// A one-time token for a stream connection from `peer` (`StreamGrants.grant`), and the
-    /// port of the current listener; a listener replaced at a port rotation still accepts the
-    /// grant during its grace.
-    func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16) {
-        guard let listener = listeners.current, let activity = advertiser.provided(sequence: sequence) else {
-            throw .notCurrent
-        }
+    /// Opens stream `id` on `streams` to the activity advertised with `sequence`, if it
+    /// supports continuation streams and its app takes them (`NoStreams` otherwise); the
+    /// streams go to the activity's delegate once the answer has gone.
+    func openStreams(sequence: UInt64, stream id: UInt32, on streams: LinkStreams) throws(DeviceServiceError) -> @MainActor () -> Void {
+        guard let activity = advertiser.provided(sequence: sequence) else { throw .notCurrent }
         guard activity.supportsContinuationStreams, provider.canOpenStreams(for: activity) else {
             throw .noStreams("\(activity.activityType) does not support continuation streams")
         }
-        return (grants.grant(to: peer, for: activity), listener.port)
+        let stream = streams.accept(id, idleTimeout: streamIdleTimeout)
+        let provider = provider
+        return { provider.acceptStreams(stream, for: activity) }
     }
 }

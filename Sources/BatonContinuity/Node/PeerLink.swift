@@ -12,6 +12,8 @@ final class PeerLink {
     let serial: String
     let bus: PeerBus
     let service: DeviceService?
+    /// The continuation streams carried on this link.
+    let streams: LinkStreams
     let dialed: PeerAddress?
     /// The peer's IP address.
     let host: String?
@@ -37,6 +39,8 @@ final class PeerLink {
         host = channel.peerHost
         self.bus = bus
         self.service = service
+        streams = LinkStreams(bus: bus.bus, accepted: channel.isServer)
+        service?.streams = streams
         self.dialed = dialed
     }
 }

@@ -19,8 +19,9 @@ enum DeviceMethod: DBusMethodValue, Equatable {
     case continued(sequence: UInt64)
     /// The signed revocation list (`ay`) the device holds.
     case getRevocations
-    /// A one-time token (`ay`) and port (`u`) for a stream connection to the activity advertised with `sequence`.
-    case openStreams(sequence: UInt64)
+    /// Opens continuation stream `stream` (an id the caller chose, see `LinkStreams`) on this
+    /// link to the activity advertised with `sequence`; no reply values.
+    case openStreams(sequence: UInt64, stream: UInt32)
     /// The group's discovery key (`ay`) for the revocation list the device holds.
     case getDiscoveryKey
 
@@ -36,7 +37,8 @@ enum DeviceMethod: DBusMethodValue, Equatable {
         var inArguments: [DBusArgument] {
             switch self {
             case .getCurrent, .getRevocations, .getDiscoveryKey: []
-            case .fetchPayload, .continued, .openStreams: [DBusArgument("sequence", "t")]
+            case .fetchPayload, .continued: [DBusArgument("sequence", "t")]
+            case .openStreams: [DBusArgument("sequence", "t"), DBusArgument("stream", "u")]
             }
         }
 
@@ -44,9 +46,8 @@ enum DeviceMethod: DBusMethodValue, Equatable {
             switch self {
             case .getCurrent: [DBusArgument("activity", "a{sv}")]
             case .fetchPayload: [DBusArgument("payload", "ay")]
-            case .continued: []
+            case .continued, .openStreams: []
             case .getRevocations: [DBusArgument("list", "ay")]
-            case .openStreams: [DBusArgument("token", "ay"), DBusArgument("port", "u")]
             case .getDiscoveryKey: [DBusArgument("key", "ay")]
             }
         }
@@ -67,7 +68,8 @@ enum DeviceMethod: DBusMethodValue, Equatable {
     var arguments: [Variant] {
         switch self {
         case .getCurrent, .getRevocations, .getDiscoveryKey: []
-        case .fetchPayload(let sequence), .continued(let sequence), .openStreams(let sequence): [.uint64(sequence)]
+        case .fetchPayload(let sequence), .continued(let sequence): [.uint64(sequence)]
+        case .openStreams(let sequence, let stream): [.uint64(sequence), .uint32(stream)]
         }
     }
 
@@ -78,17 +80,12 @@ enum DeviceMethod: DBusMethodValue, Equatable {
         case .fetchPayload: guard let sequence else { return nil }; self = .fetchPayload(sequence: sequence)
         case .continued: guard let sequence else { return nil }; self = .continued(sequence: sequence)
         case .getRevocations: self = .getRevocations
-        case .openStreams: guard let sequence else { return nil }; self = .openStreams(sequence: sequence)
+        case .openStreams:
+            guard let sequence, arguments.count == 2, let stream = arguments[1].uint32Value else { return nil }
+            self = .openStreams(sequence: sequence, stream: stream)
         case .getDiscoveryKey: self = .getDiscoveryKey
         }
     }
-}
-
-/// A stream grant (`OpenStreams`'s reply): a one-time token and the port to use it on, as sent
-/// (the caller checks both).
-struct DeviceStreamGrant: Equatable {
-    var token: Data
-    var port: UInt32
 }
 
 /// `org.baton.Device1`'s calls with their replies' types (`PeerBus.call`).
@@ -109,14 +106,6 @@ extension DBusCall where Method == DeviceMethod, Reply == Data {
 extension DBusCall where Method == DeviceMethod, Reply == Void {
     /// Tells the peer its activity advertised with `sequence` was continued.
     static func continued(sequence: UInt64) -> Self { Self(.continued(sequence: sequence)) }
-}
-
-extension DBusCall where Method == DeviceMethod, Reply == DeviceStreamGrant {
-    /// A grant for a stream connection to the activity advertised with `sequence`.
-    static func openStreams(sequence: UInt64) -> Self {
-        Self(.openStreams(sequence: sequence), reply: { values in
-            guard values.count == 2, let token = values[0].bytesValue, let port = values[1].uint32Value else { return nil }
-            return DeviceStreamGrant(token: token, port: port)
-        })
-    }
+    /// Opens continuation stream `stream` to the activity the peer advertises with `sequence`.
+    static func openStreams(sequence: UInt64, stream: UInt32) -> Self { Self(.openStreams(sequence: sequence, stream: stream)) }
 }

@@ -22,9 +22,10 @@ protocol DeviceServiceHandler: AnyObject {
     func revocationList() -> Data
     /// The group's discovery key for the revocation list this device holds.
     func discoveryKey() throws(DeviceServiceError) -> Data
-    /// A one-time token for a continuation stream connection from `peer` (its identifier) to the activity
-    /// advertised with `sequence`, and the port to make it to.
-    func streamGrant(sequence: UInt64, for peer: String) throws(DeviceServiceError) -> (token: Data, port: UInt16)
+    /// Opens continuation stream `id` on the link (`streams`, which admitted the id) to the
+    /// activity advertised with `sequence`; returns the hand-over of the streams to the
+    /// activity's delegate, run once the answer has gone.
+    func openStreams(sequence: UInt64, stream id: UInt32, on streams: LinkStreams) throws(DeviceServiceError) -> @MainActor () -> Void
 }
 
 /// The device at the other end of a link, as its certificate proved it.
@@ -49,6 +50,9 @@ enum DeviceServiceError: Error {
 final class DeviceService {
     weak var handler: (any DeviceServiceHandler)?
     let peer: DevicePeer
+    /// The continuation streams of the link this serves (`OpenStreams` opens one there); the
+    /// link holds them (the bus holds this service).
+    weak var streams: LinkStreams?
 
     init(handler: any DeviceServiceHandler, peer: DevicePeer) {
         self.handler = handler
@@ -80,10 +84,14 @@ final class DeviceService {
                     Self.fail(answer, error)
                 }
             }
-        case .openStreams(let sequence):
+        case .openStreams(let sequence, let id):
+            // An id that is not the peer's next one, or past the cap, closes the link.
+            guard let streams else { return Self.fail(answer, .noStreams("no streams on this link")) }
+            guard streams.admits(id) else { return }
             do {
-                let grant = try handler.streamGrant(sequence: sequence, for: peer.id)
-                call.reply([.bytes(grant.token), .uint32(UInt32(grant.port))])
+                let handOver = try handler.openStreams(sequence: sequence, stream: id, on: streams)
+                answer.reply(.openStreams(sequence: sequence, stream: id), ())
+                handOver()
             } catch {
                 Self.fail(answer, error)
             }

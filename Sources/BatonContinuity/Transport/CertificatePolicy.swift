@@ -5,10 +5,10 @@ import X509
 /// Which certificate a TLS channel (`SecureChannel`) presents, which peer certificate it takes,
 /// and, for a `TLSListener`, the ALPN ids it offers and whether it gates connections.
 enum CertificatePolicy: Sendable {
-    /// A device of the group (links and continuation streams): presents `credential`, takes
-    /// only a current device of the group (`DeviceIdentity.verifyPeer`, with `identity`'s
-    /// revocation list), behind the admission gate with the group's discovery key; a listener
-    /// offers ALPN `baton/1` and `baton-stream/1`.
+    /// A device of the group (links, which carry continuation streams too): presents
+    /// `credential`, takes only a current device of the group (`DeviceIdentity.verifyPeer`,
+    /// with `identity`'s revocation list), behind the admission gate with the group's discovery
+    /// key; a listener offers ALPN `baton/1`.
     case groupMember(identity: DeviceIdentity, credential: TLSCredential)
     /// A pairing connection: presents a throwaway certificate, takes any certificate holding a
     /// P-256 key (nothing is trusted yet: the code the people compare decides, and it names
@@ -61,7 +61,7 @@ enum VerifiedPeer: Sendable {
     case newcomer(key: P256.Signing.PublicKey)
 }
 
-/// What a group member's listener offers: a device link and a continuation stream.
-private let memberServerProtocols = ProtocolList([SecureChannel.alpn, SecureChannel.streamALPN])
+/// What a group member's listener offers: a device link.
+private let memberServerProtocols = ProtocolList([SecureChannel.alpn])
 /// The one ALPN id a pairing connection offers.
 let pairingProtocols = ProtocolList([SecureChannel.pairingALPN])

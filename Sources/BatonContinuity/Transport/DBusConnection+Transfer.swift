@@ -74,6 +74,7 @@ extension DBusConnection {
                     output.removeFirst(outputStart)
                     outputStart = 0
                 }
+                onOutputSent?()
                 return .again
             case .ended: return .stop
             }
@@ -82,6 +83,7 @@ extension DBusConnection {
         output = []
         outputStart = 0
         writeWatch = nil
+        onOutputSent?()
         onOutputDrained?()
         return .stop
     }

@@ -65,6 +65,9 @@ package final class DBusConnection {
     /// peer was not reading as fast): for a sender that sends only the latest state to a
     /// slow reader, once it has taken the last.
     package var onOutputDrained: (@MainActor () -> Void)?
+    /// Called each time bytes that had to wait went to the peer (some or all of them): for a
+    /// sender that waits for room in the queue.
+    package var onOutputSent: (@MainActor () -> Void)?
     var processing = false
     /// Set by `pauseReading()`.
     var readingPaused = false
@@ -170,6 +173,7 @@ package final class DBusConnection {
         guard !isClosed else { return }
         isClosed = true
         onOutputDrained = nil
+        onOutputSent = nil
         onRefused = nil
         readWatch?.cancel()
         writeWatch?.cancel()

@@ -7,9 +7,9 @@ import Foundation
 /// presenting a certificate, each checking the other's under a `CertificatePolicy` during the
 /// handshake (`CertificateCheck`): the one channel type of Baton.
 ///
-/// Between devices of the group (links and continuation streams) each end presents its device
-/// certificate and takes only a current device of the group; then the ALPN protocol must be
-/// `baton/1` (D-Bus peer-to-peer over the stream: `PeerBus`) or `baton-stream/1`, and the TLS
+/// Between devices of the group (links, which carry continuation streams too) each end presents
+/// its device certificate and takes only a current device of the group; then the ALPN protocol
+/// must be `baton/1` (D-Bus peer-to-peer over the stream: `PeerBus`), and the TLS
 /// version 1.3, or the connection is closed before any application data. A pairing connection
 /// (`PairingChannel`, ALPN `baton-pair/1`) takes any P-256 certificate: the code the people
 /// compare decides.
@@ -20,12 +20,10 @@ public final class SecureChannel: @unchecked Sendable {
     /// The ALPN protocol id of a device link (D-Bus); its version changes with incompatible
     /// protocol versions.
     public static let alpn = "baton/1"
-    /// The ALPN protocol id of a continuation stream connection, on the same port.
-    public static let streamALPN = "baton-stream/1"
     /// The ALPN protocol id of a pairing connection.
     static let pairingALPN = "baton-pair/1"
 
-    /// The ALPN protocol negotiated: `alpn` or `streamALPN` (`baton-pair/1` for pairing).
+    /// The ALPN protocol negotiated: `alpn` (`baton-pair/1` for pairing).
     public let applicationProtocol: String
 
     /// Who the peer proved to be in the handshake, under the channel's policy.
@@ -198,8 +196,7 @@ public final class SecureChannel: @unchecked Sendable {
     /// listener's deadline instead): then its socket is shut down and the handshake fails.
     static let handshakeDeadline: Duration = .seconds(10)
 
-    /// Connects to a peer at `host:port` and proves both identities; `applicationProtocol` is
-    /// `alpn` for a device link, `streamALPN` for a continuation stream.
+    /// Connects to a peer at `host:port` and proves both identities, for a device link (ALPN `alpn`).
     ///
     /// First the admission gate (`AdmissionGate`), with the identity's discovery key: if the
     /// peer refuses it and the identity holds the key it had before its last one
@@ -207,8 +204,8 @@ public final class SecureChannel: @unchecked Sendable {
     /// device that missed a rotation of the key is still reached (and then gets the new key
     /// over the link). An identity without a discovery key connects without the gate.
     @MainActor
-    public static func connect(host: String, port: UInt16, identity: DeviceIdentity, credential: TLSCredential,
-                               applicationProtocol: String = alpn) async throws(TransportError) -> SecureChannel {
+    public static func connect(host: String, port: UInt16, identity: DeviceIdentity,
+                               credential: TLSCredential) async throws(TransportError) -> SecureChannel {
         var keys = [identity.discoveryKey].compactMap { $0 }
         if let previous = identity.previousDiscoveryKey, previous != identity.discoveryKey { keys.append(previous) }
         var attempt = 0
@@ -224,8 +221,8 @@ public final class SecureChannel: @unchecked Sendable {
                     continue
                 }
             }
-            let offered = applicationProtocol == streamALPN ? streamProtocols : linkProtocols
-            return try await connect(over: connection, policy: .groupMember(identity: identity, credential: credential), offering: offered)
+            return try await connect(over: connection, policy: .groupMember(identity: identity, credential: credential),
+                                     offering: linkProtocols)
         }
     }
 
@@ -377,4 +374,3 @@ public final class SecureChannel: @unchecked Sendable {
 
 /// What a connecting side offers: one protocol.
 private let linkProtocols = ProtocolList([SecureChannel.alpn])
-private let streamProtocols = ProtocolList([SecureChannel.streamALPN])

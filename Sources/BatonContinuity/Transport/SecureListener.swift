@@ -2,7 +2,7 @@ import BatonLoop
 import Foundation
 
 /// Accepts secure connections from the group's devices on one TCP address: device links
-/// (ALPN `baton/1`) and continuation streams (`baton-stream/1`), on the same port.
+/// (ALPN `baton/1`), which carry continuation streams too.
 ///
 /// A `TLSListener` with the group member's policy: before TLS, each connection passes the
 /// admission gate (`AdmissionGate`): the peer proves it holds the group's current discovery

@@ -2,7 +2,7 @@ import BatonLoop
 import CGLib
 import Foundation
 
-/// The one TLS listener of Baton: device links and continuation streams (`SecureListener`)
+/// The one TLS listener of Baton: device links (`SecureListener`)
 /// and pairing windows (`PairingListener`) differ only by their `CertificatePolicy`. The
 /// admission gate, the deadlines, the caps and the fairness rules live here.
 ///
@@ -13,8 +13,8 @@ import Foundation
 /// come and go quickly, so Baton does not use it.)
 ///
 /// Each accepted connection waits to authenticate (`PendingConnection`), for at most
-/// `handshakeDeadline` from accept: a device link until its D-Bus is set up, a stream until
-/// its token has come, a pairing connection until its hello. On the way it must *prove*
+/// `handshakeDeadline` from accept: a device link until its D-Bus is set up, a pairing
+/// connection until its hello. On the way it must *prove*
 /// itself: a group member's listener first asks for the discovery key (`AdmissionGate`); a
 /// pairing listener, with no gate, takes a whole ClientHello as proof. Every peer then sends
 /// a ClientHello offering TLS 1.3 (`ClientHello.offersTLS13`), or is shut down before a TLS
@@ -288,7 +288,7 @@ public class TLSListener {
                 // other. If the connection was dropped first — its handshake finished in the
                 // worker just as the deadline passed — it is closed here, never handed over;
                 // if not, it is handed over still timed, and the next stage (D-Bus set-up,
-                // the stream token, the pairing hello) makes the same check before
+                // the pairing hello) makes the same check before
                 // `authenticated()`. So a connection ends either authenticated or shut down,
                 // and every channel made is either delivered or closed.
                 guard pending.isWaiting else {

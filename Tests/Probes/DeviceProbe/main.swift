@@ -11,7 +11,7 @@
 // `continued TITLE` or `failed CODE`; `streams N` asks the continued activity for N bytes over
 // continuation streams and prints `stream received N, pattern intact` (or `…, wrong byte at I`) or
 // `stream failed: [code CODE, ]…`; `ping` prints
-// `pong` (the app still runs); `grants` prints `grants N`, the stream grants held; `flood N`
+// `pong` (the app still runs); `flood N`
 // replaces the activity N times with 1 KiB titles (N signals to every peer) and prints
 // `flooded`; `stop` stops the node (closing every link) and prints `stopped`; `retitle TEXT`
 // sets the activity's title directly and prints `retitled`; `touch` sets its `needsSave` and
@@ -224,8 +224,6 @@ MainActor.assumeIsolated {
                 say("touched")
             case "ping":
                 say("pong")
-            case "grants":
-                say("grants \(node?.streamGrantCount ?? 0)")
             case "flood":
                 for round in 0..<(command.count > 1 ? Int(command[1]) ?? 0 : 0) {
                     current.invalidate()

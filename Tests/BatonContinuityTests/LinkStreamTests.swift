@@ -1,0 +1,252 @@
+@testable import BatonContinuity
+import BatonLoop
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Continuation streams multiplexed on a device link (issue 26; handoff-programming-guide,
+/// "Using Continuation Streams": data written on one side is read on the other, and the end of
+/// one side's writing is the end of the other's reading). Both ends of one real link (mutual
+/// TLS over loopback, the D-Bus engine on the loop) in this process, each with its
+/// `LinkStreams`; the stream is opened on both ends by hand, as `OpenStreams` does.
+final class LinkStreamTests: TrustTestCase {
+    /// One link's two ends: the side that accepted the TCP connection and the side that dialed.
+    @MainActor
+    final class LinkPair {
+        let accepting: PeerBus, dialing: PeerBus
+        let acceptingStreams: LinkStreams, dialingStreams: LinkStreams
+        /// Why the accepting side closed the link, if it did.
+        var acceptingRefused: DiagnosticEvent.RefusalReason?
+
+        init(accepting: PeerBus, dialing: PeerBus) {
+            self.accepting = accepting
+            self.dialing = dialing
+            acceptingStreams = LinkStreams(bus: accepting.bus, accepted: true)
+            dialingStreams = LinkStreams(bus: dialing.bus, accepted: false)
+            accepting.onRefused = { [weak self] reason in self?.acceptingRefused = reason }
+        }
+
+        /// A stream the dialing side opens and the accepting side takes, with their idle bounds.
+        func openStream(idleTimeout: Duration = .seconds(30),
+                        acceptingIdleTimeout: Duration = .seconds(30)) throws -> (dialing: LinkStream, accepting: LinkStream) {
+            let dialing = try XCTUnwrap(dialingStreams.makeStream(idleTimeout: idleTimeout))
+            XCTAssertTrue(acceptingStreams.admits(dialing.id))
+            return (dialing, acceptingStreams.accept(dialing.id, idleTimeout: acceptingIdleTimeout))
+        }
+
+        func close() {
+            accepting.close()
+            dialing.close()
+        }
+    }
+
+    /// Two devices of a new group.
+    private func devices() throws -> (DeviceIdentity, DeviceIdentity) {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        return (try authority.issueDevice(named: "A"), try authority.issueDevice(named: "B"))
+    }
+
+    /// A link between `a` (accepting) and `b` (dialing), both ends in this process.
+    @MainActor
+    private static func makePair(_ a: DeviceIdentity, _ b: DeviceIdentity) throws -> LinkPair {
+        let listener = try SecureListener(identity: a, credential: try TLSCredential(identity: a))
+        defer { listener.close() }
+        let credential = try TLSCredential(identity: b)
+        let server = Outcome { try await PeerBus.open(over: try await listener.accept()) }
+        let client = Outcome { try await PeerBus.open(over: try await SecureChannel.connect(host: "127.0.0.1", port: listener.port,
+                                                                                            identity: b, credential: credential)) }
+        XCTAssertTrue(MainLoop.run(until: { server.done && client.done }, timeout: .seconds(15)))
+        let pair = LinkPair(accepting: try server.get(), dialing: try client.get())
+        pair.accepting.startMessageProcessing()
+        pair.dialing.startMessageProcessing()
+        return pair
+    }
+
+    /// Waits on the loop for `body`'s outcome.
+    @MainActor
+    private static func outcome<T>(_ body: @escaping @MainActor () async throws -> T) -> Outcome<T> {
+        let outcome = Outcome(body)
+        spin(until: { outcome.done })
+        return outcome
+    }
+
+    /// Request, then response: bytes go both ways on one stream, and each side's
+    /// `finishWriting()` is the other's end of the stream (an empty read).
+    func testBytesGoBothWaysAndFinishingWritingEndsTheOtherSidesReading() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream()
+            let exchange = Self.outcome { () async throws -> (Data, Data) in
+                try await dialing.write(Data("request".utf8))
+                try await dialing.finishWriting()
+                var request = Data()
+                while case let chunk = try await accepting.read(maxLength: 3), !chunk.isEmpty { request += chunk }
+                try await accepting.write(Data("response".utf8))
+                try await accepting.finishWriting()
+                var response = Data()
+                while case let chunk = try await dialing.read(maxLength: 1000), !chunk.isEmpty { response += chunk }
+                return (request, response)
+            }
+            let (request, response) = try exchange.get()
+            XCTAssertEqual(String(decoding: request, as: UTF8.self), "request")
+            XCTAssertEqual(String(decoding: response, as: UTF8.self), "response")
+            XCTAssertEqual(pair.dialingStreams.count, 0, "a stream finished both ways is forgotten on both ends")
+            XCTAssertEqual(pair.acceptingStreams.count, 0)
+        }
+    }
+
+    /// Flow control: a reader that reads nothing holds exactly one window of a large write, and
+    /// the writer waits; once it reads, the whole transfer arrives intact, in order.
+    func testAReaderThatDoesNotReadHoldsOneWindowAndALargeTransferArrivesIntact() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream()
+            let size = 20 * 1024 * 1024 + 17
+            let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
+            let writing = Outcome { () async throws -> Void in
+                try await dialing.write(data)
+                try await dialing.finishWriting()
+            }
+            spin(until: { accepting.buffered == LinkStreams.window })
+            XCTAssertFalse(writing.done, "the writer waits for credit")
+            let reading = Self.outcome { () async throws -> Data in
+                var received = Data()
+                while case let chunk = try await accepting.read(maxLength: 256 * 1024), !chunk.isEmpty {
+                    XCTAssertLessThanOrEqual(accepting.buffered, LinkStreams.window)
+                    received += chunk
+                }
+                return received
+            }
+            spin(until: { writing.done })
+            XCTAssertNoThrow(try writing.get())
+            XCTAssertEqual(try reading.get(), data)
+        }
+    }
+
+    /// A read with nothing arriving for the idle bound fails with `TransportError.idle` and
+    /// resets the stream: the other side's read fails too, and the link stays up.
+    func testAReadThatGetsNothingFailsAfterTheIdleBoundAndResetsTheStream() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream(idleTimeout: .seconds(1), acceptingIdleTimeout: .seconds(600))
+            let idle = Self.outcome { try await dialing.read(maxLength: 100) }
+            guard case .idle? = idle.error as? TransportError else { return XCTFail("\(String(describing: idle.value))") }
+            let other = Self.outcome { try await accepting.read(maxLength: 100) }
+            XCTAssertNotNil(other.error, "the other side's read fails: \(String(describing: other.value))")
+            let ping = Self.outcome { try await pair.dialing.ping() }
+            XCTAssertNoThrow(try ping.get(), "the link is still up")
+        }
+    }
+
+    /// The link closing in the middle of a transfer fails both sides' reads and writes; nothing
+    /// waits for the idle bound.
+    func testTheLinkClosingMidStreamFailsBothSides() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream(idleTimeout: .seconds(600), acceptingIdleTimeout: .seconds(600))
+            let writing = Outcome { try await dialing.write(Data(count: 4 * LinkStreams.window)) }
+            spin(until: { accepting.buffered == LinkStreams.window })
+            pair.dialing.close()
+            spin(until: { writing.done })
+            XCTAssertNotNil(writing.error, "the write fails")
+            let read = Self.outcome { try await accepting.read(maxLength: 100) }
+            XCTAssertNotNil(read.error, "the other side's read fails: \(String(describing: read.value))")
+            let late = Self.outcome { try await dialing.write(Data([1])) }
+            XCTAssertNotNil(late.error, "a write after the link went fails")
+        }
+    }
+
+    /// `finishWriting()` returns once the peer has everything written, so a writer whose link
+    /// closes right after (an app that exits once it has sent, as the Mail sample does) loses
+    /// nothing: the reader still reads it all, then the end.
+    func testWhatWasWrittenBeforeFinishingIsReadAfterTheLinkCloses() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream()
+            // One window: the writer finishes without waiting for the reader to read.
+            let data = Data((0..<LinkStreams.window).map { UInt8(truncatingIfNeeded: $0 % 253) })
+            let writing = Self.outcome { () async throws -> Void in
+                try await dialing.write(data)
+                try await dialing.finishWriting()
+            }
+            XCTAssertNoThrow(try writing.get())
+            pair.dialing.close()
+            spin(until: { pair.accepting.bus.isClosed })
+            let reading = Self.outcome { () async throws -> Data in
+                var received = Data()
+                while case let chunk = try await accepting.read(maxLength: 256 * 1024), !chunk.isEmpty { received += chunk }
+                return received
+            }
+            XCTAssertEqual(try reading.get(), data)
+        }
+    }
+
+    /// Bytes that cross this side's close are dropped: a stream closed here may still get what
+    /// the peer sent before it heard, and that is not a protocol violation.
+    func testBytesForAStreamClosedHereAreDroppedAndTheLinkStays() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream()
+            accepting.close()
+            pair.dialingStreams.emit(.streamData(stream: dialing.id, bytes: Data(count: 1000)))
+            let ping = Self.outcome { try await pair.dialing.ping() }
+            XCTAssertNoThrow(try ping.get())
+            XCTAssertNil(pair.acceptingRefused)
+            let write = Self.outcome { try await dialing.write(Data([1])) }
+            XCTAssertNotNil(write.error, "the closed stream's writer fails: \(String(describing: write.value))")
+        }
+    }
+
+    /// The cap on open streams is per side: each side may open `LinkStreams.maximumStreams` of
+    /// its own at once, whatever the other opened, so two sides opening at the same moment never
+    /// look like a violation to each other; past its own cap a side does not open one.
+    func testEachSideMayOpenUpToTheCapOfItsOwnStreams() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            var streams: [LinkStream] = []
+            for _ in 0..<LinkStreams.maximumStreams {
+                let dialing = try XCTUnwrap(pair.dialingStreams.makeStream(idleTimeout: .seconds(30)))
+                XCTAssertTrue(pair.acceptingStreams.admits(dialing.id))
+                let accepting = try XCTUnwrap(pair.acceptingStreams.makeStream(idleTimeout: .seconds(30)))
+                XCTAssertTrue(pair.dialingStreams.admits(accepting.id))
+                streams += [dialing, pair.acceptingStreams.accept(dialing.id, idleTimeout: .seconds(30)),
+                            accepting, pair.dialingStreams.accept(accepting.id, idleTimeout: .seconds(30))]
+            }
+            XCTAssertEqual(Set(streams.map(\.id)).count, 2 * LinkStreams.maximumStreams, "the two sides' ids never collide")
+            XCTAssertNil(pair.dialingStreams.makeStream(idleTimeout: .seconds(30)), "past its own cap a side opens no more")
+            let ping = Self.outcome { try await pair.dialing.ping() }
+            XCTAssertNoThrow(try ping.get())
+            XCTAssertNil(pair.acceptingRefused)
+        }
+    }
+
+    /// A peer that sends past the window it was given, while this side reads nothing, breaks
+    /// the protocol: the link is closed (a refusal), and what it sent is not kept.
+    func testSendingPastTheWindowClosesTheLink() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream()
+            let chunk = Data(count: LinkStreams.chunk)
+            for _ in 0...(LinkStreams.window / LinkStreams.chunk) { pair.dialingStreams.emit(.streamData(stream: dialing.id, bytes: chunk)) }
+            spin(until: { pair.accepting.bus.isClosed })
+            XCTAssertEqual(pair.acceptingRefused, .malformedMessage)
+            XCTAssertEqual(accepting.buffered, 0, "the flood is not held")
+        }
+    }
+}
