@@ -117,22 +117,23 @@ extension DBusConnection {
         await Readiness.stream(UnsafeMutableRawPointer(inputStream).assumingMemoryBound(to: GInputStream.self))
     }
 
-    /// The read watch: reads while reads come back full (at most `readsPerTurn` a turn). A
-    /// short read ends the turn without a read that would only say "would block": what is left
-    /// in the socket wakes the watch again (a TLS stream reads one record at a time, at most
-    /// 16 KiB, straight from the socket, so it holds nothing the socket no longer shows).
+    /// The read watch: reads all the stream has, handling each whole message as it is complete,
+    /// until a read would block or `bytesPerTurn` were read this turn. A TLS stream gives one
+    /// record (at most 16 KiB) a read, so stopping at the first short read would cost a turn of
+    /// the loop per record; the read that finds nothing is one cheap call, a turn is many.
     func readAvailable() -> Repetition {
-        for _ in 0..<Self.readsPerTurn {
+        var taken = 0
+        while taken < Self.bytesPerTurn {
             switch readSome() {
             case .ended: return .stop
             case .wouldBlock: return isClosed ? .stop : .again
             case .moved(let n):
+                taken += n
                 takeMessages()
                 if isClosed || readingPaused { return .stop }
-                if n < Self.readChunk { return .again }
             }
         }
-        // Full reads all turn: let the loop's other sources run, and go on at the next turn.
+        // A full turn's worth: let the loop's other sources run, and go on at the next turn.
         if readAgain == nil {
             readAgain = MainLoop.idle(priority: .default) { [weak self] in
                 guard let self else { return }

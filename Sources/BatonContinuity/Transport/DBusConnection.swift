@@ -32,8 +32,9 @@ package final class DBusConnection {
     nonisolated package static let maximumQueuedOutput = 16 * 1024 * 1024
     /// How much one read takes from the stream.
     nonisolated package static let readChunk = 64 * 1024
-    /// Reads in one turn of the loop before the others get theirs (the rest waits for the next turn).
-    static let readsPerTurn = 16
+    /// Bytes read in one turn of the loop before the others get theirs (the rest waits for the
+    /// next turn): a few of the largest messages, so one busy connection does not starve the loop.
+    static let bytesPerTurn = 256 * 1024
     /// The longest refusal reason logged: GLib's decoding errors can quote a peer's string.
     static let maximumReasonLength = 240
 
