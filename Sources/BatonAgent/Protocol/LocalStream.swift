@@ -80,6 +80,8 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
                 try await fill()
                 continue
             }
+            // Room for all that is buffered at once, not grown (and copied) frame by frame.
+            if result.isEmpty { result.reserveCapacity(min(maxLength, readEnd - readStart)) }
             result.append(readBuffer!.assumingMemoryBound(to: UInt8.self) + readStart, count: available)
             readStart += available
             frameLeft -= available
