@@ -45,7 +45,13 @@ extension DBusConnection {
             }
         }
         guard written < bytes.count else { return }
-        output.append(contentsOf: bytes[written...])
+        // Small rests share a piece (so many small messages are few allocations); a large one is its own.
+        if output.count > outputHead, output[output.count - 1].count + bytes.count - written <= Self.readChunk {
+            output[output.count - 1].append(contentsOf: bytes[written...])
+        } else {
+            output.append(Array(bytes[written...]))
+        }
+        queuedOutput += bytes.count - written
         if unsentOutputBytes > Self.maximumQueuedOutput {
             return refuse("the other side does not read what is sent to it (\(unsentOutputBytes) bytes waiting)", as: .doesNotRead)
         }
@@ -64,15 +70,22 @@ extension DBusConnection {
     }
 
     private func flush() -> Repetition {
-        while !isClosed && unsentOutputBytes > 0 {
-            let result = output.withUnsafeBytes { writeSome($0.baseAddress! + outputStart, $0.count - outputStart) }
+        while !isClosed && outputHead < output.count {
+            let result = output[outputHead].withUnsafeBytes { writeSome($0.baseAddress! + outputStart, $0.count - outputStart) }
             switch result {
-            case .moved(let n): outputStart += n
-            case .wouldBlock:
-                // What was sent is given back as it goes, so only unsent bytes take memory.
-                if outputStart >= Self.readChunk {
-                    output.removeFirst(outputStart)
+            case .moved(let n):
+                outputStart += n
+                if outputStart == output[outputHead].count {
+                    // A piece all sent is given back, so only unsent bytes take memory.
+                    queuedOutput -= outputStart
+                    output[outputHead] = []
+                    outputHead += 1
                     outputStart = 0
+                }
+            case .wouldBlock:
+                if outputHead >= 64 {
+                    output.removeFirst(outputHead)
+                    outputHead = 0
                 }
                 onOutputSent?()
                 return .again
@@ -81,7 +94,7 @@ extension DBusConnection {
         }
         guard !isClosed else { return .stop }
         output = []
-        outputStart = 0
+        outputHead = 0
         writeWatch = nil
         onOutputSent?()
         onOutputDrained?()

@@ -57,8 +57,14 @@ package final class DBusConnection {
     /// Bytes read and not yet taken; `inputStart` is where the untaken part begins.
     var input: [UInt8] = []
     var inputStart = 0
-    var output: [UInt8] = []
+    /// Bytes waiting for the peer, in the pieces they were queued in (each the unsent rest of
+    /// what one write had): `outputHead` is the first piece not all sent, `outputStart` how
+    /// much of it is, `queuedOutput` the bytes from that piece on. Sending never moves what
+    /// waits, and each piece is given back once it is sent.
+    var output: [[UInt8]] = []
+    var outputHead = 0
     var outputStart = 0
+    var queuedOutput = 0
     var readWatch: PollableWatch?
     var writeWatch: PollableWatch?
     var readAgain: LoopSource?
@@ -121,11 +127,11 @@ package final class DBusConnection {
     }
 
     /// Bytes waiting for the peer to take them (its end is full: it has not read them yet).
-    package var unsentOutputBytes: Int { output.count - outputStart }
+    package var unsentOutputBytes: Int { queuedOutput - outputStart }
 
     /// Bytes held for writing, sent ones not yet given back included: `unsentOutputBytes` plus
-    /// less than one `readChunk`.
-    package var heldOutputBytes: Int { output.count }
+    /// the sent part of one piece (less than one `readChunk`, or one message larger than that).
+    package var heldOutputBytes: Int { queuedOutput }
 
     // MARK: Lifecycle
 
@@ -190,7 +196,7 @@ package final class DBusConnection {
         input = []
         inputStart = 0
         output = []
-        outputStart = 0
+        (outputHead, outputStart, queuedOutput) = (0, 0, 0)
         let calls = pending.values
         pending = [:]
         for call in calls {
