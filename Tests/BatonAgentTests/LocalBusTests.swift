@@ -255,6 +255,40 @@ final class LocalBusTests: XCTestCase {
         }
     }
 
+    /// A peer that has sent much at once does not hold the loop: one turn of the read watch
+    /// takes at most `bytesPerTurn`, and a source of higher priority that became ready during
+    /// that turn runs before the rest is read. Everything arrives, in order.
+    func testAPeerThatSentMuchAtOnceDoesNotHoldTheLoop() throws {
+        try MainActor.assumeIsolated {
+            let (fd, server) = try Self.rawClientAndServer()
+            defer { close(fd); server.close() }
+            var room = Int32(4 * 1024 * 1024)
+            if setsockopt(fd, SOL_SOCKET, SO_SNDBUFFORCE, &room, socklen_t(MemoryLayout<Int32>.size)) != 0 {
+                _ = setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &room, socklen_t(MemoryLayout<Int32>.size))
+            }
+            var handled: [UInt32] = []
+            var handledWhenTheLoopTurned: Int?
+            server.export(path: Self.path, info: Self.info) { call in
+                if case .uint32(let value)? = call.arguments.first { handled.append(value) }
+                if handled.count == 1 { MainLoop.idle(priority: .high) { handledWhenTheLoopTurned = handled.count } }
+            }
+            var bytes: [UInt8] = []
+            var count: UInt32 = 0
+            while bytes.count < 3 * LocalBus.bytesPerTurn {
+                count += 1
+                bytes += Self.call("Note", [.uint32(count)], serial: count, noReply: true)
+            }
+            let sent = bytes.withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_DONTWAIT)) }
+            guard sent == bytes.count else { throw XCTSkip("the socket took \(sent) of the \(bytes.count) bytes sent at once") }
+            server.startMessageProcessing()
+            spin(until: { handled.count == Int(count) && handledWhenTheLoopTurned != nil })
+            XCTAssertEqual(handled, Array(1...count))
+            let turned = try XCTUnwrap(handledWhenTheLoopTurned)
+            XCTAssertLessThan(turned, Int(count) / 2, "the connection handled \(turned) of \(count) messages before the loop turned")
+            XCTAssertFalse(server.isClosed)
+        }
+    }
+
     /// A peer that never reads what is sent to it: once more than `maximumQueuedOutput` bytes
     /// wait, the connection is closed rather than the memory growing.
     func testAPeerThatNeverReadsIsCutOffPastTheQueueCap() throws {

@@ -34,7 +34,7 @@ package final class DBusConnection {
     nonisolated package static let readChunk = 64 * 1024
     /// Bytes read in one turn of the loop before the others get theirs (the rest waits for the
     /// next turn): a few of the largest messages, so one busy connection does not starve the loop.
-    static let bytesPerTurn = 256 * 1024
+    nonisolated package static let bytesPerTurn = 256 * 1024
     /// The longest refusal reason logged: GLib's decoding errors can quote a peer's string.
     static let maximumReasonLength = 240
 
