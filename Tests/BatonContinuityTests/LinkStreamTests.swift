@@ -1,6 +1,7 @@
 @testable import BatonContinuity
 import BatonLoop
 import BatonTestSupport
+import CGLib
 import Foundation
 import XCTest
 
@@ -68,6 +69,22 @@ final class LinkStreamTests: TrustTestCase {
         let outcome = Outcome(body)
         spin(until: { outcome.done })
         return outcome
+    }
+
+    /// A full `StreamData` (`LinkStreams.chunk` bytes, the largest stream id and serial) is at
+    /// most 64 KiB on the wire: four TLS records of 16 KiB, not a fifth for the last hundred bytes.
+    func testAFullStreamDataMessageFitsFourTLSRecords() throws {
+        let signal = DeviceSignal.streamData(stream: .max, bytes: Data(count: LinkStreams.chunk))
+        let message = g_dbus_message_new_signal(DeviceSignal.path, DeviceSignal.interface, signal.member.rawValue)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        g_dbus_message_set_body(message, try Variant.tuple(signal.arguments).makeGVariant())
+        g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
+        g_dbus_message_set_serial(message, .max)
+        var size: gsize = 0
+        let blob = try XCTUnwrap(g_dbus_message_to_blob(message, &size, G_DBUS_CAPABILITY_FLAGS_NONE, nil))
+        g_free(blob)
+        XCTAssertLessThanOrEqual(Int(size), 4 * 16 * 1024)
+        XCTAssertGreaterThan(Int(size), 4 * 16 * 1024 - 512, "the chunk leaves more room than the header needs")
     }
 
     /// Request, then response: bytes go both ways on one stream, and each side's
