@@ -23,10 +23,10 @@ final class LinkStreams {
     /// cover the round trip of the credit through two agents' relays on a loaded machine.
     nonisolated static let window = 4 * 1024 * 1024
     /// The most bytes in one `StreamData` (well under `DBusConnection.maximumMessageBody`): 64
-    /// KiB less room for the message's header and its other argument, so a whole message is at
-    /// most four TLS records of 16 KiB, not four and a fifth of a hundred bytes (a record, a
-    /// write and a read more each).
-    nonisolated static let chunk = 64 * 1024 - 256
+    /// KiB less the message's header and its other argument (128 bytes), so a whole message is
+    /// four full TLS records of 16 KiB, not four and a fifth of 128 bytes (a record, a write and
+    /// a read more each).
+    nonisolated static let chunk = 64 * 1024 - 128
     /// The most bytes in a stream's first `StreamData`: it fits one TLS record, so the reader
     /// has the first bytes without waiting for a whole `chunk` to be encoded, sent and decoded.
     nonisolated static let firstChunk = 8 * 1024
