@@ -50,6 +50,31 @@ final class LinkEngineTests: TrustTestCase {
         }
     }
 
+    /// A device of the group that goes away while the device it linked with is still asking its
+    /// first question (the peer's revocation list) closed the link: the unlink says `.closed`,
+    /// not that the peer broke the protocol.
+    func testALinkThatClosesWhileAskedIsUnlinkedAsClosed() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let (probe, address) = try startProbe(authority, "A")
+        let c = try authority.issueDevice(named: "C")
+        try MainActor.assumeIsolated {
+            let credential = try TLSCredential(identity: c)
+            let left = Outcome { () async throws -> Void in
+                let channel = try await SecureChannel.connect(host: address.host, port: address.port, identity: c, credential: credential)
+                try await channel.authenticateAnonymouslyByHand()
+                try await channel.send(Data("BEGIN\r\n".utf8))
+                // The device's first call arrives; C leaves without answering it.
+                _ = try await channel.receive(maxLength: 64 * 1024)
+                channel.close()
+            }
+            XCTAssertTrue(MainLoop.run(until: { left.done }, timeout: .seconds(30)))
+            try left.get()
+        }
+        let unlinked = probe.waitForEvent(timeout: 30) { if case .unlinked = $0 { true } else { false } }
+        guard case .unlinked(_, let reason)? = unlinked else { return XCTFail("no unlink: \(probe.output)") }
+        XCTAssertEqual(reason, .closed, probe.output)
+    }
+
     /// A device of the group sends a 250 KB message (under the size cap) that does not decode:
     /// its string argument is not UTF-8 after 250,000 valid bytes, which GLib's error would
     /// quote whole. The receiving device closes the link, says so in one short line (its log

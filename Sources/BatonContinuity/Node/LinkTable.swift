@@ -136,7 +136,8 @@ final class LinkTable {
             if link.currentSignals == signalsBefore { remoteChanged(link, metadata) }
             if links[link.id] === link { events?.linkCameUp(link) }
         } catch {
-            drop(link, because: "asking \(name(of: link)) failed: \(error)", kind: .protocolError)
+            // A link that closed while asked (the peer stopped) closed; any other failure broke the protocol.
+            drop(link, because: "asking \(name(of: link)) failed: \(error)", kind: bus.isClosed ? .closed : .protocolError)
         }
         return true
     }

@@ -47,6 +47,8 @@ public final class PeerBus {
     /// freeze the app. Messages still queued for the peer may be lost, as they would be if it
     /// had vanished.
     public func close() { bus.close() }
+    /// Whether the connection has closed (either side, or a refusal).
+    var isClosed: Bool { bus.isClosed }
 
     /// Stops reading from the peer until `resumeReading()` (messages already read are still
     /// handled): what it sends backs up in the kernel, and TCP slows it down.
