@@ -22,6 +22,7 @@ class AgentTestCase: XCTestCase {
         for process in processes { process.terminate() }
         for process in processes { process.waitForExit(timeout: 10) }
         processes = []
+        DetachedProcesses.end(naming: root)  // agents an app or `baton` autostarted (detached)
         try? FileManager.default.removeItem(at: root)
     }
 

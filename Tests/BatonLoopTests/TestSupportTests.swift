@@ -5,6 +5,34 @@ import XCTest
 /// The test helpers that start children: output never deadlocks, every wait is bounded, and
 /// no child outlives its test.
 final class TestSupportTests: XCTestCase {
+    /// A process naming the test's folder on its command line (as an agent a test's app
+    /// autostarted, in a session of its own, does) is ended by
+    /// `DetachedProcesses.end(naming:)`; one naming another folder is left alone.
+    func testDetachedProcessesNamingTheFolderAreEnded() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("detached-\(UUID().uuidString.prefix(8))")
+        let other = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID().uuidString.prefix(8))")
+        func started(_ name: URL) throws -> Process {
+            try FileManager.default.createDirectory(at: name, withIntermediateDirectories: true)
+            let file = name.appendingPathComponent("log")
+            _ = FileManager.default.createFile(atPath: file.path, contents: nil)
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/tail")
+            process.arguments = ["-f", file.path]
+            try process.run()
+            return process
+        }
+        let named = try started(folder), unnamed = try started(other)
+        defer {
+            unnamed.terminate(); unnamed.waitUntilExit()
+            for name in [folder, other] { try? FileManager.default.removeItem(at: name) }
+        }
+        DetachedProcesses.end(naming: folder)
+        named.waitUntilExit()
+        XCTAssertEqual(named.terminationReason, .uncaughtSignal)
+        XCTAssertEqual(named.terminationStatus, SIGKILL)
+        XCTAssertTrue(unnamed.isRunning)
+    }
+
     private let shell = URL(fileURLWithPath: "/bin/sh")
 
     /// Whether process `pid` is gone (or a zombie about to be reaped).
