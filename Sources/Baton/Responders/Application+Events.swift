@@ -18,12 +18,27 @@ extension Application {
         if let keyWindow { return keyWindow.sendEvent(event) }
         switch event.type {
         case .keyDown:
-            if !event.modifierFlags.isDisjoint(with: [.command, .control]), mainMenu?.performKeyEquivalent(with: event) == true {
-                return
-            }
+            if mainMenuTakesKeyEquivalent(event) { return }
             keyDown(with: event)
         case .keyUp: keyUp(with: event)
         default: flagsChanged(with: event)
         }
+    }
+}
+
+extension Application {
+    /// Offers a key-down with Command or Control to the main menu as a key equivalent
+    /// (`Menu.performKeyEquivalent(with:)`); true when one of its items took it. Both the key
+    /// window and, with no key window, the application offer key equivalents through this.
+    func mainMenuTakesKeyEquivalent(_ event: Event) -> Bool {
+        event.isKeyEquivalentCandidate && mainMenu?.performKeyEquivalent(with: event) == true
+    }
+}
+
+extension Event {
+    /// A key-down with Command or Control: AppKit offers it as a key equivalent (to the window's
+    /// views, then the main menu) before it is a `keyDown(with:)`.
+    var isKeyEquivalentCandidate: Bool {
+        type == .keyDown && !modifierFlags.isDisjoint(with: [.command, .control])
     }
 }

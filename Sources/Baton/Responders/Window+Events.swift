@@ -24,10 +24,8 @@ extension Window {
     func route(_ event: Event) {
         switch event.type {
         case .keyDown:
-            if !event.modifierFlags.isDisjoint(with: [.command, .control]) {
-                if performKeyEquivalent(with: event) { return }
-                if Application.shared.mainMenu?.performKeyEquivalent(with: event) == true { return }
-            }
+            if event.isKeyEquivalentCandidate,
+               performKeyEquivalent(with: event) || Application.shared.mainMenuTakesKeyEquivalent(event) { return }
             keyTarget.keyDown(with: event)
         case .keyUp: keyTarget.keyUp(with: event)
         case .flagsChanged: keyTarget.flagsChanged(with: event)
