@@ -21,6 +21,7 @@ extension AgentConnection {
                 autostarted = false
                 if unavailableLogged { log.info("joined the agent at \(socketPath) again") }
                 unavailableLogged = false
+                diagnostics.publish(.joinedAgent(socketPath: socketPath, version: agentVersion ?? 0))
                 onJoined?()
             } catch {
                 disconnect()

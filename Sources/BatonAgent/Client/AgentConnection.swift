@@ -46,6 +46,10 @@ public final class AgentConnection: NearbyActivitySource {
     public internal(set) var agentVersion: UInt32?
     /// Called each time the app has (re)joined the agent.
     public var onJoined: (@MainActor () -> Void)?
+    /// Where the connection publishes its `DiagnosticEvent`s (`.joinedAgent` each time it has
+    /// joined, before `onJoined` is called); they also go to the process's
+    /// `BATON_DIAGNOSTICS_FD`, if it has one, for a supervisor or a test.
+    public let diagnostics = Diagnostics()
 
     let activities = ApplicationActivityProvider()
     var bus: LocalBus?
