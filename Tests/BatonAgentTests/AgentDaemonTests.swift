@@ -1,4 +1,5 @@
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 @testable import BatonAgent
@@ -18,6 +19,12 @@ final class AgentDaemonTests: AgentTestCase {
             }
         }
         try super.tearDownWithError()
+    }
+
+    /// What this test reads of `baton status --json`.
+    private struct StatusReport: Decodable {
+        struct Agent: Decodable { var startedBy: String }
+        var agent: Agent?
     }
 
     func testASecondAgentForTheSameSocketSaysSoAndExitsWithoutTouchingTheFirst() throws {
@@ -60,14 +67,18 @@ final class AgentDaemonTests: AgentTestCase {
         let (_, address) = try agent(folders[1], socket: socket("b.sock"))
         let activator = try start(activate.path, ["--listen=\(path)", "--fdname=agent", productURL("batond").path,
                                                   "--device", folders[0], "--local", "--socket", path, "--peer", address])
-        // systemd-socket-activate's own words; and the agent it starts has systemd's socket as its
-        // descriptor 3, so no diagnostics pipe: its log is what says where its socket came from.
+        // systemd-socket-activate's own words; the agent it starts has systemd's socket as its
+        // descriptor 3, so no diagnostics pipe: its apps' events and `baton status` speak for it.
         XCTAssertNotNil(activator.waitForLine(containing: "Listening on"), activator.output)
         var bound = stat()
         XCTAssertEqual(lstat(path, &bound), 0)
         // The first app's connection starts the agent.
         let reader = try app("baton-reader", socket: path, ["--read", "2"])
-        XCTAssertNotNil(activator.waitForLine(containing: "(from systemd)"), activator.output)
+        // It serves on systemd's socket: `baton status --json` says who started it.
+        let status = try runProduct("baton", ["status", "--json", "--agent", path], timeout: 30)
+        XCTAssertEqual(status.status, 0, status.stderr)
+        let report = try JSONDecoder().decode(StatusReport.self, from: Data(status.stdout.utf8))
+        XCTAssertEqual(report.agent?.startedBy, "systemd", status.stdout + activator.output)
         let watcher = try app("baton-reader", socket: socket("b.sock"), ["--continue-nearby"])
         // What Reader shows its user: the article restored.
         XCTAssertNotNil(watcher.waitForLine(containing: "restoreUserActivityState: article 2"), watcher.output)
@@ -89,8 +100,8 @@ final class AgentDaemonTests: AgentTestCase {
         environment["BATON_AGENT_SOCKET"] = path
         environment["XDG_CONFIG_HOME"] = config.path
         let reader = try start("baton-reader", ["--agent", path, "--read", "9"], environment: environment)
-        // The agent is the app's child, out of the test's reach: the app says it joined.
-        XCTAssertNotNil(reader.waitForLine(containing: "joined the agent"), reader.output)
+        // The agent is the app's child, out of the test's reach: the app publishes that it joined.
+        XCTAssertTrue(reader.waitForJoinedAgent(at: path), reader.output)
         let lock = try String(contentsOfFile: path + ".lock", encoding: .utf8)
         let pid = try XCTUnwrap(Int32(lock.trimmingCharacters(in: .whitespacesAndNewlines)))
         XCTAssertEqual(kill(pid, 0), 0, "the agent runs")

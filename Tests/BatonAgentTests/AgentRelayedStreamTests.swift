@@ -1,4 +1,5 @@
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -14,7 +15,7 @@ final class AgentRelayedStreamTests: AgentTestCase {
         let (agentA, agentB, _) = try twoLinkedAgents()
         let probe = productURL("DeviceProbe").path
         let offering = try start(probe, ["unused", "--ok", "--streams", "--agent", socket("a.sock")])
-        XCTAssertNotNil(offering.waitForLine(containing: "joined the agent"), offering.output)
+        XCTAssertTrue(offering.waitForJoinedAgent(at: socket("a.sock")), offering.output)
         let continuing = try start(probe, ["unused", "--ok", "--agent", socket("b.sock")])
         XCTAssertNotNil(continuing.waitForLine(containing: "nearby A"), continuing.output)
         continuing.send("continue 10")
@@ -44,7 +45,7 @@ final class AgentRelayedStreamTests: AgentTestCase {
         let (_, _, _) = try twoLinkedAgents()
         let probe = productURL("DeviceProbe").path
         let offering = try start(probe, ["unused", "--ok", "--stream-die", "--agent", socket("a.sock")])
-        XCTAssertNotNil(offering.waitForLine(containing: "joined the agent"), offering.output)
+        XCTAssertTrue(offering.waitForJoinedAgent(at: socket("a.sock")), offering.output)
         let continuing = try start(probe, ["unused", "--ok", "--agent", socket("b.sock")])
         XCTAssertNotNil(continuing.waitForLine(containing: "nearby A"), continuing.output)
         continuing.send("continue 10")

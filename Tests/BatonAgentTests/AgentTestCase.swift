@@ -44,13 +44,13 @@ class AgentTestCase: XCTestCase {
         return process
     }
 
-    /// Starts `batond` for the device in `folder` with its socket at `socket`; returns it and
-    /// the address its device listens on (from the line it prints).
+    /// Starts `batond` for the device in `folder` with its socket at `socket`; returns it, once
+    /// it serves apps there (its `agentServing` event), and the address its device listens on
+    /// (its `listening` event).
     func agent(_ folder: String, socket: String, listen: String = "127.0.0.1:0", peers: [String] = []) throws -> (RunningProcess, String) {
         let process = try start("batond", ["--device", folder, "--listen", listen, "--socket", socket] + peers.flatMap { ["--peer", $0] })
         let address = try XCTUnwrap(process.listeningAddress(), process.output)
-        let line = try XCTUnwrap(process.waitForLine(containing: "listening on"), process.output)
-        XCTAssertTrue(line.hasSuffix("agent socket \(socket)"), line)
+        XCTAssertTrue(process.waitForAgentServing(at: socket), process.output)
         return (process, address.description)
     }
 
@@ -63,10 +63,11 @@ class AgentTestCase: XCTestCase {
         return (agentA, agentB, address)
     }
 
-    /// Starts an example app joined to the agent at `socket`; returns once it has joined.
+    /// Starts an example app joined to the agent at `socket`; returns once it has joined (its
+    /// own `joinedAgent` event: the agent answered its join and it took the answer).
     func app(_ product: String, socket: String, _ arguments: [String]) throws -> RunningProcess {
         let process = try start(product, ["--agent", socket] + arguments)
-        XCTAssertNotNil(process.waitForLine(containing: "joined the agent"), process.output)
+        XCTAssertTrue(process.waitForJoinedAgent(at: socket), process.output)
         return process
     }
 

@@ -62,11 +62,13 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
     }
 
     /// Starts `command` inside `host` (a process of the host, ended with it and with the
-    /// test); returns once it has joined the host's agent (the agent's next `appJoined`).
+    /// test); returns once it has joined the host's agent: the app's `joinedAgent`, published
+    /// once it has taken the agent's answer (the agent's `appJoined` comes before it).
     private func app(in host: TestHost, _ command: [String]) throws -> RunningProcess {
         let joined = host.process.diagnosticEvents.filter { if case .appJoined = $0 { true } else { false } }.count
         let process = try host.start(command)
         processes.append(process)
+        XCTAssertTrue(process.waitForJoinedAgent(), process.output + host.process.output)
         XCTAssertTrue(host.process.waitForAppJoined(occurrence: joined + 1), process.output + host.process.output)
         return process
     }

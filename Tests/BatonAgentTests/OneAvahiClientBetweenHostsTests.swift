@@ -36,11 +36,14 @@ final class OneAvahiClientBetweenHostsTests: AgentTestHostsCase {
 
         // SIGTERM (not `avahi-daemon --kill`, which waits for the process to vanish: on a test
         // host it stays a zombie, since its parent, the host's first process, is the agent).
+        let gone = a.process.diagnosticEvents.filter { $0 == .discovery(state: "no-avahi-daemon") }.count
+        let running = a.process.diagnosticEvents.filter { $0 == .discovery(state: "running") }.count
         let kill = try a.start(["/bin/sh", "-c", "kill -TERM \"$(cat /run/avahi-daemon/pid)\""])
         XCTAssertEqual(kill.waitForExit(), 0, kill.output)
         XCTAssertNotNil(browse.waitForLine(containing: "-;veth0;IPv4;\(instance);"), browse.output)
-        XCTAssertNotNil(a.process.waitForLine(containing: "avahi-daemon went away"), a.process.output)
+        XCTAssertTrue(a.process.waitForDiscovery("no-avahi-daemon", occurrence: gone + 1), a.process.output)
         try a.startAvahi()
+        XCTAssertTrue(a.process.waitForDiscovery("running", occurrence: running + 1), a.process.output)
 
         XCTAssertNotNil(group.waitForLine(containing: resolvedA, occurrence: 2), group.output + a.process.output)
         XCTAssertNotNil(browse.waitForLine(containing: "=;veth0;IPv4;\(instance);", occurrence: 2), browse.output + a.process.output)

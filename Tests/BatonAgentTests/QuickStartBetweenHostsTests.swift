@@ -70,8 +70,8 @@ final class QuickStartBetweenHostsTests: AgentTestHostsCase {
 
         // Desk: reading an article, as the README says (it joins the user's agent).
         let article = try run(in: a, desk, [productURL("baton-reader").path, "--read", "7", "--page", "3"])
-        // Reader's own words (its agent is out of the test's reach); then what each command prints for its user.
-        XCTAssertNotNil(article.waitForLine(containing: "joined the agent"), article.output)
+        // Reader publishes that it joined (its agent is out of the test's reach); then what each command prints for its user.
+        XCTAssertTrue(article.waitForJoinedAgent(), article.output)
 
         // Laptop: the article is nearby, and continuing it launches the Reader, which restores it.
         let nearby = try run(in: b, laptop, [baton, "nearby", "--watch"])

@@ -65,6 +65,7 @@ final class DiagnosticsTests: TrustTestCase {
             .discoveryKeyMissing(sequence: 5, at: "B"), .discoveryKeyRetry(sequence: 5, afterSeconds: 2),
             .appRefused(userID: 5555, reason: .otherUser), .appRefused(userID: nil, reason: .tooManyConnections),
             .launchedAppExited(appID: "x", processID: 42, exitStatus: nil),
+            .agentServing(path: "/run/user/1000/baton/agent.socket"), .joinedAgent(socketPath: "/tmp/a.sock", version: 4),
         ]
         for event in events {
             XCTAssertEqual(try JSONDecoder().decode(DiagnosticEvent.self, from: JSONEncoder().encode(event)), event)

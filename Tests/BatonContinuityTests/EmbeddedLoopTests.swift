@@ -1,5 +1,6 @@
 @testable import BatonContinuity
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -53,9 +54,11 @@ final class EmbeddedLoopTests: TestHostTestCase {
         let (a, b) = try TestHost.pair([probe, folders[0], "--ok", "--listen", "0.0.0.0", "--embed"],
                                        [probe, folders[1], "--ok", "--listen", "0.0.0.0", "--embed"])
         hosts = [a, b]
-        try expect(a.process, "avahi-daemon answers")
+        XCTAssertTrue(a.process.waitForDiscovery("running"), a.process.output)
         try expect(b.process, "nearby A", or: "B never found A")
-        XCTAssertTrue((a.process.output + b.process.output).contains("found a device of the group at 10.77.0."))
+        XCTAssertTrue((a.process.diagnosticEvents + b.process.diagnosticEvents).contains {
+            if case .deviceFound(let address) = $0 { address.hasPrefix("10.77.0.") } else { false }
+        }, a.process.output + b.process.output)
         b.process.send("continue 20")
         try expect(b.process, "continued Probe")
         try expect(a.process, "was continued")

@@ -31,7 +31,7 @@ final class GtkNotesHandoffTests: GtkNotesTestCase {
                                                   "--type", Self.note, "--cursor", "\(Self.cursor)", "--label", "blue",
                                                   "--screenshot", typedPicture.path, "--screenshot-banner", bannerPicture.path],
                                environment: a.environment)
-        XCTAssertNotNil(notesA.waitForLine(containing: "joined the agent"), notesA.output)
+        XCTAssertTrue(notesA.waitForJoinedAgent(at: socketA), notesA.output)
         XCTAssertNotNil(notesA.waitForLine(containing: "cursor at \(Self.cursor)"), notesA.output)
         return (a, b, folders[1], address, notesA)
     }

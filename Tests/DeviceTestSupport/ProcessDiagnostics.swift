@@ -121,6 +121,22 @@ extension RunningProcess {
         } != nil
     }
 
+    /// Waits until the app that is this process has joined an agent (the one at `socketPath`,
+    /// when given), the `occurrence`th time: its join answered, its advertisement told and
+    /// what is nearby taken (`joinedAgent`, published by its `AgentConnection`).
+    public func waitForJoinedAgent(at socketPath: String? = nil, occurrence: Int = 1, timeout: TimeInterval = 30) -> Bool {
+        waitForEvent(timeout: timeout, occurrence: occurrence) {
+            guard case .joinedAgent(let path, _) = $0 else { return false }
+            return socketPath.map { $0 == path } ?? true
+        } != nil
+    }
+
+    /// Waits until the agent that is this process serves apps on its socket at `path`
+    /// (`agentServing`).
+    public func waitForAgentServing(at path: String, timeout: TimeInterval = 30) -> Bool {
+        waitFor(.agentServing(path: path), timeout: timeout)
+    }
+
     /// The port of the pairing window the process opened; nil if none opened within `timeout`.
     public func pairingWindowPort(timeout: TimeInterval = 30) -> UInt16? {
         guard case .pairingWindowOpen(let port)? = waitForEvent(timeout: timeout, where: {

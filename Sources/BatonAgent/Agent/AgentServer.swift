@@ -53,6 +53,19 @@ public final class AgentServer {
                                   box.retainedOpaque(), CallbackBox.closureNotify, GConnectFlags(0))
         }
         MainLoop.withThreadDefaultContext { g_socket_service_start(UnsafeMutablePointer(service)) }
+        agent.node.diagnostics.publish(.agentServing(path: Self.path(of: socket)))
+    }
+
+    /// The file a listening Unix `GSocket *` is bound to ("" when it has none: unbound, or an
+    /// abstract address).
+    private static func path(of socket: OpaquePointer) -> String {
+        guard g_socket_get_family(UnsafeMutablePointer(socket)) == G_SOCKET_FAMILY_UNIX,
+              let address = g_socket_get_local_address(UnsafeMutablePointer(socket), nil) else { return "" }
+        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
+        let unix = UnsafeMutablePointer<GUnixSocketAddress>(OpaquePointer(address))
+        guard g_unix_socket_address_get_address_type(unix) == G_UNIX_SOCKET_ADDRESS_PATH,
+              let path = g_unix_socket_address_get_path(unix) else { return "" }
+        return String(cString: path)
     }
 
     /// Stops accepting; connections already made stay until the agent stops.

@@ -47,6 +47,15 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     case continuationFailed(activityType: String, code: Int)
     /// An app joined the agent (`appID` as its manifest names it; its process).
     case appJoined(appID: String, processID: Int32)
+    /// The agent serves apps on its Unix socket at `path`: its server accepts their
+    /// connections from now on (published once, when the server starts, after the device's
+    /// `.listening`).
+    case agentServing(path: String)
+    /// This app joined the agent at `socketPath`, which speaks interface `version`: the agent
+    /// answered its `Join` (after publishing its own `.appJoined`), and the app has told it
+    /// what it advertises and taken what is nearby. Published by the app's `AgentConnection`
+    /// each time it joins or joins again, when its `onJoined` is called.
+    case joinedAgent(socketPath: String, version: UInt32)
     /// An app that had joined left the agent, or was dropped by it (`reason` nil when it left
     /// by itself).
     case appLeft(appID: String, reason: AppDropReason?)

@@ -1,0 +1,83 @@
+import Baton
+import BatonContinuity
+import CGLib
+import Foundation
+import Logging
+
+/// The app's side of `org.baton.App1`: every call the agent makes to the app is dispatched
+/// here (`answer(_:)`), and the stream connections it hands over are taken here.
+extension AgentConnection {
+    /// Answers `call`, one of the agent's calls to this app (`AppMethod`): a continuation
+    /// handed over, a payload to fetch (saved first), `Continued`, and streams arrived.
+    func answer(_ call: MethodCall) {
+        let answer = DBusAnswer<AppMethod>(call)
+        let method: AppMethod
+        do { method = try answer.method() } catch { return answer.fail(.failed, "bad arguments: \(error)") }
+        let id: UInt64
+        switch method {
+        case .continueNearby(let encoded):
+            guard let activity = AgentInterface.nearby(from: encoded) else { return answer.fail(.failed, "bad arguments") }
+            answer.reply(.continueNearby(activity: encoded), ())
+            // The agent hands a launched app its continuation right after answering `Join`:
+            // the call can arrive before that answer has been taken here.
+            guard isJoined else {
+                if handedBeforeJoined.count < 8 { handedBeforeJoined.append(activity) }
+                return
+            }
+            Application.shared.continueNearbyActivity(activity)
+            return
+        case .fetchPayload(let advertisement), .continued(let advertisement), .streamsArrived(let advertisement, _):
+            id = advertisement
+        }
+        guard let activity = sent.last(where: { $0.generation == id }) else {
+            return answer.fail(.notCurrent, "that activity is no longer advertised")
+        }
+        switch method {
+        case .fetchPayload:
+            Task { @MainActor in
+                do throws(ProvidedActivityError) {
+                    answeringFetch = true
+                    defer { answeringFetch = false }
+                    let payload = try await activities.payload(of: activity)  // saved first
+                    answer.reply(.fetchPayload(id: id), payload)
+                    if let advertised = Application.shared.advertisedUserActivity, advertisedID(of: advertised) == id {
+                        hold(payload, id: id, of: advertised)
+                    }
+                } catch {
+                    switch error {
+                    case .notCurrent: answer.fail(.notCurrent, "that activity is no longer current")
+                    case .tooLarge(let reason): answer.fail(.tooLarge, reason)
+                    case .failed(let reason): answer.fail(.failed, reason)
+                    }
+                }
+            }
+        case .continued:
+            Task { @MainActor in
+                await activities.continued(activity)
+                answer.reply(.continued(id: id), ())
+            }
+        case .streamsArrived(_, let token):
+            guard token.count == StreamRelay.tokenSize else { return answer.fail(.failed, "bad arguments") }
+            answer.reply(.streamsArrived(id: id, token: token), ())
+            Task { @MainActor in
+                do {
+                    let stream = try await self.streamConnection(token: token)
+                    self.activities.acceptStreams(stream, for: activity)
+                } catch {
+                    self.log.notice("could not take continuation streams from the agent: \(error)")
+                }
+            }
+        case .continueNearby:
+            break  // answered above
+        }
+    }
+
+    /// A second connection to the agent's socket for a relayed stream: `S` and `token`.
+    func streamConnection(token: Data) async throws -> LocalStream {
+        let connection = try connectToSocket()
+        let stream = LocalStream(connection)
+        g_object_unref(UnsafeMutableRawPointer(connection))
+        try await stream.writeRaw(Data([StreamRelay.marker]) + token)
+        return stream
+    }
+}
