@@ -115,6 +115,7 @@ public final class GtkApplicationHost {
             MainActor.assumeIsolated { self?.batonTerminated() }
         }
         menuBar = GtkMenuBar(application: gtkApplication)
+        GtkInspectorPage.register()
         Application.shared.finishLaunching()
     }
 

@@ -1,0 +1,46 @@
+#if canImport(BatonGtk)
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Baton's page in GTK's own Inspector (the `gtk-inspector-page` extension point), in a real
+/// GTK app under a virtual display: the Inspector lists it, it shows the key window's responder
+/// chain and the current activity, follows a change of first responder while shown, follows
+/// nothing while hidden and is current again when shown, and shows both the key and the main
+/// window's chain when a panel is key. Its picture, as GTK drew it, is a real picture (text on
+/// a background), not a blank window.
+final class GtkInspectorPageTests: XCTestCase {
+    func testTheInspectorShowsBatonsPageAndItFollowsTheFirstResponderWhileShown() throws {
+        let picture = FileManager.default.temporaryDirectory.appendingPathComponent("gtk-inspector-\(UUID().uuidString).png")
+        defer { try? FileManager.default.removeItem(at: picture) }
+        let lines = try runGtkProbe("inspector", environment: ["GTK_PROBE_PICTURE": picture.path])
+        let checks = lines.filter { $0.hasPrefix("CHECK ") && !$0.hasPrefix("CHECK boxes") && !$0.hasPrefix("CHECK gtk ") }
+        XCTAssertEqual(Array(checks.prefix(2)), [
+            "CHECK page title=Baton name=baton",
+            // Made with the Inspector, but not on screen until picked: nothing followed yet.
+            "CHECK page mapped before shown=false",
+        ], lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains(
+            "CHECK shown chain=→ NoteView 'one'  userActivity note.one (current) | ↑ View 'A-content' | ↑ GtkBackedWindow 'A' | ↑ Application"),
+            lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains(
+            "CHECK shown activity=type         note.one | title        Shopping list | held by      NoteView 'one'"),
+            lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("CHECK followed chain=→ NoteView 'two'  userActivity note.two (current)"),
+                      "the shown page followed the new first responder\n" + lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("CHECK hidden chain=→ NoteView 'two'  userActivity note.two (current)"),
+                      "the hidden page followed nothing\n" + lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("CHECK shown again chain=→ NoteView 'one'  userActivity note.one (current)"),
+                      "shown again, the page is current at once\n" + lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains { $0.hasPrefix("CHECK headings=")
+            && $0.contains("Responder chain of the key window GtkBackedPanel 'Find'")
+            && $0.contains("Responder chain of the main window GtkBackedWindow 'A'") },
+            lines.joined(separator: "\n"))
+
+        XCTAssertTrue(lines.contains { $0.hasPrefix("CHECK picture saved=true") }, lines.joined(separator: "\n"))
+        let pixels = try WindowPixels(png: picture)
+        XCTAssertGreaterThan(pixels.distinctColours, 8, "the Inspector's picture has text and widgets")
+        XCTAssertGreaterThan(pixels.darkPixels, 500, "the Inspector's picture has text")
+    }
+}
+#endif
