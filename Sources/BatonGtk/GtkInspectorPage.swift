@@ -10,17 +10,18 @@ import Foundation
 /// title, holder, `needsSave`, whether it is offered to other devices), and which Baton window
 /// or view backs the object selected in the Inspector.
 ///
-/// Open the Inspector with Ctrl+Shift+I (once allowed: `gsettings set org.gtk.gtk4.Settings.Debug
-/// enable-inspector-keybinding true`), with `GTK_DEBUG=interactive` in the environment, or in
-/// code with `gtk_window_set_interactive_debugging(1)`; then pick "Baton" in its top bar.
+/// Open the Inspector with Ctrl+Shift+I (GTK asks once whether to), with `GTK_DEBUG=interactive`
+/// in the environment, or in code with `gtk_window_set_interactive_debugging(1)`; then pick
+/// "Baton" in its top bar.
 ///
-/// BatonGtk registers the page when GTK starts (`GtkRuntime.initialize()`, or a
-/// `GtkApplication`'s startup), before the Inspector can open. It costs nothing until the
-/// Inspector makes it, and nothing while it is not on screen: the page follows Baton's
-/// notifications (`Application.didUpdateNotification`, which comes after each change of the key
-/// or main window or of a first responder; `currentUserActivityDidChangeNotification`;
-/// `UserActivity.didSaveNotification`; `Window.willCloseNotification`) only between GTK's `map`
-/// and `unmap` of the page, and redraws once per loop turn however many came. No timer.
+/// BatonGtk registers the page just before GTK starts (`GtkRuntime.initialize()`, or when a
+/// `GtkApplicationMain` app makes its `GtkApplication`), since with `GTK_DEBUG=interactive` GTK
+/// opens the Inspector while it starts. It costs nothing until the
+/// Inspector makes it, and nothing while it is not on screen: it shows the app's inspection
+/// snapshot (`Application.inspection()`, the facts `baton inspect` prints) and follows its
+/// changes (`Application.observeInspection(_:)`, once per loop turn) and the windows' updates
+/// (`Application.didUpdateNotification`, for the menu actions' validation) only between GTK's
+/// `map` and `unmap` of the page. No timer.
 @MainActor
 public enum GtkInspectorPage {
     /// The page's GType name, a `GtkBox` subclass: what the Inspector makes for the page.
@@ -33,9 +34,10 @@ public enum GtkInspectorPage {
     static let extensionPoint = "gtk-inspector-page"
 
     /// Registers the page's GType and implements GTK's extension point with it; a second call
-    /// does nothing. GTK registers the extension point itself when it first needs it;
-    /// `g_io_extension_point_register` returns the one point of that name whoever registers it
-    /// first, so this may run before or after GTK did.
+    /// does nothing. It needs no display, so it runs before `gtk_init`. GTK registers the
+    /// extension point itself when the Inspector first opens; `g_io_extension_point_register`
+    /// returns the one point of that name whoever registers it first, so this may run before
+    /// or after GTK did.
     static func register() {
         _ = registeredType
     }
@@ -133,8 +135,12 @@ final class InspectorPageController {
     /// A heading label and a body label per section shown.
     private var labels: [(heading: UnsafeMutablePointer<GtkWidget>, body: UnsafeMutablePointer<GtkWidget>)] = []
     private var selected: UnsafeMutableRawPointer?
-    private var observers: [any NSObjectProtocol] = []
-    private var pendingRender: LoopSource?
+    /// Baton's change reports while the page is on screen; nil while it is not.
+    private var observation: InspectionObservation?
+    /// `Application.didUpdateNotification` while the page is on screen: after the windows'
+    /// update, whether the menu actions are enabled may have changed with nothing in the
+    /// snapshot changing (a validator's answer).
+    private var updateObserver: (any NSObjectProtocol)?
     private var shown: InspectorPageContent?
 
     /// Builds the page's widgets inside `page` (a `BatonInspectorPage` being made) and follows
@@ -167,41 +173,34 @@ final class InspectorPageController {
     /// The Inspector selected `object` (or nothing).
     func select(_ object: UnsafeMutableRawPointer?) {
         selected = object
-        if !observers.isEmpty { scheduleRender() }
+        if observation != nil { render(Application.shared.inspection()) }
     }
 
-    /// The page is on screen: show the app as it is, and follow its changes.
+    /// The page is on screen: show the app as it is, and follow its changes (reported once per
+    /// loop turn, only when the snapshot differs).
     private func startFollowing() {
-        render()
-        guard observers.isEmpty else { return }
-        let center = NotificationCenter.default
-        for name in [Application.didUpdateNotification, Application.currentUserActivityDidChangeNotification,
-                     UserActivity.didSaveNotification, Window.willCloseNotification] {
-            observers.append(center.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
-                MainActor.assumeIsolated { self?.scheduleRender() }
-            })
+        render(Application.shared.inspection())
+        guard observation == nil else { return }
+        observation = Application.shared.observeInspection { [weak self] inspection in self?.render(inspection) }
+        updateObserver = NotificationCenter.default.addObserver(
+            forName: Application.didUpdateNotification, object: nil, queue: nil
+        ) { [weak self] _ in
+            MainActor.assumeIsolated { self?.render(Application.shared.inspection()) }
         }
     }
 
     /// The page left the screen: follow nothing until it is back.
     private func stopFollowing() {
-        for observer in observers { NotificationCenter.default.removeObserver(observer) }
-        observers = []
-        pendingRender?.cancel()
-        pendingRender = nil
+        observation?.cancel()
+        observation = nil
+        if let updateObserver { NotificationCenter.default.removeObserver(updateObserver) }
+        updateObserver = nil
     }
 
-    /// Renders once the loop has finished its current work, however many changes came.
-    private func scheduleRender() {
-        guard pendingRender == nil else { return }
-        pendingRender = MainLoop.idle { [weak self] in
-            self?.pendingRender = nil
-            self?.render()
-        }
-    }
-
-    private func render() {
-        let content = InspectorPageContent.current(selected: selected)
+    private func render(_ inspection: ApplicationInspection) {
+        let app = Application.shared
+        let actions = InspectorPageContent.menuActionNames(of: app).map(app.inspectAction(named:))
+        let content = InspectorPageContent(inspection, actions: actions, selected: selected, in: app)
         guard content != shown else { return }
         shown = content
         while labels.count < content.sections.count {

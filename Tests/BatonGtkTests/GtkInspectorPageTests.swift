@@ -20,6 +20,8 @@ final class GtkInspectorPageTests: XCTestCase {
             // Made with the Inspector, but not on screen until picked: nothing followed yet.
             "CHECK page mapped before shown=false",
         ], lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("CHECK inactive chain=→ NoteView 'one'  userActivity note.one"),
+                      "with the focus in the Inspector, the page shows the front window's chain\n" + lines.joined(separator: "\n"))
         XCTAssertTrue(lines.contains(
             "CHECK shown chain=→ NoteView 'one'  userActivity note.one (current) | ↑ View 'A-content' | ↑ GtkBackedWindow 'A' | ↑ Application"),
             lines.joined(separator: "\n"))
@@ -36,11 +38,42 @@ final class GtkInspectorPageTests: XCTestCase {
             && $0.contains("Responder chain of the key window GtkBackedPanel 'Find'")
             && $0.contains("Responder chain of the main window GtkBackedWindow 'A'") },
             lines.joined(separator: "\n"))
+        // Sent to no target, the menu's actions pass the key panel's chain and reach the main
+        // window's first responder, whose validator disabled save ("Enabling Menu Items").
+        XCTAssertTrue(lines.contains("CHECK actions=save  disabled  → NoteView 'one' | mark  enabled   → NoteView 'one'"),
+                      lines.joined(separator: "\n"))
 
         XCTAssertTrue(lines.contains { $0.hasPrefix("CHECK picture saved=true") }, lines.joined(separator: "\n"))
         let pixels = try WindowPixels(png: picture)
         XCTAssertGreaterThan(pixels.distinctColours, 8, "the Inspector's picture has text and widgets")
         XCTAssertGreaterThan(pixels.darkPixels, 500, "the Inspector's picture has text")
+    }
+
+    /// With `GTK_DEBUG=interactive`, GTK opens the Inspector while it starts (in `gtk_init`),
+    /// listing the extension's pages then: BatonGtk registers its page before GTK starts, so
+    /// the page is there too.
+    /// (Not `runGtkProbe`, which expects as many callback boxes at the end as before the
+    /// scenario: here the page and its boxes were made before it, with the Inspector, and are
+    /// released with it.)
+    func testThePageIsInTheInspectorGtkOpensAsItStarts() throws {
+        let display = try VirtualDisplay()
+        defer { display.stop() }
+        let result = try runProduct("GtkProbe", ["inspector"], environment: display.environment.merging(["GTK_DEBUG": "interactive"]) { $1 },
+                                    timeout: 120)
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let context = "output:\n\(result.stdout)\nerrors:\n\(result.stderr)"
+        XCTAssertEqual(result.status, 0, context)
+        XCTAssertEqual(lines.last, "DONE", context)
+        XCTAssertEqual(lines.filter { $0.hasPrefix("TIMEOUT") || $0.hasPrefix("FAIL") }, [], context)
+        XCTAssertTrue(lines.contains("CHECK page title=Baton name=baton"), context)
+        XCTAssertTrue(lines.contains("CHECK shown again chain=→ NoteView 'one'  userActivity note.one (current)"), context)
+        // The page's box and its two signal handlers' (map, unmap) went with the Inspector.
+        XCTAssertTrue(lines.contains { line in
+            let counts = line.split(separator: " ").compactMap { $0.split(separator: "=").last.flatMap { Int($0) } }
+            return line.hasPrefix("CHECK boxes") && counts.count == 2 && counts[1] == counts[0] - 3
+        }, context)
+        XCTAssertTrue(lines.contains("CHECK gtk toplevels=0 baton windows=0"), context)
+        XCTAssertFalse(result.stderr.contains("CRITICAL"), context)
     }
 }
 #endif

@@ -8,6 +8,13 @@ import Foundation
 /// main window's chains when a panel is key. With `GTK_PROBE_PICTURE` set, a PNG of the
 /// Inspector showing the page is saved there.
 @MainActor func inspectorScenario() {
+    let menu = Menu(title: "Main"), file = Menu(title: "File")
+    let fileItem = MenuItem(title: "File", action: nil, keyEquivalent: "")
+    fileItem.submenu = file
+    menu.addItem(fileItem)
+    file.addItem(withTitle: "Save", action: .save, keyEquivalent: "s")
+    file.addItem(withTitle: "Mark", action: .mark, keyEquivalent: "M")
+    Application.shared.mainMenu = menu
     let one = NoteView("one", activity: "note.one"), two = NoteView("two", activity: "note.two")
     one.userActivity?.title = "Shopping list"
     let windowA = makeWindow({ GtkBackedWindow(gtkWindow: $0) }, title: "A", notes: [one, two])
@@ -31,10 +38,17 @@ import Foundation
     let stackPage = gtk_stack_get_page(OpaquePointer(stack), page)
     print("CHECK page title=\(gtk_stack_page_get_title(stackPage).map { String(cString: $0) } ?? "-") name=\(gtk_stack_page_get_name(stackPage).map { String(cString: $0) } ?? "-")")
     print("CHECK page mapped before shown=\(gtk_widget_get_mapped(page) != 0)")
-    gtk_window_set_default_size(baton_gtk_window(UnsafeMutableRawPointer(inspector)), 1000, 640)
+    gtk_window_set_default_size(baton_gtk_window(UnsafeMutableRawPointer(inspector)), 1000, 720)
     gtk_stack_set_visible_child_name(OpaquePointer(stack), GtkInspectorPage.name)
     wait("page shown") { gtk_widget_get_mapped(page) != 0 }
-    // The Inspector is a window of its own: give A back the focus it may have taken.
+    // The Inspector is a window of its own, on a display connection of its own: let it take
+    // the focus (after any request of its own to take it, which comes first on its connection),
+    // then give the focus back to A. The app is not active while the Inspector has the focus:
+    // the page shows the front window's chain.
+    gtk_window_present(baton_gtk_window(UnsafeMutableRawPointer(inspector)))
+    wait("Inspector active") { gtk_window_is_active(baton_gtk_window(UnsafeMutableRawPointer(inspector))) != 0 }
+    wait("page shows the front window") { headings(on: page).contains { $0.hasPrefix("Responder chain of the front window") } }
+    print("CHECK inactive chain=\(section("Responder chain of the front window", on: page).first ?? "-")")
     gtk_window_present(windowA.gtkWindow!)
     wait("A key") { windowA.isKeyWindow && Application.shared.currentUserActivity === one.userActivity }
 
@@ -58,7 +72,7 @@ import Foundation
     print("CHECK shown again chain=\(chain(on: page).first ?? "-")")
 
     // A panel key, the document main: both chains.
-    let find = NoteView("find", activity: nil)
+    let find = PlainView("find")
     let panel = makeWindow({ GtkBackedPanel(gtkWindow: $0) }, title: "Find", notes: [find])
     gtk_window_set_transient_for(panel.gtkWindow!, windowA.gtkWindow!)
     panel.makeFirstResponder(find)
@@ -66,6 +80,11 @@ import Foundation
     wait("Find key") { panel.isKeyWindow }
     wait("page shows two chains") { headings(on: page).filter { $0.hasPrefix("Responder chain") }.count == 2 }
     print("CHECK headings=\(headings(on: page).joined(separator: " | "))")
+    // Actions sent to no target: the key panel's chain handles neither, the main window's does.
+    one.canSave = false
+    Application.shared.setWindowsNeedUpdate(true)
+    wait("page shows save disabled") { section("Menu actions", on: page).first?.contains("disabled") == true }
+    print("CHECK actions=\(section("Menu actions", on: page).joined(separator: " | "))")
 
     if let path = ProcessInfo.processInfo.environment["GTK_PROBE_PICTURE"] {
         savePicture(of: inspector, to: path)
