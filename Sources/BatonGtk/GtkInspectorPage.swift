@@ -6,9 +6,10 @@ import Foundation
 /// Baton's page in GTK's own Inspector (the `gtk-inspector-page` extension point, as
 /// libadwaita adds its "Adwaita" page): the app's windows with the key and main window
 /// marked, the responder chains of the key and main windows from the first responder up to
-/// the app delegate with the activity each responder holds, the current activity (type,
-/// title, holder, `needsSave`, whether it is offered to other devices), and which Baton window
-/// or view backs the object selected in the Inspector.
+/// the app delegate with the activity each responder holds, the current activity and the other
+/// live ones (holders, saves, payload size, whether each is offered to other devices and why
+/// not), the activities other devices offer here, where the main menu's actions go now, and
+/// which Baton window or view backs the object selected in the Inspector.
 ///
 /// Open the Inspector with Ctrl+Shift+I (GTK asks once whether to), with `GTK_DEBUG=interactive`
 /// in the environment, or in code with `gtk_window_set_interactive_debugging(1)`; then pick
@@ -19,9 +20,10 @@ import Foundation
 /// opens the Inspector while it starts. It costs nothing until the
 /// Inspector makes it, and nothing while it is not on screen: it shows the app's inspection
 /// snapshot (`Application.inspection()`, the facts `baton inspect` prints) and follows its
-/// changes (`Application.observeInspection(_:)`, once per loop turn) and the windows' updates
-/// (`Application.didUpdateNotification`, for the menu actions' validation) only between GTK's
-/// `map` and `unmap` of the page. No timer.
+/// changes (`Application.observeInspection(_:)`, once per loop turn), the windows' updates
+/// (`Application.didUpdateNotification`, for the menu actions' validation) and the activities
+/// other devices offer (`nearbyActivitiesDidChangeNotification`) only between GTK's `map` and
+/// `unmap` of the page. No timer.
 @MainActor
 public enum GtkInspectorPage {
     /// The page's GType name, a `GtkBox` subclass: what the Inspector makes for the page.
@@ -141,6 +143,8 @@ final class InspectorPageController {
     /// update, whether the menu actions are enabled may have changed with nothing in the
     /// snapshot changing (a validator's answer).
     private var updateObserver: (any NSObjectProtocol)?
+    /// `Application.nearbyActivitiesDidChangeNotification` while the page is on screen.
+    private var nearbyObserver: (any NSObjectProtocol)?
     private var shown: InspectorPageContent?
 
     /// Builds the page's widgets inside `page` (a `BatonInspectorPage` being made) and follows
@@ -187,14 +191,20 @@ final class InspectorPageController {
         ) { [weak self] _ in
             MainActor.assumeIsolated { self?.render(Application.shared.inspection()) }
         }
+        nearbyObserver = NotificationCenter.default.addObserver(
+            forName: Application.nearbyActivitiesDidChangeNotification, object: nil, queue: nil
+        ) { [weak self] _ in
+            MainActor.assumeIsolated { self?.render(Application.shared.inspection()) }
+        }
     }
 
     /// The page left the screen: follow nothing until it is back.
     private func stopFollowing() {
         observation?.cancel()
         observation = nil
-        if let updateObserver { NotificationCenter.default.removeObserver(updateObserver) }
+        for observer in [updateObserver, nearbyObserver].compactMap({ $0 }) { NotificationCenter.default.removeObserver(observer) }
         updateObserver = nil
+        nearbyObserver = nil
     }
 
     private func render(_ inspection: ApplicationInspection) {

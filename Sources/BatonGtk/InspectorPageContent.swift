@@ -6,7 +6,8 @@ import Foundation
 /// inspection snapshot (`Application.inspection()`, the same facts `baton inspect` prints): the
 /// app's windows in order (which is key, which is main), the responder chains of the key and
 /// main windows from the first responder up to the app delegate, the current activity and the
-/// other live ones (and why each is or is not offered to other devices), where the main menu's
+/// other live ones (and why each is or is not offered to other devices), the activities other
+/// devices offer here (and whether this app continues them), where the main menu's
 /// actions would go now and whether they are enabled, and which Baton window or view backs the
 /// object selected in the Inspector.
 @MainActor
@@ -38,6 +39,9 @@ struct InspectorPageContent: Equatable {
         sections.append(Section(heading: "Current activity", lines: inspection.currentActivity.map(Self.activity) ?? ["none"]))
         if !inspection.otherActivities.isEmpty {
             sections.append(Section(heading: "Other live activities", lines: inspection.otherActivities.map(Self.otherActivity)))
+        }
+        if !app.nearbyActivities.isEmpty {
+            sections.append(Section(heading: "Offered here by other devices", lines: app.nearbyActivities.map { Self.nearby($0, in: app) }))
         }
         if !actions.isEmpty {
             sections.append(Section(heading: "Menu actions now", lines: Self.actions(actions)))
@@ -132,6 +136,20 @@ struct InspectorPageContent: Equatable {
         let holders = activity.holders.isEmpty ? "the app's own code" : activity.holders.map(text).joined(separator: ", ")
         let title = activity.title.map { " '\(text($0))'" } ?? ""
         return "\(text(activity.activityType))\(title), held by \(holders): \(activity.advertising.explanation)"
+    }
+
+    /// An activity another device advertises, and whether this app may continue it (its
+    /// manifest declares the type, for the same team).
+    private static func nearby(_ activity: NearbyActivity, in app: Application) -> String {
+        let title = activity.title.map { " '\(text($0))'" } ?? ""
+        let here: String
+        if let manifest = app.manifest {
+            here = manifest.canContinue(activityType: activity.activityType, fromTeam: activity.teamIdentifier)
+                ? "this app continues it" : "this app does not continue it (type not declared, or another team)"
+        } else {
+            here = "this app has no manifest"
+        }
+        return "\(text(activity.device)): \(text(activity.activityType))\(title) from \(text(activity.appID)), \(here)"
     }
 
     private static func saves(_ activity: ActivityInspection) -> String {

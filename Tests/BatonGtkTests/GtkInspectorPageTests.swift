@@ -42,6 +42,8 @@ final class GtkInspectorPageTests: XCTestCase {
         // window's first responder, whose validator disabled save ("Enabling Menu Items").
         XCTAssertTrue(lines.contains("CHECK actions=save  disabled  → NoteView 'one' | mark  enabled   → NoteView 'one'"),
                       lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains("CHECK nearby=desk: note.one 'Groceries' from org.example.notes, this app has no manifest"),
+                      "the shown page followed the activities other devices offer\n" + lines.joined(separator: "\n"))
 
         XCTAssertTrue(lines.contains { $0.hasPrefix("CHECK picture saved=true") }, lines.joined(separator: "\n"))
         let pixels = try WindowPixels(png: picture)

@@ -85,11 +85,19 @@ import Foundation
     Application.shared.setWindowsNeedUpdate(true)
     wait("page shows save disabled") { section("Menu actions", on: page).first?.contains("disabled") == true }
     print("CHECK actions=\(section("Menu actions", on: page).joined(separator: " | "))")
+    // Another device offers an activity here (as the continuity layer reports it).
+    Application.shared.updateNearbyActivities([
+        NearbyActivity(device: "desk", sequence: 1, activityType: "note.one", title: "Groceries", appID: "org.example.notes",
+                       teamIdentifier: "TEAM1", webpageURL: nil),
+    ])
+    wait("page shows the nearby activity") { !section("Offered here", on: page).isEmpty }
+    print("CHECK nearby=\(section("Offered here", on: page).joined(separator: " | "))")
 
     if let path = ProcessInfo.processInfo.environment["GTK_PROBE_PICTURE"] {
         savePicture(of: inspector, to: path)
     }
 
+    Application.shared.updateNearbyActivities([])
     gtk_window_destroy(baton_gtk_window(UnsafeMutableRawPointer(inspector)))
     panel.close()
     windowA.close()
