@@ -77,5 +77,28 @@ final class GtkInspectorPageTests: XCTestCase {
         XCTAssertTrue(lines.contains("CHECK gtk toplevels=0 baton windows=0"), context)
         XCTAssertFalse(result.stderr.contains("CRITICAL"), context)
     }
+
+    /// An app under `GtkApplicationMain` registers the page before its `GtkApplication` starts
+    /// GTK: with `GTK_DEBUG=interactive` the Inspector GTK opens then has the Baton page.
+    func testAGtkApplicationMainAppHasThePageInTheInspectorGtkOpensAsItStarts() throws {
+        try GtkNotesSession.requireTools()
+        let root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-gtkinspector-\(UUID().uuidString.prefix(8))")
+        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        defer { try? FileManager.default.removeItem(at: root) }
+        let session = try GtkNotesSession("A", under: root)
+        defer { session.stop() }
+        let app = try RunningProcess(product: "GtkApplicationProbe", [],
+                                     environment: session.environment.merging(["GTK_DEBUG": "interactive"]) { $1 })
+        defer {
+            app.terminate()
+            _ = app.waitForExit(timeout: 10)
+        }
+        let pages = app.waitForLine(containing: "inspector pages:")
+        XCTAssertTrue(pages?.contains("Baton") == true, app.output)
+        let quit = try runProduct("GtkApplicationProbe", [root.appendingPathComponent("gquit").path], environment: session.environment,
+                                  timeout: 30)
+        XCTAssertEqual(quit.status, 0, quit.stdout + quit.stderr)
+        XCTAssertEqual(app.waitForExit(timeout: 30), 0, app.output)
+    }
 }
 #endif
