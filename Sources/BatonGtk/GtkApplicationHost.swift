@@ -78,6 +78,7 @@ public final class GtkApplicationHost {
               let application = gtk_application_new(applicationID, G_APPLICATION_HANDLES_OPEN) else { return nil }
         self.applicationID = applicationID
         gtkApplication = application
+        GtkInspectorPage.register()  // before GTK starts (GTK_DEBUG=interactive opens the Inspector then)
         let object = UnsafeMutableRawPointer(application)
         handlers = [
             GtkSignal.connect(object, "startup") { [unowned self] in startup() },

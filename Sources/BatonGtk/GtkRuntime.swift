@@ -8,12 +8,14 @@ public enum GtkRuntime {
     /// Initialises GTK on the main thread and opens the default display (`gtk_init_check`).
     /// Call it once, before making any `GtkBackedWindow`; a second call does nothing. GTK's
     /// event sources attach to GLib's default main context, which is the loop Baton runs
-    /// (`Application.run()`), so GTK's events and Baton's work share one loop.
+    /// (`Application.run()`), so GTK's events and Baton's work share one loop. Baton's page in
+    /// GTK's Inspector (`GtkInspectorPage`) is registered first, before the Inspector can open.
     ///
     /// - Throws: `GtkRuntimeError.noDisplay` when no display can be opened (no `DISPLAY` or
     ///   `WAYLAND_DISPLAY`, or the server refused).
     public static func initialize() throws(GtkRuntimeError) {
         if isInitialized { return }
+        GtkInspectorPage.register()  // before GTK starts: GTK_DEBUG=interactive opens the Inspector in gtk_init
         guard gtk_init_check() != 0 else { throw .noDisplay }
         initializedHere = true
     }

@@ -4,12 +4,15 @@ import Foundation
 import XCTest
 
 extension XCTestCase {
-    /// Runs `scenario` under a new virtual display; returns its output lines after checking it
-    /// finished, timed nothing out, and released every signal handler and source it made.
-    func runGtkProbe(_ scenario: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
+    /// Runs `scenario` under a new virtual display (with `environment` added); returns its output
+    /// lines after checking it finished, timed nothing out, and released every signal handler and
+    /// source it made.
+    func runGtkProbe(_ scenario: String, environment: [String: String] = [:],
+                     file: StaticString = #filePath, line: UInt = #line) throws -> [String] {
         let display = try VirtualDisplay()
         defer { display.stop() }
-        let result = try runProduct("GtkProbe", [scenario], environment: display.environment, timeout: 120)
+        let result = try runProduct("GtkProbe", [scenario], environment: display.environment.merging(environment) { $1 },
+                                    timeout: 120)
         let lines = result.stdout.split(separator: "\n").map(String.init)
         let context = "\(scenario) output:\n\(result.stdout)\nerrors:\n\(result.stderr)"
         XCTAssertEqual(result.status, 0, context, file: file, line: line)

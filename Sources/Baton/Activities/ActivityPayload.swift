@@ -30,13 +30,7 @@ extension UserActivity {
 
     /// Serialises the activity as it is, without saving first.
     public func encodedPayload() throws -> Data {
-        let info = userInfo ?? [:]
-        let variant = Variant.tuple([
-            .uint32(UserActivity.payloadVersion),
-            .boxed(.tuple([.string(activityType), .dictionary(try encodedProperties()), try UserInfoCoding.encode(info)])),
-        ])
-        let data: Data
-        do { data = try variant.serialized() } catch { throw UserActivityError.malformedPayload(reason: "\(error)") }
+        let data = try serializedPayload()
         if data.count > UserActivity.payloadLimit {
             throw CocoaError(.userActivityHandoffUserInfoTooLarge, userInfo: [
                 NSLocalizedDescriptionKey: UserActivityError.payloadTooLarge(size: data.count, limit: UserActivity.payloadLimit).description,
@@ -47,6 +41,17 @@ extension UserActivity {
                 "activity \(activityType) payload is \(data.count) bytes; Handoff advises under \(UserActivity.payloadAdvisedSize)")
         }
         return data
+    }
+
+    /// The activity as it is, serialised, with no size check and nothing logged (what
+    /// `encodedPayload()` checks, and inspection measures).
+    func serializedPayload() throws -> Data {
+        let info = userInfo ?? [:]
+        let variant = Variant.tuple([
+            .uint32(UserActivity.payloadVersion),
+            .boxed(.tuple([.string(activityType), .dictionary(try encodedProperties()), try UserInfoCoding.encode(info)])),
+        ])
+        do { return try variant.serialized() } catch { throw UserActivityError.malformedPayload(reason: "\(error)") }
     }
 
     /// Reads a payload from untrusted bytes: size, normal form, version and every field's type

@@ -52,11 +52,23 @@ final class ActivityRegistry {
     }
 
     /// The current activity if it may be offered to other devices now: the app is active,
-    /// the activity is eligible for handoff and not expired.
+    /// the activity is eligible for handoff and not expired (`advertising(of:)` decides).
     var advertisedActivity: UserActivity? {
-        guard Application.shared.isActive, let current, current.isValid, current.isEligibleForHandoff else { return nil }
-        if let expiry = current.expirationDate, expiry <= Date() { return nil }
+        guard let current, advertising(of: current) == .advertised else { return nil }
         return current
+    }
+
+    /// Whether `activity` is offered to other devices now, or the first reason it is not: the
+    /// one rule `advertisedActivity` and inspection both use. Apple: only the current
+    /// activity of the active app is advertised, not once `expirationDate` has passed nor
+    /// while `isEligibleForHandoff` is false; an invalidated activity never comes back.
+    func advertising(of activity: UserActivity, at now: Date = Date()) -> ActivityAdvertising {
+        guard activity.isValid else { return .invalidated }
+        guard current === activity else { return .notCurrent }
+        guard Application.shared.isActive else { return .appInactive }
+        guard activity.isEligibleForHandoff else { return .notEligibleForHandoff }
+        if let expiry = activity.expirationDate, expiry <= now { return .expired }
+        return .advertised
     }
 
     // MARK: Managed activities

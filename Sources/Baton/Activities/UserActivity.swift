@@ -181,6 +181,7 @@ public final class UserActivity {
     public var needsSave: Bool {
         get { storedNeedsSave }
         set {
+            if newValue && storedNeedsSave { coalescedSaveRequests += 1 }
             guard newValue != storedNeedsSave else { return }
             storedNeedsSave = newValue
             if newValue {
@@ -190,8 +191,21 @@ public final class UserActivity {
         }
     }
 
-    /// Clears the flag without scheduling anything: the registry's save does this.
-    func markSaved() { storedNeedsSave = false }
+    /// Clears the flag without scheduling anything and counts the save: the registry's save
+    /// does this.
+    func markSaved() {
+        storedNeedsSave = false
+        saveCount += 1
+        lastSaveDate = Date()
+    }
+
+    /// How many saves ran (for inspection).
+    private(set) var saveCount = 0
+    /// When the last save ran (for inspection).
+    private(set) var lastSaveDate: Date?
+    /// How many times `needsSave` was set to true while a save was already pending: requests
+    /// folded into a save already scheduled (for inspection).
+    private(set) var coalescedSaveRequests = 0
 
     // MARK: Held payloads
 

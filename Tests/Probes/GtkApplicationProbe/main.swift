@@ -19,6 +19,7 @@ final class ProbeDelegate: ApplicationDelegate {
     func applicationDidFinishLaunching(_ notification: Notification) {
         let host = GtkApplicationHost.current
         say("didFinishLaunching primary=\(host?.isPrimary ?? false) id=\(host?.applicationID ?? "-")")
+        if let pages = inspectorPageTitles() { say("inspector pages: \(pages.joined(separator: ", "))") }
         DispatchQueue.main.async { say("main queue ran") }
         Task { @MainActor in say("main-actor task ran") }
         MainLoop.idle { say("idle ran") }
@@ -50,6 +51,34 @@ final class ProbeDelegate: ApplicationDelegate {
     }
 
     func applicationWillTerminate(_ notification: Notification) { say("willTerminate") }
+}
+
+/// The titles of the pages of GTK's Inspector when it is open (with `GTK_DEBUG=interactive`,
+/// GTK opens it as it starts), or nil.
+@MainActor func inspectorPageTitles() -> [String]? {
+    let toplevels = gtk_window_get_toplevels()
+    for index in 0..<g_list_model_get_n_items(toplevels) {
+        guard let item = g_list_model_get_item(toplevels, index) else { continue }
+        g_object_unref(item)
+        let typeName = String(cString: g_type_name(item.assumingMemoryBound(to: GTypeInstance.self).pointee.g_class.pointee.g_type))
+        guard typeName == "GtkInspectorWindow" else { continue }
+        var titles: [String] = []
+        var pending = [item.assumingMemoryBound(to: GtkWidget.self)]
+        while let widget = pending.popLast() {
+            if let parent = gtk_widget_get_parent(widget),
+               g_type_check_instance_is_a(UnsafeMutableRawPointer(parent).assumingMemoryBound(to: GTypeInstance.self), gtk_stack_get_type()) != 0,
+               let title = gtk_stack_page_get_title(gtk_stack_get_page(OpaquePointer(parent), widget)) {
+                titles.append(String(cString: title))
+            }
+            var child = gtk_widget_get_first_child(widget)
+            while let current = child {
+                pending.append(current)
+                child = gtk_widget_get_next_sibling(current)
+            }
+        }
+        return titles
+    }
+    return nil
 }
 
 func say(_ line: String) { FileHandle.standardOutput.write(Data((line + "\n").utf8)) }

@@ -25,6 +25,7 @@ MainActor.assumeIsolated {
     case "hide": hideScenario()
     case "events": eventsScenario()
     case "menubar": menuBarScenario()
+    case "inspector": inspectorScenario()
     default:
         print("FAIL unknown scenario '\(scenario)'")
         exit(2)
