@@ -52,6 +52,10 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
                   <arg name="request" type="t" direction="in"/><arg name="confirmed" type="b" direction="in"/>
                 </method>
                 <method name="ClosePairingWindow"/>
+                <method name="Inspect">
+                  <arg name="app" type="s" direction="in"/><arg name="actions" type="as" direction="in"/>
+                  <arg name="inspection" type="s" direction="out"/>
+                </method>
                 <signal name="PairingRequest">
                   <arg name="request" type="t"/><arg name="code" type="s"/><arg name="peer" type="s"/>
                   <arg name="newcomerTypes" type="b"/><arg name="group" type="s"/>
@@ -74,6 +78,9 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
                   <arg name="id" type="t" direction="in"/><arg name="token" type="ay" direction="in"/>
                 </method>
                 <method name="ContinueNearby"><arg name="activity" type="a{sv}" direction="in"/></method>
+                <method name="Inspect">
+                  <arg name="actions" type="as" direction="in"/><arg name="inspection" type="s" direction="out"/>
+                </method>
               </interface>
             </node>
             """
@@ -94,6 +101,7 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
             .continued(device: "d", sequence: 4), .openStreams(device: "d", sequence: 5),
             .continueNearby(device: "d", sequence: 6, activationToken: ""), .openPairingWindow(seconds: 60, host: "::", port: 0),
             .answerPairing(request: 7, confirmed: true), .closePairingWindow,
+            .inspect(app: "", actions: ["copy"]), .inspect(app: "a", actions: []),
         ]
         XCTAssertEqual(Set(methods.map(\.member)), Set(AgentMethod.Member.allCases))
         for method in methods {
@@ -109,7 +117,7 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
             XCTAssertEqual(try AgentSignal(signal.member, arguments: signal.arguments), signal)
         }
         let calls: [AppMethod] = [.fetchPayload(id: 1), .continued(id: 2), .streamsArrived(id: 3, token: Data([9])),
-                                  .continueNearby(activity: .dictionary([:]))]
+                                  .continueNearby(activity: .dictionary([:])), .inspect(actions: ["copy", "paste"])]
         XCTAssertEqual(Set(calls.map(\.member)), Set(AppMethod.Member.allCases))
         for call in calls {
             XCTAssertEqual(try AppMethod(name: call.member.rawValue, arguments: call.arguments), call)

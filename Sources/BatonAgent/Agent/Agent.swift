@@ -214,6 +214,8 @@ public final class Agent {
             call.reply(.getStatus, String(decoding: status().json(), as: UTF8.self))
         case .openPairingWindow, .answerPairing, .closePairingWindow:
             answerPairing(call, method, from: app)
+        case .inspect(let filter, let actions):
+            answerInspection(call, from: app, app: filter, actions: actions)
         case .continueNearby(let device, let sequence, let token):
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
                 return call.fail(.connectionUnavailable, "\(device) does not offer activity \(sequence) now")

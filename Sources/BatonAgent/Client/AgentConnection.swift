@@ -404,6 +404,7 @@ public final class AgentConnection: NearbyActivitySource {
             }
             Application.shared.continueNearbyActivity(activity)
             return
+        case .inspect(let actions): return answerInspection(answer, actions: actions)
         case .fetchPayload(let advertisement), .continued(let advertisement), .streamsArrived(let advertisement, _):
             id = advertisement
         }
@@ -445,7 +446,7 @@ public final class AgentConnection: NearbyActivitySource {
                     self.log.notice("could not take continuation streams from the agent: \(error)")
                 }
             }
-        case .continueNearby:
+        case .continueNearby, .inspect:
             break  // answered above
         }
     }
