@@ -129,6 +129,32 @@ final class AgentInspectionTests: AgentTestCase {
         _ = agentA
     }
 
+    /// An activity not eligible for handoff, or past its expiration date, is not advertised
+    /// (about-handoff): the device that would offer it sees nothing, and the device that holds
+    /// it says why.
+    func testAnActivityNotEligibleOrExpiredIsExplainedOnTheDeviceThatHoldsIt() throws {
+        let type = "com.example.probe.editing"
+        let folders = try devices("A", "B")
+        let (agentA, address) = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let (agentB, _) = try isolatedAgent(folders[1], socket: socket("b.sock"), peers: [address])
+        let probeA = try probe(socket("a.sock"), ["--ok"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", type), agentB.output)
+
+        probeA.send("ineligible")
+        XCTAssertTrue(agentB.waitForWithdrawal(from: "A", type), agentB.output)
+        XCTAssertEqual(try why(type, socket("a.sock")).reason, "notEligibleHere")
+        XCTAssertEqual(try why(type, socket("b.sock")).reason, "notAdvertised")
+
+        let second = try probe(socket("a.sock"), ["--ok"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", type, occurrence: 2), agentB.output)
+        probeA.terminate()
+        XCTAssertTrue(agentA.waitFor(.appLeft(appID: "com.example.probe", reason: nil)), agentA.output)
+        second.send("expire")
+        XCTAssertTrue(agentB.waitForWithdrawal(from: "A", type, occurrence: 2), agentB.output)
+        let answer = try why(type, socket("a.sock"))
+        XCTAssertEqual(answer.reason, "expiredHere", answer.sentence)
+    }
+
     func testAnAppThatDoesNotAnswerIsReportedAndDoesNotHoldUpTheOthers() throws {
         let folders = try devices("A")
         _ = try isolatedAgent(folders[0], socket: socket("a.sock"))
