@@ -77,12 +77,59 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertEqual(current.payloadAssessment, .withinAdvice)
         XCTAssertEqual(app.actions.map(\.isKnown), [false])
 
+        // The document keeps to the schema of docs/INSPECT.md: each object has its required
+        // keys and no key the schema does not name.
+        let raw = try runProduct("baton", ["inspect", "--json", "--agent", socket("a.sock"), "--action", "copy"], timeout: 60)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(raw.stdout.utf8)) as? [String: Any])
+        try checkSchema(document)
+
         // The text form shows the same chain, escaped.
         let text = try runProduct("baton", ["inspect", "--agent", socket("a.sock")], timeout: 60)
         XCTAssertEqual(text.status, 0, text.stderr)
         XCTAssertTrue(text.stdout.contains("app: com.example.reader, pid \(reader.processIdentifier)"), text.stdout)
         XCTAssertTrue(text.stdout.contains("[userActivity com.example.reader.reading]"), text.stdout)
         XCTAssertTrue(text.stdout.contains("current activity: com.example.reader.reading"), text.stdout)
+    }
+
+    /// The keys of each object of docs/INSPECT.md's schema: required, then optional.
+    private static let schema: [String: (required: Set<String>, optional: Set<String>)] = [
+        "AgentInspection": (["device", "groupDevices", "nearby", "apps"], []),
+        "AppReport": (["appID", "processID", "isAdvertised", "didNotAnswer"], ["advertisedActivityType", "inspection", "problem"]),
+        "ApplicationInspection": (["processID", "isActive", "isHidden", "isFinishedLaunching", "windows", "otherActivities", "actions"],
+                                  ["appID", "teamIdentifier", "keyWindowNumber", "mainWindowNumber", "currentActivity"]),
+        "WindowInspection": (["number", "title", "typeName", "isVisible", "isPanel", "isKey", "isMain"], ["firstResponder", "responderChain"]),
+        "ResponderInspection": (["description", "typeName", "isFirstResponder"], ["userActivityType"]),
+        "ActivityInspection": (["activityType", "holders", "isCurrent", "isManaged", "needsSave", "saveCount", "coalescedSaveRequests",
+                                "payloadAssessment", "isEligibleForHandoff", "advertising"],
+                               ["title", "lastSaved", "payloadSize", "payloadError", "webpageURL", "expirationDate", "declaredInManifest",
+                                "teamIdentifier"]),
+        "ActionInspection": (["name", "isKnown", "isEnabled"], ["menuItemTitle", "target", "targetTypeName"]),
+    ]
+
+    private func checkObject(_ object: Any?, as name: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let dictionary = try XCTUnwrap(object as? [String: Any], "\(name) is not an object", file: file, line: line)
+        let (required, optional) = try XCTUnwrap(Self.schema[name])
+        let keys = Set(dictionary.keys)
+        XCTAssertTrue(required.isSubset(of: keys), "\(name) lacks \(required.subtracting(keys))", file: file, line: line)
+        XCTAssertTrue(keys.isSubset(of: required.union(optional)), "\(name) has undocumented \(keys.subtracting(required.union(optional)))",
+                      file: file, line: line)
+        return dictionary
+    }
+
+    private func checkSchema(_ document: [String: Any]) throws {
+        let top = try checkObject(document, as: "AgentInspection")
+        for app in try XCTUnwrap(top["apps"] as? [Any]) {
+            let report = try checkObject(app, as: "AppReport")
+            guard let inspection = report["inspection"] else { continue }
+            let snapshot = try checkObject(inspection, as: "ApplicationInspection")
+            for window in try XCTUnwrap(snapshot["windows"] as? [Any]) {
+                let checked = try checkObject(window, as: "WindowInspection")
+                for link in checked["responderChain"] as? [Any] ?? [] { _ = try checkObject(link, as: "ResponderInspection") }
+            }
+            let activities = [snapshot["currentActivity"]].compactMap { $0 } + (snapshot["otherActivities"] as? [Any] ?? [])
+            for activity in activities { _ = try checkObject(activity, as: "ActivityInspection") }
+            for action in try XCTUnwrap(snapshot["actions"] as? [Any]) { _ = try checkObject(action, as: "ActionInspection") }
+        }
     }
 
     func testWhyGivesEachReasonAnActivityOfAnotherDeviceIsOrIsNotOfferedHere() throws {
