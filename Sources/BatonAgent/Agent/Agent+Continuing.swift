@@ -95,17 +95,19 @@ extension Agent {
     /// the activity's team that declares its type (the one active last); else the installed
     /// app the launcher would start; else, with a web page, the browser; else no app — and
     /// then whether apps of another team declare the type.
-    public func offer(for activity: NearbyActivity) -> ActivityOffer { route(for: activity).offer }
+    public func offer(for activity: NearbyActivity) -> ActivityOffer { route(for: activity, naming: true).offer }
 
-    /// `offer(for:)`, with the joined app it names.
-    func route(for activity: NearbyActivity) -> (offer: ActivityOffer, joined: JoinedApp?) {
+    /// `offer(for:)`, with the joined app it names. Without `naming`, a browser offer leaves its
+    /// `otherTeamApps` empty: continuing does not need them, and finding them reads the
+    /// installed apps' files.
+    func route(for activity: NearbyActivity, naming: Bool = false) -> (offer: ActivityOffer, joined: JoinedApp?) {
         let joined = apps.apps.values.filter { Self.joinedApp($0, continues: activity) }
         if let app = joined.max(by: { $0.activeSince < $1.activeSince }), let appID = app.appID {
             return (.app(appID: appID, isRunning: true), app)
         }
         if let launcher, let appID = launcher.appID(continuing: activity) { return (.app(appID: appID, isRunning: false), nil) }
+        if let url = activity.webpageURL { return (.browser(url: url, otherTeamApps: naming ? appsOfOtherTeams(declaring: activity) : []), nil) }
         let others = appsOfOtherTeams(declaring: activity)
-        if let url = activity.webpageURL { return (.browser(url: url, otherTeamApps: others), nil) }
         return (others.isEmpty ? .noAppDeclaresType : .differentTeam(apps: others), nil)
     }
 
