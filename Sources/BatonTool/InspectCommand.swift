@@ -16,16 +16,21 @@ struct InspectCommand: ParsableCommand {
             discovery, links, and for what each linked device advertises, where it would go here.
             An app that does not answer within the agent's deadline is shown as not answering.
             With --json, one JSON document (`AgentInspection`; schema in docs/INSPECT.md).
+            With --watch, the picture, then each event of the device as it happens (links, apps joining and
+            leaving, activities offered and withdrawn, continuations), until interrupted; with --json, one JSON
+            line each: {"inspection": …} first, then {"event": …} (`InspectionEvent`).
             Exits with 3 when no agent runs.
             """)
     @Argument(help: "Only this app (its app ID).") var appID: String?
     @Flag(name: .long, help: "Print one JSON document instead of text.") var json = false
+    @Flag(name: .long, help: "Then follow the device's events as they happen, until interrupted.") var watch = false
     @Option(name: .long, help: "Also show where this action would go in each app, and whether it is enabled (repeatable).")
     var action: [String] = []
     @Option(name: .long, help: "The agent's socket (default: $BATON_AGENT_SOCKET, else $XDG_RUNTIME_DIR/baton/agent.socket).")
     var agent: String?
 
     func run() throws {
+        if watch { return try AgentInspectionWatcher.watch(socket: agent, app: appID, actions: action, json: json) }
         let inspection = try AgentInspectionReader.read(socket: agent, app: appID, actions: action)
         if json {
             FileHandle.standardOutput.write((try? InspectionJSON.encoder(pretty: true).encode(inspection)) ?? Data("{}".utf8))
@@ -77,6 +82,73 @@ final class AgentInspectionReader: AgentToolApp {
         case .success(let inspection): return inspection
         case .failure(let error): throw ValidationError("the agent did not inspect: \(error)")
         case nil: throw ValidationError("the agent did not answer")
+        }
+    }
+}
+
+/// `baton inspect --watch`: the picture, then the device's events as they come.
+final class AgentInspectionWatcher: AgentToolApp {
+    let app: String?
+    let actions: [String]
+    let json: Bool
+    private var waiting: [InspectionEvent]? = []
+
+    init(connection: AgentConnection, app: String?, actions: [String], json: Bool) {
+        self.app = app
+        self.actions = actions
+        self.json = json
+        super.init(connection: connection)
+    }
+
+    override func joined() {
+        super.joined()
+        Task { @MainActor in
+            do {
+                // Watch first, so nothing between the picture and the first event is missed.
+                try await connection.watchInspection { [weak self] event in
+                    guard let self else { return }
+                    if self.waiting != nil { self.waiting?.append(event) } else { self.show(event) }
+                }
+                let inspection = try await connection.inspect(app: app, actions: actions)
+                if json { line(["inspection": inspection]) } else {
+                    InspectionText.print(inspection, onlyApp: app != nil)
+                    fflush(nil)  // the events are written unbuffered after it
+                }
+                let early = waiting ?? []
+                waiting = nil
+                for event in early { show(event) }
+            } catch {
+                failure = "the agent did not inspect: \(error)"
+                Application.shared.terminate(nil)
+            }
+        }
+    }
+
+    private func show(_ event: InspectionEvent) {
+        if json { return line(["event": event]) }
+        let dropped = event.dropped > 0 ? " (\(event.dropped) events left out before it)" : ""
+        let text = "\(InspectionText.timestamp(event.time)) \(shown(String(describing: event.event)))\(dropped)\n"
+        FileHandle.standardOutput.write(Data(text.utf8))
+    }
+
+    private func line<Value: Encodable>(_ value: [String: Value]) {
+        guard let data = try? InspectionJSON.encoder().encode(value) else { return }
+        FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    /// Watches the agent at `socket` (default: the user's) until the process is interrupted or
+    /// the agent goes; exit status 3 when no agent runs.
+    nonisolated static func watch(socket explicit: String?, app: String?, actions: [String], json: Bool) throws {
+        try MainActor.assumeIsolated {
+            let path = explicit ?? AgentConnection.defaultSocketPath
+            guard let socket = ThroughAgent.runningAgent(path) else {
+                FileHandle.standardError.write(Data("baton: no agent runs at \(shown(path)) (`baton agent start`)\n".utf8))
+                throw ExitCode(3)
+            }
+            let failure = ThroughAgent.run({ connection in
+                AgentInspectionWatcher(connection: connection, app: app, actions: actions, json: json)
+            }, socket: socket)
+            if let failure { throw ValidationError(failure) }
         }
     }
 }

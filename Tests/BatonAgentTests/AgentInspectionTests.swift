@@ -202,6 +202,24 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertEqual(answer.reason, "expiredHere", answer.sentence)
     }
 
+    /// `baton inspect --watch --json`: the picture first, then the device's events as they
+    /// happen, one JSON line each — here an app joining and leaving.
+    func testWatchPrintsThePictureThenTheDevicesEventsAsJSONLines() throws {
+        let folders = try devices("A")
+        _ = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let watcher = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("a.sock")])
+        XCTAssertNotNil(watcher.waitForLine(containing: "{\"inspection\":"), watcher.output)
+        let probe = try probe(socket("a.sock"), ["--ok"])
+        let joined = try XCTUnwrap(watcher.waitForLine(containing: "\"appJoined\""), watcher.output)
+        let event = try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(joined.utf8))
+        XCTAssertEqual(event["event"]?.event, .appJoined(appID: "com.example.probe", processID: probe.processIdentifier))
+        probe.terminate()
+        let left = try XCTUnwrap(watcher.waitForLine(containing: "\"appLeft\""), watcher.output)
+        XCTAssertEqual(try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(left.utf8))["event"]?.event,
+                       .appLeft(appID: "com.example.probe", reason: nil))
+        XCTAssertTrue(watcher.isRunning, "it follows until interrupted")
+    }
+
     func testAnAppThatDoesNotAnswerIsReportedAndDoesNotHoldUpTheOthers() throws {
         let folders = try devices("A")
         _ = try isolatedAgent(folders[0], socket: socket("a.sock"))

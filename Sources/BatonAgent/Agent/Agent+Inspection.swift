@@ -77,3 +77,43 @@ extension Agent {
         return AgentInspection(device: device, groupDevices: group, nearby: nearby, apps: reports)
     }
 }
+
+extension Agent {
+    /// The most apps that may watch at once.
+    static let maximumWatchers = 8
+    /// Unsent bytes to a watching app past which its events are left out (and counted) until
+    /// it takes what it was sent: a watcher that does not read costs the agent no memory per event.
+    public static let maximumUnreadWatch = 256 * 1024
+
+    /// Answers `WatchInspection`: from `on`, each of the device's events (`DiagnosticEvent`) is
+    /// sent to `app` as an `InspectionEvent` signal, until it asks to stop or leaves. The
+    /// agent observes its events only while some app watches.
+    func answerWatch(_ call: DBusAnswer<AgentMethod>, from app: JoinedApp, on: Bool) {
+        let number = app.number
+        guard on else {
+            inspectionWatchers[number] = nil
+            return call.reply(.watchInspection(on: on), ())
+        }
+        inspectionWatchers = inspectionWatchers.filter { entry in apps.apps[entry.key]?.bus.isClosed == false }
+        guard inspectionWatchers[number] == nil else { return call.reply(.watchInspection(on: on), ()) }
+        guard inspectionWatchers.count < Self.maximumWatchers else {
+            return call.fail(.refused, "at most \(Self.maximumWatchers) apps may watch at once")
+        }
+        var dropped = 0
+        let encoder = InspectionJSON.encoder()
+        inspectionWatchers[number] = node.diagnostics.observe { [weak self, weak app] event in
+            guard let app, app.isJoined, !app.bus.isClosed else {
+                self?.inspectionWatchers[number] = nil
+                return
+            }
+            guard app.bus.unsentOutputBytes <= Self.maximumUnreadWatch else {
+                dropped += 1
+                return
+            }
+            guard let json = try? encoder.encode(InspectionEvent(time: Date(), event: event, dropped: dropped)) else { return }
+            dropped = 0
+            app.bus.emit(AgentSignal.inspectionEvent(event: String(decoding: json, as: UTF8.self)))
+        }
+        call.reply(.watchInspection(on: on), ())
+    }
+}

@@ -48,3 +48,23 @@ extension AgentConnection {
         }
     }
 }
+
+extension AgentConnection {
+    /// Calls `handler` with each event of the device (`InspectionEvent`) from now on, until the
+    /// connection ends (`baton inspect --watch`). Throws when not joined, when the agent is older
+    /// than `WatchInspection`, or when it refuses (too many watchers).
+    public func watchInspection(_ handler: @escaping @MainActor (InspectionEvent) -> Void) async throws {
+        guard isJoined, let bus else {
+            throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
+        }
+        guard let version = agentVersion, version >= Self.inspectionVersion else {
+            throw CocoaError.handoff(.featureUnsupported, "the agent speaks interface version \(agentVersion ?? 0), older than this program's \(AgentInterface.version): it cannot be watched; restart it to run the installed one")
+        }
+        let decoder = InspectionJSON.decoder()
+        _ = bus.subscribe(AgentSignal.Member.inspectionEvent) { (signal: AgentSignal) in
+            guard case .inspectionEvent(let text) = signal, let event = try? decoder.decode(InspectionEvent.self, from: Data(text.utf8)) else { return }
+            handler(event)
+        }
+        try await bus.call(.watchInspection(on: true), timeout: .seconds(15))
+    }
+}

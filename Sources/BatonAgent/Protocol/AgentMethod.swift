@@ -42,6 +42,8 @@ enum AgentMethod: DBusMethodValue, Equatable {
     /// version 5): every joined app, or only `app` when it is not empty, each asked for where
     /// each of `actions` would go.
     case inspect(app: String, actions: [String])
+    /// Starts (`on`) or stops sending this app `InspectionEvent` signals (version 5).
+    case watchInspection(on: Bool)
 
     enum Member: String, DBusMember {
         case join = "Join"
@@ -58,6 +60,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case answerPairing = "AnswerPairing"
         case closePairingWindow = "ClosePairingWindow"
         case inspect = "Inspect"
+        case watchInspection = "WatchInspection"
 
         var inArguments: [DBusArgument] {
             let activity = [DBusArgument("device", "s"), DBusArgument("sequence", "t")]
@@ -72,6 +75,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .openPairingWindow: [DBusArgument("seconds", "u"), DBusArgument("host", "s"), DBusArgument("port", "u")]
             case .answerPairing: [DBusArgument("request", "t"), DBusArgument("confirmed", "b")]
             case .inspect: [DBusArgument("app", "s"), DBusArgument("actions", "as")]
+            case .watchInspection: [DBusArgument("on", "b")]
             }
         }
 
@@ -85,7 +89,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .openStreams: [DBusArgument("token", "ay")]
             case .continueNearby: [DBusArgument("app", "s")]
             case .openPairingWindow: [DBusArgument("listening", "u")]
-            case .setAdvertisement, .holdPayload, .payloadChanged, .continued, .answerPairing, .closePairingWindow: []
+            case .setAdvertisement, .holdPayload, .payloadChanged, .continued, .answerPairing, .closePairingWindow, .watchInspection: []
             }
         }
     }
@@ -106,6 +110,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .answerPairing: .answerPairing
         case .closePairingWindow: .closePairingWindow
         case .inspect: .inspect
+        case .watchInspection: .watchInspection
         }
     }
 
@@ -122,6 +127,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .openPairingWindow(let seconds, let host, let port): [.uint32(seconds), .string(host), .uint32(port)]
         case .answerPairing(let request, let confirmed): [.uint64(request), .bool(confirmed)]
         case .inspect(let app, let actions): [.string(app), .array(elementType: "s", actions.map(Variant.string))]
+        case .watchInspection(let on): [.bool(on)]
         }
     }
 
@@ -165,6 +171,9 @@ enum AgentMethod: DBusMethodValue, Equatable {
             let actions = items.compactMap { if case .string(let name) = $0 { name } else { nil } }
             guard actions.count == items.count else { return nil }
             self = .inspect(app: app, actions: actions)
+        case .watchInspection:
+            guard case .bool(let on) = a[0] else { return nil }
+            self = .watchInspection(on: on)
         }
     }
 }
@@ -215,6 +224,8 @@ extension DBusCall where Method == AgentMethod, Reply == Void {
     static func holdPayload(id: UInt64, payload: Data) -> Self { Self(.holdPayload(id: id, payload: payload)) }
     /// The payload of advertisement `id` changed.
     static func payloadChanged(id: UInt64) -> Self { Self(.payloadChanged(id: id)) }
+    /// Starts or stops `InspectionEvent` signals to this app.
+    static func watchInspection(on: Bool) -> Self { Self(.watchInspection(on: on)) }
     /// Answers pairing request `request`.
     static func answerPairing(request: UInt64, confirmed: Bool) -> Self { Self(.answerPairing(request: request, confirmed: confirmed)) }
     /// Closes the pairing window the caller opened.
