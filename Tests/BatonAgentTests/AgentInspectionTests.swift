@@ -220,6 +220,23 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertTrue(watcher.isRunning, "it follows until interrupted")
     }
 
+    /// Strings from another device or an app are escaped before they reach the terminal: a
+    /// title with a terminal escape sequence is printed as a visible escape, on both devices.
+    func testRemoteStringsArePrintedEscaped() throws {
+        let type = "com.example.probe.editing"
+        let folders = try devices("A", "B")
+        let (_, address) = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let (agentB, _) = try isolatedAgent(folders[1], socket: socket("b.sock"), peers: [address])
+        _ = try probe(socket("a.sock"), ["--ok", "--title", "Note\u{1B}[2J\u{202E}evil"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", type), agentB.output)
+        for sock in ["a.sock", "b.sock"] {
+            let text = try runProduct("baton", ["inspect", "--agent", socket(sock)], timeout: 60)
+            XCTAssertEqual(text.status, 0, text.stderr)
+            XCTAssertTrue(text.stdout.contains("Note\\u{1B}[2J\\u{202E}evil"), text.stdout)
+            XCTAssertFalse(text.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }, text.stdout)
+        }
+    }
+
     func testAnAppThatDoesNotAnswerIsReportedAndDoesNotHoldUpTheOthers() throws {
         let folders = try devices("A")
         _ = try isolatedAgent(folders[0], socket: socket("a.sock"))
