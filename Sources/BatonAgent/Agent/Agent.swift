@@ -113,6 +113,7 @@ public final class Agent {
             app.bus.close()
         }
         relay.closeAll()
+        inspectionWatchers = [:]
         apps.delivery.stop()
         let waiting = waitingForLaunch
         waitingForLaunch = []
