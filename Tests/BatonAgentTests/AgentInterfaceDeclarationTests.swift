@@ -52,6 +52,12 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
                   <arg name="request" type="t" direction="in"/><arg name="confirmed" type="b" direction="in"/>
                 </method>
                 <method name="ClosePairingWindow"/>
+                <method name="Inspect">
+                  <arg name="app" type="s" direction="in"/><arg name="actions" type="as" direction="in"/>
+                  <arg name="inspection" type="s" direction="out"/>
+                </method>
+                <method name="WatchInspection"><arg name="on" type="b" direction="in"/></method>
+                <signal name="InspectionEvent"><arg name="event" type="s"/></signal>
                 <signal name="PairingRequest">
                   <arg name="request" type="t"/><arg name="code" type="s"/><arg name="peer" type="s"/>
                   <arg name="newcomerTypes" type="b"/><arg name="group" type="s"/>
@@ -74,6 +80,9 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
                   <arg name="id" type="t" direction="in"/><arg name="token" type="ay" direction="in"/>
                 </method>
                 <method name="ContinueNearby"><arg name="activity" type="a{sv}" direction="in"/></method>
+                <method name="Inspect">
+                  <arg name="actions" type="as" direction="in"/><arg name="inspection" type="s" direction="out"/>
+                </method>
               </interface>
             </node>
             """
@@ -94,6 +103,7 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
             .continued(device: "d", sequence: 4), .openStreams(device: "d", sequence: 5),
             .continueNearby(device: "d", sequence: 6, activationToken: ""), .openPairingWindow(seconds: 60, host: "::", port: 0),
             .answerPairing(request: 7, confirmed: true), .closePairingWindow,
+            .inspect(app: "", actions: ["copy"]), .inspect(app: "a", actions: []), .watchInspection(on: true),
         ]
         XCTAssertEqual(Set(methods.map(\.member)), Set(AgentMethod.Member.allCases))
         for method in methods {
@@ -103,13 +113,14 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
             .nearbyChanged(activities: .array(elementType: "a{sv}", [])),
             .pairingRequest(request: 1, code: "123 456", peer: "p", newcomerTypes: false, group: "g"),
             .pairingRequestEnded(request: 1), .pairingEvent(text: "t"), .pairingWindowClosed(paired: true, text: "t"),
+            .inspectionEvent(event: "{}"),
         ]
         XCTAssertEqual(Set(signals.map(\.member)), Set(AgentSignal.Member.allCases))
         for signal in signals {
             XCTAssertEqual(try AgentSignal(signal.member, arguments: signal.arguments), signal)
         }
         let calls: [AppMethod] = [.fetchPayload(id: 1), .continued(id: 2), .streamsArrived(id: 3, token: Data([9])),
-                                  .continueNearby(activity: .dictionary([:]))]
+                                  .continueNearby(activity: .dictionary([:])), .inspect(actions: ["copy", "paste"])]
         XCTAssertEqual(Set(calls.map(\.member)), Set(AppMethod.Member.allCases))
         for call in calls {
             XCTAssertEqual(try AppMethod(name: call.member.rawValue, arguments: call.arguments), call)

@@ -47,16 +47,20 @@ extension Agent {
     /// device beside the launch (`PayloadPrefetch`), and the app's own fetch takes it.
     public func continueNearby(_ activity: NearbyActivity, activationToken: String?,
                                finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
-        let candidates = apps.apps.values.filter {
-            $0.isJoined && $0.teamIdentifier == activity.teamIdentifier && $0.activityTypes.contains(activity.activityType)
-        }
-        if let app = candidates.max(by: { $0.activeSince < $1.activeSince }) {
-            return hand(activity, to: app, finish: finish)
-        }
-        guard let launcher, let appID = launcher.appID(continuing: activity) else {
-            if let url = activity.webpageURL { return openInBrowser(activity, url, finish: finish) }
+        let (offer, joined) = route(for: activity)
+        let appID: String
+        switch offer {
+        case .app(let id, _):
+            if let joined { return hand(activity, to: joined, finish: finish) }
+            appID = id
+        case .browser(let url, _):
+            return openInBrowser(activity, url, finish: finish)
+        case .differentTeam, .noAppDeclaresType:
             return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.unsupported,
-                                                            "no app here continues \(activity.activityType), and it has no web page")))
+                                                            offer.sentence(activityType: activity.activityType, team: activity.teamIdentifier))))
+        }
+        guard let launcher else {  // route(for:) names an app to launch only when there is a launcher
+            return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.unsupported, "no launcher for \(appID)")))
         }
         waitingCount &+= 1
         let id = waitingCount
@@ -84,6 +88,48 @@ extension Agent {
         waitingForLaunch.append(WaitingContinuation(activity: activity, finish: finish, expiry: expiry, id: id))
         if prefetches.count >= 2 * Self.maximumWaitingForLaunch { prefetches.removeFirst().drop() }
         prefetches.append(PayloadPrefetch(activity: activity, continuation: id, node: node))
+    }
+
+    /// Where `activity` goes if the person continues it here now, or why it goes nowhere: the
+    /// decision `continueNearby` follows (see `ActivityOffer`). In order: the joined app of
+    /// the activity's team that declares its type (the one active last); else the installed
+    /// app the launcher would start; else, with a web page, the browser; else no app — and
+    /// then whether apps of another team declare the type.
+    public func offer(for activity: NearbyActivity) -> ActivityOffer { route(for: activity, naming: true).offer }
+
+    /// `offer(for:)`, with the joined app it names. Without `naming`, a browser offer leaves its
+    /// `otherTeamApps` empty: continuing does not need them, and finding them reads the
+    /// installed apps' files.
+    func route(for activity: NearbyActivity, naming: Bool = false) -> (offer: ActivityOffer, joined: JoinedApp?) {
+        let joined = apps.apps.values.filter { Self.joinedApp($0, continues: activity) }
+        if let app = joined.max(by: { $0.activeSince < $1.activeSince }), let appID = app.appID {
+            return (.app(appID: appID, isRunning: true), app)
+        }
+        if let launcher, let appID = launcher.appID(continuing: activity) { return (.app(appID: appID, isRunning: false), nil) }
+        if let url = activity.webpageURL { return (.browser(url: url, otherTeamApps: naming ? appsOfOtherTeams(declaring: activity) : []), nil) }
+        let others = appsOfOtherTeams(declaring: activity)
+        return (others.isEmpty ? .noAppDeclaresType : .differentTeam(apps: others), nil)
+    }
+
+    /// Whether the joined `app` takes `activity`: it is of the activity's team and declares its type.
+    static func joinedApp(_ app: JoinedApp, continues activity: NearbyActivity) -> Bool {
+        app.isJoined && app.teamIdentifier == activity.teamIdentifier && app.activityTypes.contains(activity.activityType)
+    }
+
+    /// The joined and installed apps that declare `activity`'s type for a team other than its
+    /// own (they cannot take it: the reason shown), each once, joined first.
+    private func appsOfOtherTeams(declaring activity: NearbyActivity) -> [String] {
+        let type = activity.activityType, team = activity.teamIdentifier
+        var found: [String] = []
+        for app in apps.apps.values where app.isJoined && app.teamIdentifier != team && app.activityTypes.contains(type) {
+            if let id = app.appID, !found.contains(id) { found.append(id) }
+        }
+        for installed in InstalledApps.apps(report: { _ in }) where installed.manifest.teamIdentifier != team {
+            let manifest = installed.manifest
+            guard manifest.activityTypes.contains(type) || manifest.documentTypes.contains(where: { $0.activityType == type }) else { continue }
+            if !found.contains(manifest.appID) { found.append(manifest.appID) }
+        }
+        return found
     }
 
     /// A process the launcher started for the waiting continuation `id` ended: if the
@@ -114,9 +160,7 @@ extension Agent {
 
     /// A newly joined app takes the continuations that wait for its team's activity types.
     func handWaitingContinuations(to app: JoinedApp) {
-        let mine = waitingForLaunch.filter {
-            app.teamIdentifier == $0.activity.teamIdentifier && app.activityTypes.contains($0.activity.activityType)
-        }
+        let mine = waitingForLaunch.filter { Self.joinedApp(app, continues: $0.activity) }
         waitingForLaunch.removeAll { waiting in mine.contains { $0.id == waiting.id } }
         for waiting in mine {
             waiting.expiry.cancel()

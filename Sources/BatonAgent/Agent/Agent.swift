@@ -50,6 +50,8 @@ public final class Agent {
     var prefetches: [PayloadPrefetch] = []
     /// How many launched apps' fetches were answered from a prefetch (for tests and the log).
     var prefetchesTaken = 0
+    /// The apps watching the device's events (`WatchInspection`), by app number.
+    var inspectionWatchers: [UInt64: DiagnosticsObservation] = [:]
     /// Called with the peers' activities when they change, as the apps are sent them: at most
     /// once per 50 ms, the latest list (`NearbyDelivery`; the agent's notifications).
     public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
@@ -111,6 +113,7 @@ public final class Agent {
             app.bus.close()
         }
         relay.closeAll()
+        inspectionWatchers = [:]
         apps.delivery.stop()
         let waiting = waitingForLaunch
         waitingForLaunch = []
@@ -214,6 +217,10 @@ public final class Agent {
             call.reply(.getStatus, String(decoding: status().json(), as: UTF8.self))
         case .openPairingWindow, .answerPairing, .closePairingWindow:
             answerPairing(call, method, from: app)
+        case .inspect(let filter, let actions):
+            answerInspection(call, from: app, app: filter, actions: actions)
+        case .watchInspection(let on):
+            answerWatch(call, from: app, on: on)
         case .continueNearby(let device, let sequence, let token):
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
                 return call.fail(.connectionUnavailable, "\(device) does not offer activity \(sequence) now")

@@ -26,6 +26,7 @@ extension AgentConnection {
             }
             Application.shared.continueNearbyActivity(activity)
             return
+        case .inspect(let actions): return answerInspection(answer, actions: actions)
         case .fetchPayload(let advertisement), .continued(let advertisement), .streamsArrived(let advertisement, _):
             id = advertisement
         }
@@ -67,7 +68,7 @@ extension AgentConnection {
                     self.log.notice("could not take continuation streams from the agent: \(error)")
                 }
             }
-        case .continueNearby:
+        case .continueNearby, .inspect:
             break  // answered above
         }
     }

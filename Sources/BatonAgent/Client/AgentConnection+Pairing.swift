@@ -34,7 +34,7 @@ extension AgentConnection {
             case .pairingRequestEnded(let id): events(.requestEnded(id: id))
             case .pairingEvent(let text): events(.message(text))
             case .pairingWindowClosed(let paired, let text): events(.closed(paired: paired, text: text))
-            case .nearbyChanged: break
+            case .nearbyChanged, .inspectionEvent: break
             }
         }
         pairingSubscriptions = [AgentSignal.Member.pairingRequest, .pairingRequestEnded, .pairingEvent, .pairingWindowClosed].map {

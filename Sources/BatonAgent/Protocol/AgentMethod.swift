@@ -36,7 +36,14 @@ enum AgentMethod: DBusMethodValue, Equatable {
     case openPairingWindow(seconds: UInt32, host: String, port: UInt32)
     /// Answers pairing request `request`.
     case answerPairing(request: UInt64, confirmed: Bool)
+    /// Closes the pairing window.
     case closePairingWindow
+    /// What this device and its apps look like inside (`AgentInspection` as JSON, `s`,
+    /// version 5): every joined app, or only `app` when it is not empty, each asked for where
+    /// each of `actions` would go.
+    case inspect(app: String, actions: [String])
+    /// Starts (`on`) or stops sending this app `InspectionEvent` signals (version 5).
+    case watchInspection(on: Bool)
 
     enum Member: String, DBusMember {
         case join = "Join"
@@ -52,6 +59,8 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case openPairingWindow = "OpenPairingWindow"
         case answerPairing = "AnswerPairing"
         case closePairingWindow = "ClosePairingWindow"
+        case inspect = "Inspect"
+        case watchInspection = "WatchInspection"
 
         var inArguments: [DBusArgument] {
             let activity = [DBusArgument("device", "s"), DBusArgument("sequence", "t")]
@@ -65,6 +74,8 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .continueNearby: activity + [DBusArgument("activationToken", "s")]
             case .openPairingWindow: [DBusArgument("seconds", "u"), DBusArgument("host", "s"), DBusArgument("port", "u")]
             case .answerPairing: [DBusArgument("request", "t"), DBusArgument("confirmed", "b")]
+            case .inspect: [DBusArgument("app", "s"), DBusArgument("actions", "as")]
+            case .watchInspection: [DBusArgument("on", "b")]
             }
         }
 
@@ -73,11 +84,12 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .join: [DBusArgument("version", "u")]
             case .getNearby: [DBusArgument("activities", "aa{sv}")]
             case .getStatus: [DBusArgument("status", "s")]
+            case .inspect: [DBusArgument("inspection", "s")]
             case .fetchPayload: [DBusArgument("payload", "ay")]
             case .openStreams: [DBusArgument("token", "ay")]
             case .continueNearby: [DBusArgument("app", "s")]
             case .openPairingWindow: [DBusArgument("listening", "u")]
-            case .setAdvertisement, .holdPayload, .payloadChanged, .continued, .answerPairing, .closePairingWindow: []
+            case .setAdvertisement, .holdPayload, .payloadChanged, .continued, .answerPairing, .closePairingWindow, .watchInspection: []
             }
         }
     }
@@ -97,6 +109,8 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .openPairingWindow: .openPairingWindow
         case .answerPairing: .answerPairing
         case .closePairingWindow: .closePairingWindow
+        case .inspect: .inspect
+        case .watchInspection: .watchInspection
         }
     }
 
@@ -112,6 +126,8 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .continueNearby(let device, let sequence, let token): [.string(device), .uint64(sequence), .string(token)]
         case .openPairingWindow(let seconds, let host, let port): [.uint32(seconds), .string(host), .uint32(port)]
         case .answerPairing(let request, let confirmed): [.uint64(request), .bool(confirmed)]
+        case .inspect(let app, let actions): [.string(app), .array(elementType: "s", actions.map(Variant.string))]
+        case .watchInspection(let on): [.bool(on)]
         }
     }
 
@@ -150,6 +166,14 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .answerPairing:
             guard case .uint64(let request) = a[0], case .bool(let confirmed) = a[1] else { return nil }
             self = .answerPairing(request: request, confirmed: confirmed)
+        case .inspect:
+            guard case .string(let app) = a[0], case .array(_, let items) = a[1] else { return nil }
+            let actions = items.compactMap { if case .string(let name) = $0 { name } else { nil } }
+            guard actions.count == items.count else { return nil }
+            self = .inspect(app: app, actions: actions)
+        case .watchInspection:
+            guard case .bool(let on) = a[0] else { return nil }
+            self = .watchInspection(on: on)
         }
     }
 }
@@ -169,6 +193,10 @@ extension DBusCall where Method == AgentMethod, Reply == UInt32 {
 extension DBusCall where Method == AgentMethod, Reply == String {
     /// The agent's status as JSON.
     static var getStatus: Self { Self(.getStatus, one: \.stringValue, as: Variant.string) }
+    /// What the device and its apps (all, or only `app`) look like inside, as JSON.
+    static func inspect(app: String, actions: [String]) -> Self {
+        Self(.inspect(app: app, actions: actions), one: \.stringValue, as: Variant.string)
+    }
     /// Continues `device`'s activity `sequence` here; the reply is the ID of the app that took it.
     static func continueNearby(device: String, sequence: UInt64, activationToken: String) -> Self {
         Self(.continueNearby(device: device, sequence: sequence, activationToken: activationToken), one: \.stringValue, as: Variant.string)
@@ -196,6 +224,8 @@ extension DBusCall where Method == AgentMethod, Reply == Void {
     static func holdPayload(id: UInt64, payload: Data) -> Self { Self(.holdPayload(id: id, payload: payload)) }
     /// The payload of advertisement `id` changed.
     static func payloadChanged(id: UInt64) -> Self { Self(.payloadChanged(id: id)) }
+    /// Starts or stops `InspectionEvent` signals to this app.
+    static func watchInspection(on: Bool) -> Self { Self(.watchInspection(on: on)) }
     /// Answers pairing request `request`.
     static func answerPairing(request: UInt64, confirmed: Bool) -> Self { Self(.answerPairing(request: request, confirmed: confirmed)) }
     /// Closes the pairing window the caller opened.

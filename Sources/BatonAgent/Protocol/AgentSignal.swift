@@ -15,6 +15,9 @@ enum AgentSignal: DBusMessageValue, Equatable {
     /// Something happened at the window, in words for its person.
     case pairingEvent(text: String)
     case pairingWindowClosed(paired: Bool, text: String)
+    /// Something happened on the device, for an app watching it (`WatchInspection`): one
+    /// `InspectionEvent` as JSON (version 5).
+    case inspectionEvent(event: String)
 
     enum Member: String, DBusMember {
         case nearbyChanged = "NearbyChanged"
@@ -22,6 +25,7 @@ enum AgentSignal: DBusMessageValue, Equatable {
         case pairingRequestEnded = "PairingRequestEnded"
         case pairingEvent = "PairingEvent"
         case pairingWindowClosed = "PairingWindowClosed"
+        case inspectionEvent = "InspectionEvent"
 
         var inArguments: [DBusArgument] {
             switch self {
@@ -32,6 +36,7 @@ enum AgentSignal: DBusMessageValue, Equatable {
             case .pairingRequestEnded: [DBusArgument("request", "t")]
             case .pairingEvent: [DBusArgument("text", "s")]
             case .pairingWindowClosed: [DBusArgument("paired", "b"), DBusArgument("text", "s")]
+            case .inspectionEvent: [DBusArgument("event", "s")]
             }
         }
     }
@@ -43,6 +48,7 @@ enum AgentSignal: DBusMessageValue, Equatable {
         case .pairingRequestEnded: .pairingRequestEnded
         case .pairingEvent: .pairingEvent
         case .pairingWindowClosed: .pairingWindowClosed
+        case .inspectionEvent: .inspectionEvent
         }
     }
 
@@ -54,6 +60,7 @@ enum AgentSignal: DBusMessageValue, Equatable {
         case .pairingRequestEnded(let request): [.uint64(request)]
         case .pairingEvent(let text): [.string(text)]
         case .pairingWindowClosed(let paired, let text): [.bool(paired), .string(text)]
+        case .inspectionEvent(let event): [.string(event)]
         }
     }
 
@@ -74,6 +81,9 @@ enum AgentSignal: DBusMessageValue, Equatable {
         case .pairingWindowClosed:
             guard case .bool(let paired) = a[0], case .string(let text) = a[1] else { return nil }
             self = .pairingWindowClosed(paired: paired, text: text)
+        case .inspectionEvent:
+            guard case .string(let event) = a[0] else { return nil }
+            self = .inspectionEvent(event: event)
         }
     }
 }

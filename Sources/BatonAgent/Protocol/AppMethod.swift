@@ -19,23 +19,32 @@ enum AppMethod: DBusMethodValue, Equatable {
     case streamsArrived(id: UInt64, token: Data)
     /// Continue this nearby activity (`AgentInterface.encode`) in this app.
     case continueNearby(activity: Variant)
+    /// The app as it is now (`Application.inspection(actions:)`) as JSON (`s`,
+    /// `InspectionJSON`), with where each named action would go (version 5).
+    case inspect(actions: [String])
 
     enum Member: String, DBusMember {
         case fetchPayload = "FetchPayload"
         case continued = "Continued"
         case streamsArrived = "StreamsArrived"
         case continueNearby = "ContinueNearby"
+        case inspect = "Inspect"
 
         var inArguments: [DBusArgument] {
             switch self {
             case .fetchPayload, .continued: [DBusArgument("id", "t")]
             case .streamsArrived: [DBusArgument("id", "t"), DBusArgument("token", "ay")]
             case .continueNearby: [DBusArgument("activity", "a{sv}")]
+            case .inspect: [DBusArgument("actions", "as")]
             }
         }
 
         var outArguments: [DBusArgument] {
-            self == .fetchPayload ? [DBusArgument("payload", "ay")] : []
+            switch self {
+            case .fetchPayload: [DBusArgument("payload", "ay")]
+            case .inspect: [DBusArgument("inspection", "s")]
+            case .continued, .streamsArrived, .continueNearby: []
+            }
         }
     }
 
@@ -45,6 +54,7 @@ enum AppMethod: DBusMethodValue, Equatable {
         case .continued: .continued
         case .streamsArrived: .streamsArrived
         case .continueNearby: .continueNearby
+        case .inspect: .inspect
         }
     }
 
@@ -53,6 +63,7 @@ enum AppMethod: DBusMethodValue, Equatable {
         case .fetchPayload(let id), .continued(let id): [.uint64(id)]
         case .streamsArrived(let id, let token): [.uint64(id), .bytes(token)]
         case .continueNearby(let activity): [activity]
+        case .inspect(let actions): [.array(elementType: "s", actions.map(Variant.string))]
         }
     }
 
@@ -69,6 +80,11 @@ enum AppMethod: DBusMethodValue, Equatable {
             }
         case .continueNearby:
             self = .continueNearby(activity: a[0])
+        case .inspect:
+            guard case .array(_, let items) = a[0] else { return nil }
+            let actions = items.compactMap { if case .string(let name) = $0 { name } else { nil } }
+            guard actions.count == items.count else { return nil }
+            self = .inspect(actions: actions)
         }
     }
 }
@@ -77,6 +93,11 @@ enum AppMethod: DBusMethodValue, Equatable {
 extension DBusCall where Method == AppMethod, Reply == Data {
     /// The payload of advertisement `id`, saved first.
     static func fetchPayload(id: UInt64) -> Self { Self(.fetchPayload(id: id), one: \.bytesValue, as: Variant.bytes) }
+}
+
+extension DBusCall where Method == AppMethod, Reply == String {
+    /// The app as it is now, as JSON, with where each of `actions` would go.
+    static func inspect(actions: [String]) -> Self { Self(.inspect(actions: actions), one: \.stringValue, as: Variant.string) }
 }
 
 extension DBusCall where Method == AppMethod, Reply == Void {

@@ -15,7 +15,8 @@
 // replaces the activity N times with 1 KiB titles (N signals to every peer) and prints
 // `flooded`; `stop` stops the node (closing every link) and prints `stopped`; `retitle TEXT`
 // sets the activity's title directly and prints `retitled`; `touch` sets its `needsSave` and
-// prints `touched`. Each save of the activity prints `saving for a fetch`, and a continuation
+// prints `touched`; `ineligible` sets `isEligibleForHandoff` false and `expire` sets an
+// expiration date in the past, each then `needsSave`, printing `made ineligible` / `made expired`. Each save of the activity prints `saving for a fetch`, and a continuation
 // prints `will continue TYPE` first. With
 // `--listen HOST` beyond loopback, or with `--discover` on loopback, the node discovers its
 // peers through avahi-daemon; `nearby DEVICE` is printed each time the nearby list changes.
@@ -222,6 +223,14 @@ MainActor.assumeIsolated {
             case "touch":  // needsSave: a save follows in this turn's idle
                 current.needsSave = true
                 say("touched")
+            case "ineligible":  // not eligible for handoff, then saved (the app re-advertises after a save)
+                current.isEligibleForHandoff = false
+                current.needsSave = true
+                say("made ineligible")
+            case "expire":  // its expiration date passed, then saved
+                current.expirationDate = Date(timeIntervalSinceNow: -1)
+                current.needsSave = true
+                say("made expired")
             case "ping":
                 say("pong")
             case "flood":

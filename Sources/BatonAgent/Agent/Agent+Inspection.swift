@@ -1,0 +1,119 @@
+import Baton
+import BatonContinuity
+import BatonLoop
+import CGLib
+import Foundation
+
+/// `Inspect` (`baton inspect`, `baton why`): the device and each joined app, asked over the
+/// connection each app already has, each within `appInspectionDeadline`.
+extension Agent {
+    /// How long the agent waits for each app's own inspection; an app that is busy or stuck
+    /// is reported as not answering, so `Inspect` is bounded whatever the apps do.
+    public static let appInspectionDeadline: Duration = .seconds(5)
+    /// The largest inspection taken from one app; a larger answer is reported, not kept.
+    static let maximumAppInspection = 1024 * 1024
+
+    /// Answers `caller`'s `Inspect`. Counted among the caller's calls waiting
+    /// (`maximumPendingCallsPerApp`), so a tool cannot pile up inspections.
+    func answerInspection(_ call: DBusAnswer<AgentMethod>, from caller: JoinedApp, app filter: String, actions: [String]) {
+        guard actions.count <= AgentConnection.maximumInspectedActions,
+              actions.allSatisfy({ $0.utf8.count <= AgentConnection.maximumActionName }), filter.utf8.count <= AgentInterface.maximumText else {
+            return call.fail(.refused, "at most \(AgentConnection.maximumInspectedActions) action names of at most \(AgentConnection.maximumActionName) bytes")
+        }
+        guard caller.pendingCalls < maximumPendingCallsPerApp else {
+            return call.fail(.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
+        }
+        caller.pendingCalls += 1
+        Task { @MainActor [weak self, weak caller] in
+            defer { caller?.pendingCalls -= 1 }
+            guard let self else { return call.fail(.connectionUnavailable, "the agent is stopping") }
+            let inspection = await self.inspection(app: filter.isEmpty ? nil : filter, actions: actions, excluding: caller)
+            do {
+                let json = try InspectionJSON.encoder().encode(inspection)
+                call.reply(.inspect(app: filter, actions: actions), String(decoding: json, as: UTF8.self))
+            } catch {
+                call.fail(.refused, "the inspection did not encode: \(error)")
+            }
+        }
+    }
+
+    /// The device and its joined apps now (all, or only the app `app`; never `excluding`, the
+    /// one asking), each app asked for where each of `actions` would go. The apps are asked at
+    /// once and each answer waited for at most `appInspectionDeadline`.
+    func inspection(app filter: String?, actions: [String], excluding: JoinedApp?) async -> AgentInspection {
+        let advertised = apps.frontmost
+        let targets = apps.apps.values.filter { $0.isJoined && $0 !== excluding && (filter == nil || $0.appID == filter) }
+            .sorted { $0.number < $1.number }
+        let asked = targets.map { app in
+            (app, Task { @MainActor in
+                try await app.bus.call(.inspect(actions: actions), timeout: Self.appInspectionDeadline)
+            })
+        }
+        var reports: [AgentInspection.AppReport] = []
+        for (app, answer) in asked {
+            var report = AgentInspection.AppReport(appID: app.appID ?? "", processID: app.pid, isAdvertised: app === advertised,
+                                                   advertisedActivityType: app.advertisement?.activityType, inspection: nil,
+                                                   didNotAnswer: false, problem: nil)
+            switch await answer.result {
+            case .success(let text) where text.utf8.count > Self.maximumAppInspection:
+                report.problem = "its inspection is larger than \(Self.maximumAppInspection) bytes"
+            case .success(let text):
+                do { report.inspection = try InspectionJSON.decoder().decode(ApplicationInspection.self, from: Data(text.utf8)) } catch {
+                    report.problem = "its inspection did not decode: \(error)"
+                }
+            case .failure(let error as GLibError) where error.isIOError(G_IO_ERROR_TIMED_OUT):
+                report.didNotAnswer = true
+                report.problem = "did not answer within \(Self.appInspectionDeadline)"
+            case .failure(let error):
+                report.problem = "\(error)"
+            }
+            reports.append(report)
+        }
+        var device = status()
+        if let excluding { device.apps.removeAll { $0.processID == excluding.pid && $0.appID == excluding.appID } }
+        let own = node.identity.identifier
+        let group = node.identity.revocations.deviceNames.filter { $0.key != own }.map(\.value).sorted()
+        let nearby = apps.nearby.map { AgentInspection.NearbyInspection($0, offer: offer(for: $0)) }
+        return AgentInspection(device: device, groupDevices: group, nearby: nearby, apps: reports)
+    }
+}
+
+extension Agent {
+    /// The most apps that may watch at once.
+    static let maximumWatchers = 8
+    /// Unsent bytes to a watching app past which its events are left out (and counted) until
+    /// it takes what it was sent: a watcher that does not read costs the agent no memory per event.
+    public static let maximumUnreadWatch = 256 * 1024
+
+    /// Answers `WatchInspection`: from `on`, each of the device's events (`DiagnosticEvent`) is
+    /// sent to `app` as an `InspectionEvent` signal, until it asks to stop or leaves. The
+    /// agent observes its events only while some app watches.
+    func answerWatch(_ call: DBusAnswer<AgentMethod>, from app: JoinedApp, on: Bool) {
+        let number = app.number
+        guard on else {
+            inspectionWatchers[number] = nil
+            return call.reply(.watchInspection(on: on), ())
+        }
+        inspectionWatchers = inspectionWatchers.filter { entry in apps.apps[entry.key]?.bus.isClosed == false }
+        guard inspectionWatchers[number] == nil else { return call.reply(.watchInspection(on: on), ()) }
+        guard inspectionWatchers.count < Self.maximumWatchers else {
+            return call.fail(.refused, "at most \(Self.maximumWatchers) apps may watch at once")
+        }
+        var dropped = 0
+        let encoder = InspectionJSON.encoder()
+        inspectionWatchers[number] = node.diagnostics.observe { [weak self, weak app] event in
+            guard let app, app.isJoined, !app.bus.isClosed else {
+                self?.inspectionWatchers[number] = nil
+                return
+            }
+            guard app.bus.unsentOutputBytes <= Self.maximumUnreadWatch else {
+                dropped += 1
+                return
+            }
+            guard let json = try? encoder.encode(InspectionEvent(time: Date(), event: event, dropped: dropped)) else { return }
+            dropped = 0
+            app.bus.emit(AgentSignal.inspectionEvent(event: String(decoding: json, as: UTF8.self)))
+        }
+        call.reply(.watchInspection(on: on), ())
+    }
+}

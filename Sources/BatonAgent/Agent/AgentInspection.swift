@@ -1,0 +1,93 @@
+import Baton
+import Foundation
+
+/// What this device and its apps look like inside, as the agent answers `Inspect`
+/// (`baton inspect`, `baton why`; its JSON is documented in docs/INSPECT.md).
+///
+/// Strings that came from other devices or from apps are kept as they came: escape them
+/// (`PrintableText.escaped`) before printing them to a terminal.
+public struct AgentInspection: Codable, Sendable, Equatable {
+    /// The device: where it listens, discovery, links (name, address, since), joined apps and
+    /// the latest failures (`AgentStatus`, as `baton status` shows it).
+    public var device: AgentStatus
+    /// The names of the other devices in the group's signed list this device holds (linked or
+    /// not), sorted.
+    public var groupDevices: [String]
+    /// What each linked device advertises, and where it would go here.
+    public var nearby: [NearbyInspection]
+    /// The joined apps, each with its inspection or why there is none.
+    public var apps: [AppReport]
+
+    /// An inspection with these parts.
+    public init(device: AgentStatus, groupDevices: [String], nearby: [NearbyInspection], apps: [AppReport]) {
+        self.device = device
+        self.groupDevices = groupDevices
+        self.nearby = nearby
+        self.apps = apps
+    }
+
+    /// An activity a linked device advertises, and what continuing it here would do.
+    public struct NearbyInspection: Codable, Sendable, Equatable {
+        /// The advertising device's name.
+        public var device: String
+        /// The advertisement's sequence number on that device.
+        public var sequence: UInt64
+        /// The activity type.
+        public var activityType: String
+        /// Its title.
+        public var title: String?
+        /// The originating app's id.
+        public var appID: String
+        /// The originating app's team.
+        public var teamIdentifier: String
+        /// Its web page, if any.
+        public var webpageURL: URL?
+        /// Where it goes if continued here, or why nowhere (`Agent.offer(for:)`).
+        public var offer: ActivityOffer
+        /// `offer` in one sentence (escaped).
+        public var explanation: String
+
+        /// `activity` with the offer decided for it.
+        public init(_ activity: NearbyActivity, offer: ActivityOffer) {
+            device = activity.device
+            sequence = activity.sequence
+            activityType = activity.activityType
+            title = activity.title
+            appID = activity.appID
+            teamIdentifier = activity.teamIdentifier
+            webpageURL = activity.webpageURL
+            self.offer = offer
+            explanation = offer.sentence(activityType: activity.activityType, team: activity.teamIdentifier)
+        }
+    }
+
+    /// One joined app: what the agent knows of it, and what it said of itself.
+    public struct AppReport: Codable, Sendable, Equatable {
+        /// Its id, as it joined.
+        public var appID: String
+        /// Its process id.
+        public var processID: Int32
+        /// Whether the device advertises this app's activity now (the joined app active last).
+        public var isAdvertised: Bool
+        /// The type of the activity it advertises to the agent, if any.
+        public var advertisedActivityType: String?
+        /// The app's own inspection, when it answered.
+        public var inspection: ApplicationInspection?
+        /// True when the app did not answer within the agent's deadline (busy or stuck).
+        public var didNotAnswer: Bool
+        /// Why there is no inspection, in words, when there is none.
+        public var problem: String?
+
+        /// A report with these facts.
+        public init(appID: String, processID: Int32, isAdvertised: Bool, advertisedActivityType: String?,
+                    inspection: ApplicationInspection?, didNotAnswer: Bool, problem: String?) {
+            self.appID = appID
+            self.processID = processID
+            self.isAdvertised = isAdvertised
+            self.advertisedActivityType = advertisedActivityType
+            self.inspection = inspection
+            self.didNotAnswer = didNotAnswer
+            self.problem = problem
+        }
+    }
+}

@@ -1,0 +1,256 @@
+import BatonAgent
+import BatonTestSupport
+import DeviceTestSupport
+import Foundation
+import XCTest
+
+/// `baton inspect` and `baton why` against real agents, apps and `baton` processes: what an app
+/// shows of itself through the connection it already has, each reason an activity from another
+/// device is or is not offered here (about-handoff: only an app of the same team that declares
+/// the type continues it; handoff-programming-guide, "Native App-to-Web Browser Handoff": else
+/// the browser opens its web page), and an app that does not answer, bounded.
+final class AgentInspectionTests: AgentTestCase {
+    /// `baton why --json`'s document.
+    private struct Why: Decodable {
+        var subject: String
+        var reason: String
+        var sentence: String
+        var facts: [String]
+    }
+
+    /// `batond` for the device in `folder`, with no installed app (its XDG data folders empty),
+    /// so only the apps a test starts decide what is offered.
+    private func isolatedAgent(_ folder: String, socket: String, peers: [String] = []) throws -> (RunningProcess, String) {
+        let data = root.appendingPathComponent("data-\(UUID().uuidString.prefix(6))")
+        try FileManager.default.createDirectory(at: data, withIntermediateDirectories: true)
+        let process = try start("batond", ["--device", folder, "--listen", "127.0.0.1:0", "--socket", socket] + peers.flatMap { ["--peer", $0] },
+                                environment: ["XDG_DATA_HOME": data.path, "XDG_DATA_DIRS": data.path])
+        let address = try XCTUnwrap(process.listeningAddress(), process.output)
+        XCTAssertNotNil(process.waitForLine(containing: "listening on"), process.output)
+        return (process, address.description)
+    }
+
+    /// The probe app joined to the agent at `socket`, advertising com.example.probe.editing.
+    private func probe(_ socket: String, _ arguments: [String]) throws -> RunningProcess {
+        let process = try start("DeviceProbe", [root.path] + arguments + ["--agent", socket])
+        XCTAssertNotNil(process.waitForLine(containing: "joined the agent"), process.output)
+        return process
+    }
+
+    private func inspect(_ socket: String, _ arguments: [String] = []) throws -> AgentInspection {
+        let result = try runProduct("baton", ["inspect", "--json", "--agent", socket] + arguments, timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try InspectionJSON.decoder().decode(AgentInspection.self, from: Data(result.stdout.utf8))
+    }
+
+    private func why(_ subject: String, _ socket: String) throws -> Why {
+        let result = try runProduct("baton", ["why", subject, "--json", "--agent", socket], timeout: 60)
+        XCTAssertEqual(result.status, 0, result.stderr)
+        return try JSONDecoder().decode(Why.self, from: Data(result.stdout.utf8))
+    }
+
+    func testInspectShowsAJoinedAppsWindowsResponderChainAndCurrentActivity() throws {
+        let folders = try devices("A")
+        _ = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let reader = try app("baton-reader", socket: socket("a.sock"), ["--read", "7"])
+
+        let inspection = try inspect(socket("a.sock"), ["com.example.reader", "--action", "noSuchAction"])
+        XCTAssertEqual(inspection.apps.map(\.appID), ["com.example.reader"], "only the app asked for, not the command itself")
+        let report = try XCTUnwrap(inspection.apps.first)
+        XCTAssertEqual(report.processID, reader.processIdentifier)
+        XCTAssertFalse(report.didNotAnswer)
+        let app = try XCTUnwrap(report.inspection, report.problem ?? "")
+        XCTAssertEqual(app.appID, "com.example.reader")
+        XCTAssertEqual(app.teamIdentifier, "EXAMPLETEAM")
+        let key = try XCTUnwrap(app.keyWindow)
+        XCTAssertTrue(key.isMain)
+        let chain = try XCTUnwrap(key.responderChain)
+        XCTAssertEqual(chain.first?.isFirstResponder, true, "the chain starts at the first responder")
+        XCTAssertTrue(chain.contains { $0.typeName == "ArticleViewController" && $0.userActivityType == "com.example.reader.reading" },
+                      "\(chain)")
+        XCTAssertTrue(chain.contains { $0.typeName == "Window" })
+        XCTAssertTrue(chain.contains { $0.typeName == "Application" })
+        let current = try XCTUnwrap(app.currentActivity)
+        XCTAssertEqual(current.activityType, "com.example.reader.reading")
+        XCTAssertEqual(current.advertising, .advertised)
+        XCTAssertEqual(current.declaredInManifest, true)
+        XCTAssertEqual(current.payloadAssessment, .withinAdvice)
+        XCTAssertEqual(app.actions.map(\.isKnown), [false])
+
+        // The document keeps to the schema of docs/INSPECT.md: each object has its required
+        // keys and no key the schema does not name.
+        let raw = try runProduct("baton", ["inspect", "--json", "--agent", socket("a.sock"), "--action", "copy"], timeout: 60)
+        let document = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(raw.stdout.utf8)) as? [String: Any])
+        try checkSchema(document)
+
+        // The text form shows the same chain, escaped.
+        let text = try runProduct("baton", ["inspect", "--agent", socket("a.sock")], timeout: 60)
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("app: com.example.reader, pid \(reader.processIdentifier)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("[userActivity com.example.reader.reading]"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("current activity: com.example.reader.reading"), text.stdout)
+    }
+
+    /// The keys of each object of docs/INSPECT.md's schema: required, then optional.
+    private static let schema: [String: (required: Set<String>, optional: Set<String>)] = [
+        "AgentInspection": (["device", "groupDevices", "nearby", "apps"], []),
+        "AppReport": (["appID", "processID", "isAdvertised", "didNotAnswer"], ["advertisedActivityType", "inspection", "problem"]),
+        "ApplicationInspection": (["processID", "isActive", "isHidden", "isFinishedLaunching", "windows", "otherActivities", "actions"],
+                                  ["appID", "teamIdentifier", "keyWindowNumber", "mainWindowNumber", "currentActivity"]),
+        "WindowInspection": (["number", "title", "typeName", "isVisible", "isPanel", "isKey", "isMain"], ["firstResponder", "responderChain"]),
+        "ResponderInspection": (["description", "typeName", "isFirstResponder"], ["userActivityType"]),
+        "ActivityInspection": (["activityType", "holders", "isCurrent", "isManaged", "needsSave", "saveCount", "coalescedSaveRequests",
+                                "payloadAssessment", "isEligibleForHandoff", "advertising"],
+                               ["title", "lastSaved", "payloadSize", "payloadError", "webpageURL", "expirationDate", "declaredInManifest",
+                                "teamIdentifier"]),
+        "ActionInspection": (["name", "isKnown", "isEnabled"], ["menuItemTitle", "target", "targetTypeName"]),
+    ]
+
+    private func checkObject(_ object: Any?, as name: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
+        let dictionary = try XCTUnwrap(object as? [String: Any], "\(name) is not an object", file: file, line: line)
+        let (required, optional) = try XCTUnwrap(Self.schema[name])
+        let keys = Set(dictionary.keys)
+        XCTAssertTrue(required.isSubset(of: keys), "\(name) lacks \(required.subtracting(keys))", file: file, line: line)
+        XCTAssertTrue(keys.isSubset(of: required.union(optional)), "\(name) has undocumented \(keys.subtracting(required.union(optional)))",
+                      file: file, line: line)
+        return dictionary
+    }
+
+    private func checkSchema(_ document: [String: Any]) throws {
+        let top = try checkObject(document, as: "AgentInspection")
+        for app in try XCTUnwrap(top["apps"] as? [Any]) {
+            let report = try checkObject(app, as: "AppReport")
+            guard let inspection = report["inspection"] else { continue }
+            let snapshot = try checkObject(inspection, as: "ApplicationInspection")
+            for window in try XCTUnwrap(snapshot["windows"] as? [Any]) {
+                let checked = try checkObject(window, as: "WindowInspection")
+                for link in checked["responderChain"] as? [Any] ?? [] { _ = try checkObject(link, as: "ResponderInspection") }
+            }
+            let activities = [snapshot["currentActivity"]].compactMap { $0 } + (snapshot["otherActivities"] as? [Any] ?? [])
+            for activity in activities { _ = try checkObject(activity, as: "ActivityInspection") }
+            for action in try XCTUnwrap(snapshot["actions"] as? [Any]) { _ = try checkObject(action, as: "ActionInspection") }
+        }
+    }
+
+    func testWhyGivesEachReasonAnActivityOfAnotherDeviceIsOrIsNotOfferedHere() throws {
+        let type = "com.example.probe.editing"
+        let folders = try devices("C", "A", "B")  // B's signed list, issued last, names C too
+        let (agentA, address) = try isolatedAgent(folders[1], socket: socket("a.sock"))
+        let (agentB, _) = try isolatedAgent(folders[2], socket: socket("b.sock"), peers: [address])
+        _ = try probe(socket("a.sock"), ["--ok"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", type), agentB.output)
+
+        // On A, where an app holds the activity: advertised from here.
+        XCTAssertEqual(try why(type, socket("a.sock")).reason, "advertisedHere")
+        var answer = try why(type, socket("b.sock"))
+        XCTAssertEqual(answer.reason, "noAppDeclaresType", answer.sentence)
+
+        // An app here declares the type, for another team.
+        let otherTeam = try probe(socket("b.sock"), ["--team", "OTHERTEAM"])
+        answer = try why(type, socket("b.sock"))
+        XCTAssertEqual(answer.reason, "differentTeam", answer.sentence)
+        XCTAssertTrue(answer.sentence.contains("com.example.probe"), answer.sentence)
+
+        // An app of the activity's team that declares the type: it is offered to that app.
+        otherTeam.terminate()
+        XCTAssertTrue(agentB.waitFor(.appLeft(appID: "com.example.probe", reason: nil)), agentB.output)
+        _ = try probe(socket("b.sock"), ["--ok"])
+        answer = try why(type, socket("b.sock"))
+        XCTAssertEqual(answer.reason, "offeredToApp", answer.sentence)
+        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.device == "A" }?.offer, .app(appID: "com.example.probe", isRunning: true))
+
+        // A web browser's activity on A no app here claims: the browser opens its page.
+        let browsing = "NSUserActivityTypeBrowsingWeb"
+        _ = try probe(socket("a.sock"), ["--ok", "--browsing", "--webpage", "https://example.com/note"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", browsing), agentB.output)
+        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.device == "A" }?.offer,
+                       .browser(url: URL(string: "https://example.com/note")!, otherTeamApps: []))
+        answer = try why(browsing, socket("b.sock"))
+        XCTAssertEqual(answer.reason, "offeredToBrowser", answer.sentence)
+
+        // The devices: A linked, C in the group but not linked, Z unknown.
+        XCTAssertEqual(try why("A", socket("b.sock")).reason, "deviceLinked")
+        XCTAssertEqual(try why("C", socket("b.sock")).reason, "deviceNotLinked")
+        XCTAssertEqual(try why("Z", socket("b.sock")).reason, "deviceUnknown")
+        XCTAssertEqual(try why("com.example.nobody.has", socket("b.sock")).reason, "notAdvertised")
+        _ = agentA
+    }
+
+    /// An activity not eligible for handoff, or past its expiration date, is not advertised
+    /// (about-handoff): the device that would offer it sees nothing, and the device that holds
+    /// it says why.
+    func testAnActivityNotEligibleOrExpiredIsExplainedOnTheDeviceThatHoldsIt() throws {
+        let type = "com.example.probe.editing"
+        let folders = try devices("A", "B")
+        let (agentA, address) = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let (agentB, _) = try isolatedAgent(folders[1], socket: socket("b.sock"), peers: [address])
+        let probeA = try probe(socket("a.sock"), ["--ok"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", type), agentB.output)
+
+        probeA.send("ineligible")
+        XCTAssertTrue(agentB.waitForWithdrawal(from: "A", type), agentB.output)
+        XCTAssertEqual(try why(type, socket("a.sock")).reason, "notEligibleHere")
+        XCTAssertEqual(try why(type, socket("b.sock")).reason, "notAdvertised")
+
+        let second = try probe(socket("a.sock"), ["--ok"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", type, occurrence: 2), agentB.output)
+        probeA.terminate()
+        XCTAssertTrue(agentA.waitFor(.appLeft(appID: "com.example.probe", reason: nil)), agentA.output)
+        second.send("expire")
+        XCTAssertTrue(agentB.waitForWithdrawal(from: "A", type, occurrence: 2), agentB.output)
+        let answer = try why(type, socket("a.sock"))
+        XCTAssertEqual(answer.reason, "expiredHere", answer.sentence)
+    }
+
+    /// `baton inspect --watch --json`: the picture first, then the device's events as they
+    /// happen, one JSON line each — here an app joining and leaving.
+    func testWatchPrintsThePictureThenTheDevicesEventsAsJSONLines() throws {
+        let folders = try devices("A")
+        _ = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let watcher = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("a.sock")])
+        XCTAssertNotNil(watcher.waitForLine(containing: "{\"inspection\":"), watcher.output)
+        let probe = try probe(socket("a.sock"), ["--ok"])
+        let joined = try XCTUnwrap(watcher.waitForLine(containing: "\"appJoined\""), watcher.output)
+        let event = try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(joined.utf8))
+        XCTAssertEqual(event["event"]?.event, .appJoined(appID: "com.example.probe", processID: probe.processIdentifier))
+        probe.terminate()
+        let left = try XCTUnwrap(watcher.waitForLine(containing: "\"appLeft\""), watcher.output)
+        XCTAssertEqual(try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(left.utf8))["event"]?.event,
+                       .appLeft(appID: "com.example.probe", reason: nil))
+        XCTAssertTrue(watcher.isRunning, "it follows until interrupted")
+    }
+
+    /// Strings from another device or an app are escaped before they reach the terminal: a
+    /// title with a terminal escape sequence is printed as a visible escape, on both devices.
+    func testRemoteStringsArePrintedEscaped() throws {
+        let type = "com.example.probe.editing"
+        let folders = try devices("A", "B")
+        let (_, address) = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let (agentB, _) = try isolatedAgent(folders[1], socket: socket("b.sock"), peers: [address])
+        _ = try probe(socket("a.sock"), ["--ok", "--title", "Note\u{1B}[2J\u{202E}evil"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", type), agentB.output)
+        for sock in ["a.sock", "b.sock"] {
+            let text = try runProduct("baton", ["inspect", "--agent", socket(sock)], timeout: 60)
+            XCTAssertEqual(text.status, 0, text.stderr)
+            XCTAssertTrue(text.stdout.contains("Note\\u{1B}[2J\\u{202E}evil"), text.stdout)
+            XCTAssertFalse(text.stdout.unicodeScalars.contains { $0.value == 0x1B || $0.value == 0x202E }, text.stdout)
+        }
+    }
+
+    func testAnAppThatDoesNotAnswerIsReportedAndDoesNotHoldUpTheOthers() throws {
+        let folders = try devices("A")
+        _ = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let answering = try probe(socket("a.sock"), ["--ok"])
+        let silent = try RawAgentClient(socket: socket("a.sock"))
+        try silent.joinAsSilentActiveApp("com.example.silent", offering: "com.example.silent.editing")
+
+        let inspection = try inspect(socket("a.sock"))
+        let silentReport = try XCTUnwrap(inspection.apps.first { $0.appID == "com.example.silent" })
+        XCTAssertTrue(silentReport.didNotAnswer)
+        XCTAssertNil(silentReport.inspection)
+        let probeReport = try XCTUnwrap(inspection.apps.first { $0.processID == answering.processIdentifier })
+        XCTAssertFalse(probeReport.didNotAnswer)
+        XCTAssertEqual(probeReport.inspection?.currentActivity?.activityType, "com.example.probe.editing")
+        withExtendedLifetime(silent) {}
+    }
+}
