@@ -161,13 +161,14 @@ enum AgentBenchmarks {
         // Continuation streams from A's app to this process, relayed by both agents (as the
         // embedded figure: `StreamServer` answers `send N`).
         guard let continued = continuer.restorer.last else { throw BenchFailure("no continued activity to open streams on") }
+        for _ in 0..<ContinuityBenchmarks.firstByteRuns {  // small answers, as the embedded figure
+            results.streamFirstByte.append(try ContinuityBenchmarks.streamTransfer(continued, size: ContinuityBenchmarks.firstByteSize).firstByte)
+        }
         let streamProcesses = [("batond A", agentA), ("batond B", agentB), ("app A", appA)]
         let cpuBefore = streamProcesses.map { $0.1.threadCPUNanoseconds() }
         let (ownCPU, wallStart) = (cpuMilliseconds(), ContinuousClock.now)
         for _ in 0..<ContinuityBenchmarks.streamRuns {
-            let (firstByte, throughput) = try ContinuityBenchmarks.streamTransfer(continued)
-            results.streamFirstByte.append(firstByte)
-            results.streamThroughput.append(throughput)
+            results.streamThroughput.append(try ContinuityBenchmarks.streamTransfer(continued).throughput)
         }
         results.streamWall = nanosPerOp(ContinuousClock.now - wallStart, 1) / 1_000_000
         results.streamCPU = zip(streamProcesses, cpuBefore).map { ($0.0, $0.1.cpuMilliseconds(since: $1)) }

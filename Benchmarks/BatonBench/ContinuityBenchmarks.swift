@@ -110,14 +110,18 @@ enum ContinuityBenchmarks {
         }
 
         // Continuation streams: 100 MB from A, beside a bare TLS connection sending as much;
-        // time from getContinuationStreams to the first byte, beside a bare round trip.
+        // time from getContinuationStreams to the first byte of a small answer (a request and
+        // its response, as the guide has them), each beside a bare round trip taken right after:
+        // `firstByteRuns` of them, so that one slow wake-up on a loaded machine is not the median.
         if let continued = continuer.restorer.last {
+            for _ in 0..<firstByteRuns {
+                results.streamFirstByte.append(try streamTransfer(continued, size: firstByteSize).firstByte)
+                results.firstByteRTT.append(try roundTrip(echo) / 1000)
+            }
             let size = streamSize
             for _ in 0..<streamRuns {
-                let (firstByte, throughput) = try streamTransfer(continued)
-                results.streamFirstByte.append(firstByte)
+                let (_, throughput) = try streamTransfer(continued)
                 results.streamThroughput.append(throughput)
-                results.firstByteRTT.append(try roundTrip(echo) / 1000)
                 let (_, bareSeconds) = try wait { () async throws -> (Double, Double) in
                     let channel = try await SecureChannel.connect(host: "127.0.0.1", port: bulkPort, identity: b, credential: credential)
                     let start = ContinuousClock.now
@@ -229,12 +233,14 @@ enum ContinuityBenchmarks {
 
     static let streamSize = 100 * 1024 * 1024
     static let streamRuns = 3
+    /// The small answers timed to their first byte, and their size.
+    static let firstByteRuns = 15
+    static let firstByteSize = 1000
 
     /// One transfer over `continued`'s continuation streams: asks the originating app for
-    /// `streamSize` bytes (`send N`, answered by `StreamServer`) and reads them all. Returns
+    /// `size` bytes (`send N`, answered by `StreamServer`) and reads them all. Returns
     /// milliseconds from `continuationStreams()` to the first byte, and MB/s first byte to last.
-    static func streamTransfer(_ continued: UserActivity) throws -> (firstByte: Double, throughput: Double) {
-        let size = streamSize
+    static func streamTransfer(_ continued: UserActivity, size: Int = streamSize) throws -> (firstByte: Double, throughput: Double) {
         let (opened, firstByte, seconds) = try wait { () async throws -> (Double, Double, Double) in
             let start = ContinuousClock.now
             let (input, output) = try await continued.continuationStreams()

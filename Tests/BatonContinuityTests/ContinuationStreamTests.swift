@@ -176,40 +176,63 @@ final class ContinuationStreamTests: TrustTestCase {
         XCTAssertTrue(failed)
     }
 
-    /// An originating device that refuses `OpenStreams`: the continuing side's
-    /// `continuationStreams()` fails with an error; it never returns streams that read as empty.
+    /// An originating device that refuses `OpenStreams`: the continuing side's streams, handed
+    /// out before the answer (their request already written behind the call), fail with the
+    /// Handoff error of the refusal; they never read as empty, and their state is freed.
     func testARefusedStreamFailsInsteadOfReadingEmpty() throws {
-        let (error, _) = try continueFromOrigin(that: .refuses, acceptanceTimeout: .seconds(10))
-        XCTAssertEqual(error?.code, .userActivityHandoffFailed, "\(String(describing: error))")
+        let outcome = try continueFromOrigin(that: .refuses, acceptanceTimeout: .seconds(10))
+        XCTAssertEqual(outcome.error?.code, .userActivityHandoffFailed, "\(String(describing: outcome.error))")
+        XCTAssertEqual(outcome.refusals, [], "the request pipelined behind the refused call is dropped, not a violation")
+        XCTAssertEqual(outcome.streamsLeft, 0, "the refused stream is forgotten")
     }
 
-    /// An originating device that never answers `OpenStreams`: `continuationStreams()` fails
-    /// once `streamAcceptanceTimeout` has passed.
+    /// An originating device that never answers `OpenStreams`: the streams fail once
+    /// `streamAcceptanceTimeout` has passed.
     func testAStreamNeverAcceptedTimesOut() throws {
-        let (error, _) = try continueFromOrigin(that: .staysSilent, acceptanceTimeout: .seconds(1))
-        XCTAssertEqual(error?.code, .userActivityRemoteApplicationTimedOut, "\(String(describing: error))")
+        let outcome = try continueFromOrigin(that: .staysSilent, acceptanceTimeout: .seconds(1))
+        XCTAssertEqual(outcome.error?.code, .userActivityRemoteApplicationTimedOut, "\(String(describing: outcome.error))")
+        XCTAssertEqual(outcome.streamsLeft, 0)
+    }
+
+    /// The request follows `OpenStreams` in the same flight: `continuationStreams()` returns
+    /// before the originating device answers, so the continuing app writes at once. Here the
+    /// origin reads the whole request before it answers the call at all, then responds.
+    func testTheRequestFollowsOpenStreamsBeforeItsAnswer() throws {
+        let outcome = try continueFromOrigin(that: .readsTheRequestBeforeAnswering, acceptanceTimeout: .seconds(30))
+        XCTAssertNil(outcome.error)
+        XCTAssertEqual(outcome.response, "got request")
+        XCTAssertEqual(outcome.refusals, [])
     }
 
     /// A peer that sends more than the credit it was given (one window, while this side reads
     /// nothing) breaks the protocol: this device closes the link, published as a refusal, and
     /// its stream fails instead of buffering the flood.
     func testAPeerSendingPastTheWindowHasItsLinkClosed() throws {
-        let (_, refusals) = try continueFromOrigin(that: .floods, acceptanceTimeout: .seconds(10))
-        XCTAssertEqual(refusals, [.malformedMessage])
+        let outcome = try continueFromOrigin(that: .floods, acceptanceTimeout: .seconds(10))
+        XCTAssertEqual(outcome.refusals, [.malformedMessage])
     }
 
     /// A peer that sends on a stream never opened on the link breaks the protocol: the link
     /// is closed, published as a refusal.
     func testAPeerSendingOnAnUnknownStreamHasItsLinkClosed() throws {
-        let (_, refusals) = try continueFromOrigin(that: .sendsOnAnUnknownStream, acceptanceTimeout: .seconds(10))
-        XCTAssertEqual(refusals, [.malformedMessage])
+        let outcome = try continueFromOrigin(that: .sendsOnAnUnknownStream, acceptanceTimeout: .seconds(10))
+        XCTAssertEqual(outcome.refusals, [.malformedMessage])
+    }
+
+    /// How streams to a misbehaving origin ended: the error the continuing side read (nil: none,
+    /// or not a CocoaError), the response it read, the refusals this node published, and how
+    /// many streams its link still had open after.
+    private struct OriginOutcome {
+        var error: CocoaError?
+        var response: String?
+        var refusals: [DiagnosticEvent.RefusalReason] = []
+        var streamsLeft = 0
     }
 
     /// Continues the activity of an in-process origin that misbehaves as `behaviour` on
-    /// `OpenStreams`, opens streams and reads them; returns how that failed (nil: it did not, or
-    /// not with a CocoaError) and the refusals this node published.
+    /// `OpenStreams`, opens streams, writes a request and reads.
     private func continueFromOrigin(that behaviour: StreamRefusingOrigin.Behaviour,
-                                    acceptanceTimeout: Duration) throws -> (CocoaError?, [DiagnosticEvent.RefusalReason]) {
+                                    acceptanceTimeout: Duration) throws -> OriginOutcome {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let a = try authority.issueDevice(named: "A"), b = try authority.issueDevice(named: "B")
         return try MainActor.assumeIsolated {
@@ -220,43 +243,61 @@ final class ContinuationStreamTests: TrustTestCase {
             launchAsProbeApp(recorder)
             let node = try ContinuityNode(identity: b, staticPeers: [address])
             node.streamAcceptanceTimeout = acceptanceTimeout
-            var refusals: [DiagnosticEvent.RefusalReason] = []
+            var outcome = OriginOutcome()
             let observation = node.diagnostics.observe { event in
-                if case .refused(_, let reason) = event { refusals.append(reason) }
+                if case .refused(_, let reason) = event { outcome.refusals.append(reason) }
             }
             defer { observation.cancel() }
             try node.start(host: "127.0.0.1")
             defer { node.stop() }
             spin(until: { !Application.shared.nearbyActivities.isEmpty })
-            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
+            let nearby = Application.shared.nearbyActivities[0]
+            Application.shared.continueNearbyActivity(nearby)
             spin(until: { recorder.activity != nil || recorder.failure != nil })
             let activity = try XCTUnwrap(recorder.activity, "\(String(describing: recorder.failure))")
-            let opened = Outcome { try await activity.continuationStreams().0 }
+            let opened = Outcome { try await activity.continuationStreams() }
             spin(until: { opened.done })
-            XCTAssertTrue(origin.streamRequests > 0, "OpenStreams reached the origin")
-            guard case .success(let input)? = opened.value else { return (opened.error as? CocoaError, refusals) }
-            if behaviour == .refuses || behaviour == .staysSilent {
-                XCTFail("the streams opened")
-                return (nil, refusals)
+            guard case .success(let (input, output))? = opened.value else {
+                outcome.error = opened.error as? CocoaError
+                return outcome
             }
-            // Opened, then the origin misbehaves (this side reads nothing meanwhile): the link
-            // is refused, and the stream fails rather than read what the origin sent.
-            spin(until: { !refusals.isEmpty })
-            let read = Outcome { try await input.readToEnd(limit: 100 * 1024 * 1024).count }
+            if behaviour == .floods || behaviour == .sendsOnAnUnknownStream {
+                // Opened, then the origin misbehaves (this side reads nothing meanwhile): the
+                // link is refused, and the stream fails rather than read what the origin sent.
+                spin(until: { !outcome.refusals.isEmpty })
+            }
+            let read = Outcome { () async throws -> String in
+                if behaviour != .floods && behaviour != .sendsOnAnUnknownStream {
+                    try await output.write(Data("request".utf8))
+                    try await output.close()
+                }
+                return String(decoding: try await input.readToEnd(limit: 100 * 1024 * 1024), as: UTF8.self)
+            }
             spin(until: { read.done })
-            if case .success(let count)? = read.value { XCTFail("the streams opened and read \(count) bytes") }
-            return (nil, refusals)
+            XCTAssertTrue(origin.streamRequests > 0, "OpenStreams reached the origin")
+            switch read.value {
+            case .success(let response)?:
+                if behaviour != .readsTheRequestBeforeAnswering { XCTFail("the streams opened and read \(response.count) bytes") }
+                outcome.response = response
+            default:
+                outcome.error = read.error as? CocoaError
+            }
+            spin(until: { node.links.link(shownAs: nearby.device)?.streams.count ?? 0 == 0 })
+            outcome.streamsLeft = node.links.link(shownAs: nearby.device)?.streams.count ?? 0
+            return outcome
         }
     }
 }
 
 /// An originating device in this process that advertises an activity supporting continuation
-/// streams, then misbehaves on `OpenStreams`: it refuses it (`refuses`), never answers it
-/// (`staysSilent`), or opens the stream and then sends a window and more without waiting for
-/// credit (`floods`) or sends on a stream never opened (`sendsOnAnUnknownStream`).
+/// streams, then answers `OpenStreams` unusually: it refuses it (`refuses`), takes the id but
+/// never answers (`staysSilent`), takes the stream and reads the whole request before it answers, then
+/// responds `got <request>` (`readsTheRequestBeforeAnswering`), or opens the stream and then
+/// sends a window and more without waiting for credit (`floods`) or sends on a stream never
+/// opened (`sendsOnAnUnknownStream`).
 @MainActor
 final class StreamRefusingOrigin: InProcessDevice {
-    enum Behaviour { case refuses, staysSilent, floods, sendsOnAnUnknownStream }
+    enum Behaviour { case refuses, staysSilent, readsTheRequestBeforeAnswering, floods, sendsOnAnUnknownStream }
     let behaviour: Behaviour
     private(set) var streamRequests = 0
     private var held: [MethodCall] = []
@@ -269,9 +310,29 @@ final class StreamRefusingOrigin: InProcessDevice {
     override func serve(_ call: MethodCall, with service: DeviceService) {
         if call.method == DeviceMethod.Member.openStreams.rawValue {
             streamRequests += 1
-            if behaviour == .staysSilent { return held.append(call) }
+            if behaviour == .staysSilent {
+                // It takes the id (as every device does, in order), so what was pipelined behind
+                // the call is dropped, but never answers.
+                if case .openStreams(_, let id)? = try? DeviceMethod(call), let streams = service.streams, !streams.admits(id) { return }
+                return held.append(call)
+            }
+            if behaviour == .readsTheRequestBeforeAnswering, case .openStreams(let sequence, let id)? = try? DeviceMethod(call),
+               let streams = service.streams, streams.admits(id) {
+                return answerAfterTheRequest(call, sequence: sequence, stream: streams.accept(id, idleTimeout: .seconds(30)))
+            }
         }
         super.serve(call, with: service)
+    }
+
+    /// Reads `stream` to its end, then answers `call` (the open), then responds on the stream.
+    private func answerAfterTheRequest(_ call: MethodCall, sequence: UInt64, stream: LinkStream) {
+        Task { @MainActor in
+            var request = Data()
+            while case let chunk = try await stream.read(maxLength: 1000), !chunk.isEmpty { request += chunk }
+            DBusAnswer<DeviceMethod>(call).reply(.openStreams(sequence: sequence, stream: stream.id), ())
+            try await stream.write(Data("got ".utf8) + request)
+            try await stream.finishWriting()
+        }
     }
 
     override func stop() {
@@ -287,7 +348,7 @@ final class StreamRefusingOrigin: InProcessDevice {
 
     override func openStreams(sequence: UInt64, stream id: UInt32, on streams: LinkStreams) throws(DeviceServiceError) -> @MainActor () -> Void {
         switch behaviour {
-        case .refuses, .staysSilent:
+        case .refuses, .staysSilent, .readsTheRequestBeforeAnswering:
             throw .refused("no streams for you")
         case .floods:
             _ = streams.accept(id, idleTimeout: .seconds(30))

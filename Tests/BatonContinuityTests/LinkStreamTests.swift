@@ -35,10 +35,68 @@ final class LinkStreamTests: TrustTestCase {
             return (dialing, acceptingStreams.accept(dialing.id, idleTimeout: acceptingIdleTimeout))
         }
 
+        /// The accepting end's `org.baton.Device1`, served through the real `DeviceService`.
+        private var service: DeviceService?
+
+        /// Serves `org.baton.Device1` on the accepting end with `handler`, so that the dialing
+        /// end's `LinkStreams.open` is answered as a device answers it.
+        func serve(with handler: StreamTakingDevice) {
+            let service = DeviceService(handler: handler, peer: DevicePeer(id: "B", serial: "00"))
+            service.streams = acceptingStreams
+            accepting.bus.export(path: DeviceInterface.path, info: DeviceInterface.info) { [weak handler, weak service] call in
+                guard let service else { return }
+                handler?.serve(call, with: service)
+            }
+            self.service = service
+        }
+
         func close() {
             accepting.close()
             dialing.close()
         }
+    }
+
+    /// The accepting end's device for `LinkStreams.open`: it takes each stream and holds the
+    /// `OpenStreams` answer until told (`holdsAnswers`), or refuses the open.
+    @MainActor
+    final class StreamTakingDevice: InProcessDevice {
+        var refuses = false
+        var holdsAnswers = false
+        /// The streams it took, and the `OpenStreams` calls it has not answered yet.
+        private(set) var taken: [LinkStream] = []
+        private(set) var held: [(call: MethodCall, sequence: UInt64, id: UInt32)] = []
+        /// How many `OpenStreams` it was asked.
+        private(set) var openRequests = 0
+
+        override func serve(_ call: MethodCall, with service: DeviceService) {
+            guard case .openStreams(let sequence, let id)? = try? DeviceMethod(call) else { return super.serve(call, with: service) }
+            openRequests += 1
+            guard holdsAnswers, let streams = service.streams else { return super.serve(call, with: service) }
+            guard streams.admits(id) else { return }
+            taken.append(streams.accept(id, idleTimeout: .seconds(30)))
+            held.append((call, sequence, id))
+        }
+
+        /// Answers the held `OpenStreams` calls: they opened.
+        func answerHeld() {
+            for (call, sequence, id) in held { DBusAnswer<DeviceMethod>(call).reply(.openStreams(sequence: sequence, stream: id), ()) }
+            held = []
+        }
+
+        override func openStreams(sequence: UInt64, stream id: UInt32, on streams: LinkStreams) throws(DeviceServiceError) -> @MainActor () -> Void {
+            if refuses { throw .refused("no streams for you") }
+            let stream = streams.accept(id, idleTimeout: .seconds(30))
+            taken.append(stream)
+            return {}
+        }
+    }
+
+    /// A device for `pair`'s accepting end.
+    @MainActor
+    private static func device(_ identity: DeviceIdentity, serving pair: LinkPair) -> StreamTakingDevice {
+        let device = StreamTakingDevice(identity: identity, title: "Streams")
+        pair.serve(with: device)
+        return device
     }
 
     /// Two devices of a new group.
@@ -248,6 +306,112 @@ final class LinkStreamTests: TrustTestCase {
             let ping = Self.outcome { try await pair.dialing.ping() }
             XCTAssertNoThrow(try ping.get())
             XCTAssertNil(pair.acceptingRefused)
+        }
+    }
+
+    /// Pipelined opening: the opener's request follows `OpenStreams` on the link without waiting
+    /// for its answer, and is delivered — here the device reads the whole request before it
+    /// answers at all. Then the response comes back on the same stream.
+    func testBytesThatFollowOpenStreamsBeforeItsAnswerAreDelivered() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let device = Self.device(a, serving: pair)
+            device.holdsAnswers = true
+            let dialing = try XCTUnwrap(pair.dialingStreams.open(sequence: 1, idleTimeout: .seconds(30), timeout: .seconds(30)))
+            let writing = Outcome { () async throws -> Void in
+                try await dialing.write(Data("request".utf8))
+                try await dialing.finishWriting()
+            }
+            spin(until: { !device.taken.isEmpty })
+            let accepting = device.taken[0]
+            let request = Self.outcome { () async throws -> Data in
+                var request = Data()
+                while case let chunk = try await accepting.read(maxLength: 1000), !chunk.isEmpty { request += chunk }
+                return request
+            }
+            XCTAssertEqual(String(decoding: try request.get(), as: UTF8.self), "request")
+            XCTAssertEqual(device.held.count, 1, "the whole request came before the answer went")
+            spin(until: { writing.done })
+            XCTAssertNoThrow(try writing.get(), "finishing does not wait for the answer either")
+            device.answerHeld()
+            let response = Self.outcome { () async throws -> Data in
+                try await accepting.write(Data("response".utf8))
+                try await accepting.finishWriting()
+                var response = Data()
+                while case let chunk = try await dialing.read(maxLength: 1000), !chunk.isEmpty { response += chunk }
+                return response
+            }
+            XCTAssertEqual(String(decoding: try response.get(), as: UTF8.self), "response")
+            XCTAssertNil(pair.acceptingRefused)
+            XCTAssertEqual(pair.dialingStreams.count, 0)
+            XCTAssertEqual(pair.acceptingStreams.count, 0)
+        }
+    }
+
+    /// An open the device refuses after the opener has already written: the opener's stream
+    /// fails with the Handoff error of the refusal (`.userActivityHandoffFailed`), as a stream
+    /// of a refused connection reports it, and is forgotten on both ends; what was written is
+    /// dropped by the device, not taken as a violation, and the link stays.
+    func testARefusedOpenFailsTheStreamWithItsHandoffErrorAndFreesIt() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let device = Self.device(a, serving: pair)
+            device.refuses = true
+            let dialing = try XCTUnwrap(pair.dialingStreams.open(sequence: 1, idleTimeout: .seconds(30), timeout: .seconds(30)))
+            // In the same flight as OpenStreams, before any answer can have come back (what
+            // `write` sends first, emitted here at once so that it surely precedes the answer).
+            pair.dialingStreams.emit(.streamData(stream: dialing.id, bytes: Data(count: LinkStreams.firstChunk)))
+            let read = Self.outcome { try await dialing.read(maxLength: 1000) }
+            XCTAssertEqual((read.error as? CocoaError)?.code, .userActivityHandoffFailed, "\(String(describing: read.error))")
+            let write = Self.outcome { try await dialing.write(Data([1])) }
+            XCTAssertEqual((write.error as? CocoaError)?.code, .userActivityHandoffFailed, "later writes fail the same way")
+            XCTAssertEqual(pair.dialingStreams.count, 0, "the refused stream is forgotten")
+            XCTAssertEqual(pair.acceptingStreams.count, 0)
+            let ping = Self.outcome { try await pair.dialing.ping() }
+            XCTAssertNoThrow(try ping.get(), "the link is still up")
+            XCTAssertNil(pair.acceptingRefused)
+            XCTAssertEqual(device.openRequests, 1)
+        }
+    }
+
+    /// An open not answered within its timeout fails the stream with
+    /// `.userActivityRemoteApplicationTimedOut`, and resets it: the device, which took it but
+    /// never answered, has it forgotten too.
+    func testAnOpenNotAnsweredInTimeFailsAndResetsTheStream() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let device = Self.device(a, serving: pair)
+            device.holdsAnswers = true
+            let dialing = try XCTUnwrap(pair.dialingStreams.open(sequence: 1, idleTimeout: .seconds(600), timeout: .seconds(1)))
+            let read = Self.outcome { try await dialing.read(maxLength: 1000) }
+            XCTAssertEqual((read.error as? CocoaError)?.code, .userActivityRemoteApplicationTimedOut, "\(String(describing: read.error))")
+            spin(until: { pair.acceptingStreams.count == 0 })
+            XCTAssertEqual(pair.dialingStreams.count, 0)
+            XCTAssertNil(pair.acceptingRefused)
+        }
+    }
+
+    /// Bytes for an id that was never opened still break the protocol, even right after a
+    /// pipelined open whose bytes are fine: the link is closed, as a refusal.
+    func testBytesForAnIdNeverOpenedCloseTheLinkEvenBesideAPipelinedOpen() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            _ = Self.device(a, serving: pair)
+            let opened = try XCTUnwrap(pair.dialingStreams.open(sequence: 1, idleTimeout: .seconds(30), timeout: .seconds(30)))
+            let written = Self.outcome { try await opened.write(Data("fine".utf8)) }
+            XCTAssertNoThrow(try written.get())
+            let never = try XCTUnwrap(pair.dialingStreams.makeStream(idleTimeout: .seconds(30)), "made here, never opened there")
+            pair.dialingStreams.emit(.streamData(stream: never.id, bytes: Data([1, 2, 3])))
+            spin(until: { pair.accepting.bus.isClosed })
+            XCTAssertEqual(pair.acceptingRefused, .malformedMessage)
         }
     }
 

@@ -103,13 +103,23 @@ extension UserActivity {
     /// On the continuing side, opens streams back to the originating activity (Apple's
     /// `getContinuationStreams(completionHandler:)`; handoff-programming-guide, "Using
     /// Continuation Streams"). The originating activity's delegate gets the other ends in
-    /// `userActivity(_:didReceive:outputStream:)`. The handler gets the streams once the other
-    /// device has accepted them, or an error — never streams that were not opened:
-    /// `.featureUnsupported` when the activity did not come from another device or its
-    /// originating activity does not set `supportsContinuationStreams`; a Handoff code
-    /// otherwise: `.userActivityConnectionUnavailable` when the other device cannot be reached,
-    /// `.userActivityHandoffFailed` when it refuses the streams,
-    /// `.userActivityRemoteApplicationTimedOut` when it does not accept them in time.
+    /// `userActivity(_:didReceive:outputStream:)`.
+    ///
+    /// The handler gets the streams as soon as the request for them has gone, without waiting
+    /// for the other device's answer: what it writes travels right behind the request, so a
+    /// request and its response take one round trip. It gets an error instead when the streams
+    /// cannot be asked for: `.featureUnsupported` when the activity did not come from another
+    /// device or its originating activity does not set `supportsContinuationStreams`;
+    /// `.userActivityConnectionUnavailable` when the other device cannot be reached;
+    /// `.userActivityHandoffFailed` when too many streams are open to it already.
+    ///
+    /// If the other device then does not open them, the streams report it as Foundation's
+    /// streams report a refused connection (`streamError`): their pending and later reads and
+    /// writes throw the Handoff error — `.featureUnsupported` when the originating app takes no
+    /// streams, `.userActivityHandoffFailed` when the device refuses them,
+    /// `.userActivityRemoteApplicationTimedOut` when it does not answer in time,
+    /// `.userActivityConnectionUnavailable` when the connection goes first. They never read as
+    /// empty streams.
     public func getContinuationStreams(
         completionHandler: @escaping @MainActor (ContinuationInputStream?, ContinuationOutputStream?, (any Error)?) -> Void
     ) {

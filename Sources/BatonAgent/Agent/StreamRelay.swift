@@ -9,6 +9,11 @@ import Logging
 /// token over D-Bus, the app opens a second connection to the agent's socket whose first byte is
 /// `S` followed by the token, and the agent copies bytes both ways between that connection and
 /// the device's stream channel (whose idle bound applies) until both ends have finished.
+///
+/// The device's stream is opened pipelined (`ContinuityNode.openStreams`): the token goes to the
+/// app before the other device has answered, so the app's request follows the open through the
+/// agent without waiting for it. If the device then refuses the open, the app reads the Handoff
+/// code of the refusal (a failure frame, `LocalStream.fail(reporting:)`).
 @MainActor
 final class StreamRelay {
     static let tokenSize = 32
@@ -56,8 +61,8 @@ final class StreamRelay {
             // With the loop preferred, the two copies and the wait for them stay on the loop
             // thread (a child task would otherwise start, and its end resume this one, on Swift's pool).
             await withTaskExecutorPreference(LoopTaskExecutor.shared) { @MainActor in
-                async let up: Void = Self.copy(from: local, to: channel)
-                async let down: Void = Self.copy(from: channel, to: local)
+                async let up: Void = Self.copy(from: local, to: channel, app: local)
+                async let down: Void = Self.copy(from: channel, to: local, app: local)
                 _ = await (up, down)
             }
             channel.close()
@@ -74,15 +79,25 @@ final class StreamRelay {
     /// the other direction then ends too. It runs on the loop thread from start to end (the
     /// channels' reads and writes run on their caller's actor), taking each time all that has
     /// arrived, up to `chunk`: several TLS records or frames in one turn.
-    private static func copy(from source: any ContinuationStreamChannel, to destination: any ContinuationStreamChannel) async {
+    ///
+    /// A Handoff error of the device's stream (the device refused an open the app had already
+    /// written to: `LinkStream`) goes to the app's connection `app` as a failure frame first, so
+    /// the app's reads throw that code, as they do in an app that runs its own node.
+    private static func copy(from source: any ContinuationStreamChannel, to destination: any ContinuationStreamChannel,
+                             app: LocalStream) async {
+        var failing: any ContinuationStreamChannel = source
         do {
             while true {
+                failing = source
                 let chunk = try await source.read(maxLength: chunk)
                 if chunk.isEmpty { break }
+                failing = destination
                 try await destination.write(chunk)
             }
+            failing = destination
             try await destination.finishWriting()
         } catch {
+            if failing !== app, let coded = error as? CocoaError { await app.fail(reporting: coded) }
             source.abort()
             destination.abort()
         }

@@ -12,6 +12,9 @@ import Foundation
 /// most `piece`) and that many bytes; a frame of length 0 ends the writer's side
 /// (`finishWriting()`). A connection that ends without it (the relay's other side broke, the
 /// writer died) is an error for the reader, never a stream that ended early but looked whole.
+/// A length with its top bit set (`failureFlag`) is a failure frame with no bytes: the stream
+/// failed with the Handoff code in the low bits (the other device refused an open the app had
+/// already written to, `fail(reporting:)`); the reader's reads throw that code.
 ///
 /// Reads go into a buffer of `bufferSize` bytes, one socket read for as many frames (headers
 /// and payloads) as have arrived, and a read returns the payloads of all the whole or partial
@@ -25,6 +28,8 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     /// The read buffer's size, and how many whole frames one socket write carries at most.
     static let bufferSize = 256 * 1024
     static let batch = 4
+    /// The bit of a frame's length that makes it a failure frame (the code in the low bits).
+    static let failureFlag = 0x8000_0000
 
     /// Takes a reference of its own to `connection`.
     init(_ connection: OpaquePointer) {
@@ -46,6 +51,12 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     private var readStart = 0, readEnd = 0
     private var frameLeft = 0
     private var ended = false
+    /// The failure a failure frame reported: every read after it throws it.
+    private var failure: CocoaError?
+    /// Whether a socket write is in flight, and whether a failure frame is going out (a
+    /// `close()` meanwhile waits for it: `fail(reporting:)` closes once it has gone).
+    private var writing = false
+    private var reporting = false
     // The writing side's buffer (frames with their headers), one writer at a time.
     private var writeBuffer: UnsafeMutableRawPointer?
 
@@ -57,6 +68,7 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     /// when none are.
     @MainActor
     private func receive(maxLength: Int) async throws -> Data {
+        if let failure { throw failure }
         var result = Data()
         while !ended && result.count < maxLength {
             if frameLeft == 0 {
@@ -67,6 +79,13 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
                 }
                 let header = readBuffer! + readStart
                 let length = (0..<4).reduce(0) { $0 << 8 | Int(header.load(fromByteOffset: $1, as: UInt8.self)) }
+                if length & Self.failureFlag != 0 {
+                    if !result.isEmpty { break }  // what came before it first; the next read throws
+                    readStart += 4
+                    let failure = Self.reported(length & ~Self.failureFlag)
+                    self.failure = failure
+                    throw failure
+                }
                 guard length <= Self.piece else {
                     throw CocoaError.handoff(.userActivityHandoffFailed, "a stream frame of \(length) bytes, over \(Self.piece)")
                 }
@@ -110,6 +129,30 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
         }
         guard n > 0 else { throw Self.broken }
         readEnd += n
+    }
+
+    /// The error a failure frame with `code` reports: that Handoff code, or
+    /// `.userActivityHandoffFailed` for a code that is none.
+    private static func reported(_ code: Int) -> CocoaError {
+        let reported = CocoaError.Code(rawValue: code)
+        return CocoaError.handoff(HandoffFailure.codes.contains(reported) ? reported : .userActivityHandoffFailed,
+                                  "the other device did not open the continuation streams")
+    }
+
+    /// Tells the reader that the stream failed with `error`'s Handoff code (a failure frame),
+    /// then closes the connection. Used by the relay when the device's stream fails with a
+    /// Handoff error (an open the device refused); if a write is in flight it only closes.
+    @MainActor
+    func fail(reporting error: CocoaError) async {
+        guard !writing, !reporting else { return }
+        reporting = true
+        let code = HandoffFailure.codes.contains(error.code) ? error.code : .userActivityHandoffFailed
+        let frame = UnsafeMutableRawPointer.allocate(byteCount: 4, alignment: 4)
+        defer { frame.deallocate() }  // GIO reads it until the write finishes, which the await spans
+        Self.putHeader(Self.failureFlag | code.rawValue, at: frame)
+        try? await writeAll(frame, count: 4)
+        reporting = false
+        shutAndClose()
     }
 
     /// What a reader gets when the connection ends before the end frame.
@@ -157,6 +200,8 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     /// alive until it returns.
     @MainActor
     private func writeAll(_ bytes: UnsafeMutableRawPointer, count: Int) async throws {
+        writing = true
+        defer { writing = false }
         let output = SendableHandle(OpaquePointer(g_io_stream_get_output_stream(stream)))
         let source = SendableRawPointer(bytes)
         _ = try await GIOAsync.call { cancellable, callback, userData in
@@ -181,6 +226,12 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     }
 
     func close() {
+        // A failure frame going out closes the connection once it has gone.
+        if Thread.isMainThread, reporting { return }
+        shutAndClose()
+    }
+
+    private func shutAndClose() {
         let socket = g_socket_connection_get_socket(UnsafeMutablePointer(connection))
         g_socket_shutdown(socket, 1, 1, nil)
         g_socket_close(socket, nil)

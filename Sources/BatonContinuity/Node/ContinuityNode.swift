@@ -83,7 +83,7 @@ public final class ContinuityNode: NearbyActivitySource {
         set { server.streamIdleTimeout = newValue }
     }
     /// How long the continuing side waits for the originating device to answer `OpenStreams`
-    /// before `continuationStreams()` fails with `userActivityRemoteApplicationTimedOut`.
+    /// before the streams fail with `userActivityRemoteApplicationTimedOut`.
     public var streamAcceptanceTimeout: Duration = .seconds(10)
     /// Called once, when the first round of dials has finished: every static peer, and every
     /// peer discovery found before its first browse settled, has been dialed once and each dial

@@ -67,10 +67,14 @@ final class DeviceService {
     func answer(_ call: MethodCall) {
         let answer = DBusAnswer<DeviceMethod>(call)
         guard let handler else { return answer.fail(.failed, "the device is shutting down") }
-        // The list held now decides, not the one held when the link was made.
-        if let refusal = handler.refusal(of: peer) { return answer.fail(.refused, refusal) }
         let method: DeviceMethod
         do { method = try answer.method() } catch { return answer.fail(.failed, error.description) }
+        // The list held now decides, not the one held when the link was made. A refused
+        // OpenStreams still takes its id: the bytes pipelined behind it are dropped, not a violation.
+        if let refusal = handler.refusal(of: peer) {
+            if case .openStreams(_, let id) = method, let streams, !streams.admits(id) { return }
+            return answer.fail(.refused, refusal)
+        }
         switch method {
         case .getCurrent:
             answer.reply(.getCurrent, DeviceInterface.metadata(handler.currentActivity()))

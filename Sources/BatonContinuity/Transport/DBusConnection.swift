@@ -240,22 +240,45 @@ package final class DBusConnection {
     /// `GLibError.remoteDBusErrorName`; a cancelled task fails it with `G_IO_ERROR_CANCELLED`.
     package func call(_ path: String, _ interface: String, _ method: String, _ arguments: [Variant], replyType: String,
                       timeout: Duration) async throws -> [Variant] {
-        guard !isClosed else { throw Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed") }
-        let message = g_dbus_message_new_method_call(nil, path, interface, method)!
-        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
-        g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
         let serial = nextSerial()
         let cancel: @Sendable () -> Void = {
             Task { @MainActor [weak self] in self?.finish(serial, .failure(Self.ioError(G_IO_ERROR_CANCELLED, "Operation was cancelled"))) }
         }
         return try await withThrowingLoopContinuation(onCancel: cancel) { (continuation: CheckedContinuation<[Variant], any Error>) in
-            let expiry = MainLoop.after(timeout) { [weak self] in
-                self?.finish(serial, .failure(Self.ioError(G_IO_ERROR_TIMED_OUT, "Timeout was reached")))
+            do {
+                try start(serial, path, interface, method, arguments, replyType: replyType, timeout: timeout) { continuation.resume(with: $0) }
+            } catch {
+                continuation.resume(throwing: error)
             }
-            pending[serial] = PendingCall(method: method, replyType: replyType, resume: { continuation.resume(with: $0) }, expiry: expiry)
-            if !write(message, serial: serial) {
-                finish(serial, .failure(Self.ioError(G_IO_ERROR_INVALID_ARGUMENT, "the call to \(method) could not be encoded")))
-            }
+        }
+    }
+
+    /// Starts a call of `method` of `interface` at `path` with `arguments` and returns at once:
+    /// the call is written (or queued) before this returns, so what this side writes after it
+    /// reaches the other side after it (a pipelined call). `completion` runs once on the loop:
+    /// with the reply's values (of `replyType`) or the failure, as
+    /// `call(_:_:_:_:replyType:timeout:)` fails. Throws, and never calls `completion`, when the
+    /// connection is closed or the call cannot be encoded.
+    package func start(_ path: String, _ interface: String, _ method: String, _ arguments: [Variant], replyType: String,
+                       timeout: Duration, completion: @escaping @MainActor (Result<[Variant], GLibError>) -> Void) throws {
+        try start(nextSerial(), path, interface, method, arguments, replyType: replyType, timeout: timeout, completion: completion)
+    }
+
+    private func start(_ serial: UInt32, _ path: String, _ interface: String, _ method: String, _ arguments: [Variant],
+                       replyType: String, timeout: Duration,
+                       completion: @escaping @MainActor (Result<[Variant], GLibError>) -> Void) throws {
+        guard !isClosed else { throw Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed") }
+        let message = g_dbus_message_new_method_call(nil, path, interface, method)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
+        let expiry = MainLoop.after(timeout) { [weak self] in
+            self?.finish(serial, .failure(Self.ioError(G_IO_ERROR_TIMED_OUT, "Timeout was reached")))
+        }
+        pending[serial] = PendingCall(method: method, replyType: replyType, resume: completion, expiry: expiry)
+        guard write(message, serial: serial) else {
+            pending[serial] = nil
+            expiry.cancel()
+            throw Self.ioError(G_IO_ERROR_INVALID_ARGUMENT, "the call to \(method) could not be encoded")
         }
     }
 

@@ -17,6 +17,10 @@ import Foundation
 /// A write also waits while the link's queue holds `LinkStreams.queuedOutputLimit` bytes the
 /// peer's socket has not taken, so the loop never encodes far ahead of the socket.
 ///
+/// On the continuing side the stream is written before the peer has answered `OpenStreams`
+/// (`LinkStreams.open`): if the open is refused, reads and writes throw the Handoff error of the
+/// refusal, as a stream of a refused connection does.
+///
 /// Every wait is bounded by `idleTimeout`: a read that gets nothing, or a write that gets no
 /// credit or room, for that long resets the stream (aborting) and fails with
 /// `TransportError.idle`; the peer's reads and writes then fail too. When the link goes, reads
@@ -46,8 +50,9 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     private(set) var finishedWriting = false
     /// The link went after the peer had finished writing (`linkClosed()`).
     private var linkGone = false
-    /// Why the stream cannot be used any more (nil while it can).
-    private var failure: TransportError?
+    /// Why the stream cannot be used any more (nil while it can): a `TransportError`, or the
+    /// Handoff error of an open the peer refused (`openFailed`).
+    private var failure: (any Error)?
     /// The task waiting for bytes (a read) or credit (a write): one reader, one writer.
     private var reader: CheckedContinuation<Void, any Error>?
     private var writer: CheckedContinuation<Void, any Error>?
@@ -161,7 +166,7 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
         let timer = MainLoop.after(timeout) { [weak self] in
             guard let self, self.failure == nil else { return }
             self.streams.emit(.streamReset(stream: self.id, aborted: true))
-            self.fail(.idle(timeout))
+            self.fail(TransportError.idle(timeout))
         }
         defer { timer.cancel() }
         try await withThrowingLoopContinuation { (continuation: CheckedContinuation<Void, any Error>) in
@@ -186,7 +191,7 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     private func shut(aborted: Bool) {
         guard failure == nil else { return }
         if !isDone { streams.emit(.streamReset(stream: id, aborted: aborted)) }
-        fail(.closed)
+        fail(TransportError.closed)
     }
 
     // MARK: From the link (LinkStreams)
@@ -237,7 +242,7 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     @MainActor
     func peerReset(aborted: Bool) {
         if aborted {
-            fail(.connectionFailed(GLibError(domain: "baton", code: 0, message: "the peer broke the stream")))
+            fail(TransportError.connectionFailed(GLibError(domain: "baton", code: 0, message: "the peer broke the stream")))
         } else {
             ended = true
             finishedWriting = true
@@ -250,10 +255,10 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
     }
 
     /// The link went: a stream whose peer had finished writing can still be read to its end
-    /// (everything arrived); otherwise it fails (`fail(.closed)`). Writes fail either way.
+    /// (everything arrived); otherwise it fails (`fail(TransportError.closed)`). Writes fail either way.
     @MainActor
     func linkClosed() {
-        guard ended, failure == nil else { return fail(.closed) }
+        guard ended, failure == nil else { return fail(TransportError.closed) }
         linkGone = true
         finishedWriting = true
         let writer = self.writer
@@ -262,10 +267,20 @@ final class LinkStream: ContinuationStreamChannel, @unchecked Sendable {
         streams.forget(self)
     }
 
-    /// The stream cannot be used any more (the link went, a reset, the idle bound): waiting
-    /// reads and writes fail with `error`, buffered bytes are dropped.
+    /// The peer did not open the stream (`LinkStreams.open`): it refused, did not answer in
+    /// time (`timedOut`: the stream is reset too, in case it opens it late), or the link went.
+    /// Waiting and later reads and writes throw `error`, a Handoff error.
     @MainActor
-    func fail(_ error: TransportError) {
+    func openFailed(_ error: CocoaError, timedOut: Bool) {
+        guard failure == nil else { return }
+        if timedOut { streams.emit(.streamReset(stream: id, aborted: true)) }
+        fail(error)
+    }
+
+    /// The stream cannot be used any more (the link went, a reset, the idle bound, a refused
+    /// open): waiting reads and writes fail with `error`, buffered bytes are dropped.
+    @MainActor
+    func fail(_ error: any Error) {
         guard failure == nil else { return }
         failure = error
         chunks = []

@@ -1,9 +1,12 @@
 import Baton
 import BatonLoop
+import CGLib
 import Foundation
 
 /// The continuation streams multiplexed on one device link (docs/PROTOCOL.md, "Continuation
-/// streams"): no second connection, so opening streams on a warm link is one round trip.
+/// streams"): no second connection, and the opener's first bytes follow `OpenStreams` without
+/// waiting for its answer (`open(sequence:idleTimeout:timeout:)`), so a request and its
+/// response on a warm link take one round trip.
 ///
 /// The continuing side picks each stream's id and calls `OpenStreams(sequence, id)`; the side
 /// that accepted the link's TCP connection picks even ids, the side that dialed odd ones, each
@@ -15,7 +18,8 @@ import Foundation
 /// on the link (of those it opened), opens an id that is not its own next one, sends on an id never opened, or sends
 /// past the credit it was given (`window`) breaks the protocol, and the link is closed (a
 /// refusal, `.malformedMessage`). Signals for a stream this side already closed are dropped:
-/// they may have crossed its reset. Stream traffic is not charged to the activity-update
+/// they may have crossed its reset; so are those for an id whose `OpenStreams` this side
+/// refused (`admits` took the id, the open was then refused): they were pipelined behind it. Stream traffic is not charged to the activity-update
 /// budget; the window and the chunk size bound how much of the link one stream holds at a time.
 @MainActor
 final class LinkStreams {
@@ -84,12 +88,48 @@ final class LinkStreams {
     /// `OpenStreams` goes so that bytes sent right after the answer are kept. Nil when this
     /// side already has `maximumStreams` open on the link. Each side counts the streams it
     /// opened, and a stream is over on the opening side no later than on the other (messages
-    /// arrive in order), so an honest side never opens past the other's cap.
+    /// arrive in order; a refused open was never counted there), so an honest side never opens
+    /// past the other's cap.
     func makeStream(idleTimeout: Duration) -> LinkStream? {
         guard count(own: true) < Self.maximumStreams, let id = UInt32(exactly: lastOwn + 2) else { return nil }
         lastOwn += 2
         let stream = LinkStream(id: id, on: self, idleTimeout: idleTimeout)
         open[stream.id] = stream
+        return stream
+    }
+
+    /// On the continuing side: a new stream (`makeStream`) opened to the activity advertised
+    /// with `sequence`, pipelined. `OpenStreams(sequence, id)` is queued on the link now and the
+    /// stream is returned at once, before the answer: its first bytes travel right behind the
+    /// call, within the stream's credit, and the peer, which handles the link's messages in
+    /// order, has opened the stream by the time they arrive. So a request and its response take
+    /// one round trip, not two.
+    ///
+    /// If the peer refuses the open (or does not answer within `timeout`, or the link goes
+    /// first), the stream fails with the Handoff error of that answer
+    /// (`HandoffFailure.error(for:)`: `NoStreams` is `.featureUnsupported`, a refusal
+    /// `.userActivityHandoffFailed`, no answer in time `.userActivityRemoteApplicationTimedOut`,
+    /// a link gone `.userActivityConnectionUnavailable`), as a stream of a refused connection
+    /// reports its error: its waiting and later reads and writes throw it, and its state here is
+    /// freed. The peer dropped what was written (a refused id is closed there); past the
+    /// timeout the stream is also reset, so a peer that opens it late frees it too. Nil when
+    /// `makeStream` is, or the link is closed.
+    func open(sequence: UInt64, idleTimeout: Duration, timeout: Duration) -> LinkStream? {
+        guard !bus.isClosed, let stream = makeStream(idleTimeout: idleTimeout) else { return nil }
+        let method = DeviceMethod.openStreams(sequence: sequence, stream: stream.id)
+        do {
+            try bus.start(DeviceMethod.path, DeviceMethod.interface, method.member.rawValue, method.arguments,
+                          replyType: method.member.replyType, timeout: timeout) { [weak stream] result in
+                guard let stream else { return }
+                switch result {
+                case .success: break
+                case .failure(let error): stream.openFailed(HandoffFailure.error(for: error), timedOut: error.isIOError(G_IO_ERROR_TIMED_OUT))
+                }
+            }
+        } catch {
+            forget(stream)
+            return nil
+        }
         return stream
     }
 
