@@ -83,13 +83,20 @@ enum AgentExitBenchmarks {
                 throw BenchFailure("batond said: \(line)")
             }
             let peer = try ContinuityNode(identity: peerIdentity, staticPeers: [address], provider: Silent())
+            var linked = false
+            var closedAt: ContinuousClock.Instant?
+            let watch = peer.diagnostics.observe { event in
+                switch event {
+                case .linked: linked = true  // up, and its first answers in
+                case .unlinked: if closedAt == nil { closedAt = .now }
+                default: break
+                }
+            }
+            defer { watch.cancel() }
             try peer.start(host: "127.0.0.1", discovery: .off)
             defer { peer.stop() }
-            MainLoop.run(until: { peer.connectedPeers.count == 1 }, timeout: .seconds(30))
-            guard peer.connectedPeers.count == 1 else { throw BenchFailure("the peer never linked with batond\(agent.logTail())") }
-            var closedAt: ContinuousClock.Instant?
-            let watch = peer.diagnostics.observe { if case .unlinked = $0, closedAt == nil { closedAt = .now } }
-            defer { watch.cancel() }
+            MainLoop.run(until: { linked }, timeout: .seconds(30))
+            guard linked else { throw BenchFailure("the peer never linked with batond\(agent.logTail())") }
             let start = ContinuousClock.now
             results.agentExit.append(try terminate(agent.process))
             MainLoop.run(until: { closedAt != nil }, timeout: .seconds(10))
