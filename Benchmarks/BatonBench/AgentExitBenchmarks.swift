@@ -33,24 +33,31 @@ enum AgentExitBenchmarks {
 
     static let runs = 5
 
-    /// Sends SIGTERM to `pid` and waits (blocking, on its pidfd: no polling) until it has
-    /// exited, up to 10 s; returns the milliseconds that took, and reaps it through `process`.
-    private static func terminate(_ process: Process) throws -> Double {
+    /// Sends SIGTERM to `process` and runs the loop (so a peer in this process goes on
+    /// reading its links) until the process has exited — its pidfd readable, no polling — and
+    /// `alsoUntil` holds, up to 10 s; returns when it exited, from the signal, in ms.
+    private static func terminate(_ process: Process, alsoUntil condition: () -> Bool = { true }) throws -> Double {
         let pidfd = baton_pidfd_open(process.processIdentifier)
         guard pidfd >= 0 else { throw BenchFailure("pidfd_open failed: \(String(cString: strerror(errno)))") }
         defer { close(pidfd) }
+        var exitedAt: ContinuousClock.Instant?
+        let watch = MainLoop.whenReadable(pidfd) {
+            exitedAt = .now
+            return .stop
+        }
+        defer { watch.cancel() }
         let start = ContinuousClock.now
         kill(process.processIdentifier, SIGTERM)
-        var entry = pollfd(fd: pidfd, events: Int16(POLLIN), revents: 0)
-        while poll(&entry, 1, 10_000) < 0 && errno == EINTR {}
-        let elapsed = ContinuousClock.now - start
-        guard entry.revents != 0 else {
+        MainLoop.run(until: { exitedAt != nil && condition() }, timeout: .seconds(10))
+        guard let exitedAt else {
             kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
             throw BenchFailure("\(process.executableURL?.lastPathComponent ?? "?") did not exit within 10 s of SIGTERM")
         }
-        process.waitUntilExit()
-        return Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000
+        return milliseconds(exitedAt - start)
+    }
+
+    private static func milliseconds(_ duration: Duration) -> Double {
+        Double(duration.components.seconds) * 1000 + Double(duration.components.attoseconds) / 1e15
     }
 
     static func run() throws -> Results {
@@ -98,12 +105,8 @@ enum AgentExitBenchmarks {
             MainLoop.run(until: { linked }, timeout: .seconds(30))
             guard linked else { throw BenchFailure("the peer never linked with batond\(agent.logTail())") }
             let start = ContinuousClock.now
-            results.agentExit.append(try terminate(agent.process))
-            MainLoop.run(until: { closedAt != nil }, timeout: .seconds(10))
-            if let closedAt {
-                let elapsed = closedAt - start
-                results.peerSawClosed.append(Double(elapsed.components.attoseconds) / 1e15 + Double(elapsed.components.seconds) * 1000)
-            }
+            results.agentExit.append(try terminate(agent.process, alsoUntil: { closedAt != nil }))
+            if let closedAt { results.peerSawClosed.append(milliseconds(closedAt - start)) }
         }
         for _ in 0..<runs {
             let plain = Process()
@@ -113,6 +116,7 @@ enum AgentExitBenchmarks {
             try plain.run()
             results.plainExit.append(try terminate(plain))
             try? input.fileHandleForWriting.close()
+            plain.waitUntilExit()
         }
         return results
     }
