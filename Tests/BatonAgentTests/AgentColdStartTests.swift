@@ -14,6 +14,7 @@ final class AgentColdStartTests: AgentTestCase {
         let (agentA, address) = try agent(folders[0], socket: socket("a.sock"))
         let (firstB, _) = try agent(folders[1], socket: socket("b.sock"), peers: [address])
         XCTAssertTrue(firstB.waitFor(.linked(peer: "A", dialed: true)), firstB.output)
+        XCTAssertTrue(agentA.waitFor(.linked(peer: "B", dialed: false)), agentA.output)
         firstB.terminate()
         XCTAssertEqual(firstB.waitForExit(), 0, firstB.output)
         XCTAssertTrue(agentA.waitForUnlink(from: "B"), agentA.output)

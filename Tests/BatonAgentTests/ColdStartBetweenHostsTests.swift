@@ -39,4 +39,30 @@ final class ColdStartBetweenHostsTests: AgentTestHostsCase {
             XCTAssertEqual(linked, .linked(peer: "A", dialed: true), "restart \(restart): the restarted device dialed\n\(agentB.output)")
         }
     }
+
+    /// When the network changes (here: host B gets its address back), the agent dials at once
+    /// the addresses it last linked over — which it would never dial again otherwise, and A
+    /// neither publishes (no avahi-daemon on A) nor knows where B is: only that dial links them.
+    func testANetworkChangeDialsTheAddressesLastLinkedOverAtOnce() throws {
+        let folders = try devices("A", "B")
+        let batond = productURL("batond").path
+        let empty = root.appendingPathComponent("no-config").path
+        let (a, b) = try TestHost.pair(["/bin/sh", "-c", "read -r end"], ["/bin/sh", "-c", "read -r end"], avahiOnA: false)
+        hosts = [a, b]
+        // B last linked with A at 10.77.0.1:7355; B has no address now, so its dial at start fails.
+        try Data("10.77.0.1:7355\n".utf8).write(to: URL(fileURLWithPath: folders[1]).appendingPathComponent("last-linked"))
+        try b.run(inNetwork: ["/usr/sbin/ip", "address", "del", "10.77.0.2/24", "dev", "veth0"])
+        let agentB = try b.start(["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folders[1], "--listen", "0.0.0.0:0",
+                                  "--socket", socket("b.sock"), "--no-notifications"])
+        processes.append(agentB)
+        XCTAssertNotNil(agentB.listeningAddress(), agentB.output)
+        let agentA = try a.start(["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folders[0], "--listen", "0.0.0.0:7355",
+                                  "--socket", socket("a.sock"), "--no-notifications"])
+        processes.append(agentA)
+        XCTAssertNotNil(agentA.listeningAddress(), agentA.output)
+
+        try b.run(inNetwork: ["/usr/sbin/ip", "address", "add", "10.77.0.2/24", "dev", "veth0"])
+        XCTAssertTrue(agentB.waitFor(.linked(peer: "A", dialed: true)), agentB.output)
+        XCTAssertTrue(agentA.waitFor(.linked(peer: "B", dialed: false)), agentA.output)
+    }
 }

@@ -46,6 +46,8 @@ final class Dialer {
     private static let maximumSaidUnreachable = 64
     /// The addresses last linked over, from the file beside the identity.
     let lastLinked: LastLinkedAddresses
+    /// The system's network changes, while the node runs.
+    private var networkWatch: NetworkWatch?
 
     init(staticPeers: [PeerAddress], trust: TrustSync, credential: TLSCredential, links: LinkTable, log: PeerLogger,
          isRunning: @escaping @MainActor () -> Bool) {
@@ -66,17 +68,36 @@ final class Dialer {
         firstDialsPending = Set(staticPeers)
         for peer in staticPeers { dial(peer) }
         for hint in lastLinked.addresses where !staticPeers.contains(hint) { dial(hint) }
+        networkWatch = NetworkWatch { [weak self] in self?.networkChanged() }
         MainLoop.idle { [weak self] in self?.checkFirstDials() }  // never from inside start()
     }
 
     /// Stops every timer and forgets what discovery found.
     func stop() {
+        networkWatch?.cancel()
+        networkWatch = nil
         discovered = []
         for timer in fallbackDials.values { timer.cancel() }
         fallbackDials = [:]
         for timer in redials.values { timer.cancel() }
         redials = [:]
         discoveryUnsettled = false
+    }
+
+    /// The network changed (an interface came up, an address or a route came or went): every
+    /// device waiting for its next try is dialed now, its delay starting again from the least,
+    /// and so is every address last linked over that is not linked — rather than waiting out
+    /// a backoff that the network being down had grown.
+    func networkChanged() {
+        guard isRunning() else { return }
+        let waiting = redials
+        for (address, timer) in waiting {
+            timer.cancel()
+            redials[address] = nil
+            backoff[address] = nil
+            dial(address)
+        }
+        for hint in lastLinked.addresses where !links.isLinked(to: hint) { dial(hint) }
     }
 
     /// Discovery started browsing: devices it finds before its first browse settles are part
