@@ -8,6 +8,7 @@
 //     BatonBench --relay-runs N   (--relay N times, each in its own process: per figure the median and range of value,
 //                                  baseline and ratio over the runs, and in how many runs the ratio met its aim)
 //     BatonBench --gtk-only  (the GTK focus figure alone: a child on the bench's own Xvfb; built only with GTK 4)
+//     BatonBench --exit-only (batond's exit after SIGTERM, linked to a peer, beside a plain process's: issue 31)
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
 import Baton
 import Foundation
@@ -102,6 +103,15 @@ if CommandLine.arguments.contains("--relay") {
     exit(0)
 }
 
+if CommandLine.arguments.contains("--exit-only") {  // issue 31: batond's exit after SIGTERM, beside a plain process's
+    MainActor.assumeIsolated {
+        do { for figure in AgentExitBenchmarks.figures(try AgentExitBenchmarks.run()) { say(figure.line()) } } catch {
+            say("agent exit benchmarks failed: \(error)")
+        }
+    }
+    exit(0)
+}
+
 if CommandLine.arguments.contains("--agent-only") {
     MainActor.assumeIsolated {
         do {
@@ -158,6 +168,9 @@ let figures: [Figure] = MainActor.assumeIsolated {
         agentNotes.append(AgentBenchmarks.streamCPUNote(agent))
     } catch {
         say("agent benchmarks failed: \(error)")
+    }
+    do { agentFigures += AgentExitBenchmarks.figures(try AgentExitBenchmarks.run()) } catch {
+        say("agent exit benchmarks failed: \(error)")
     }
     continuityFigures = [
         Figure(name: "warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare TLS round trip p50",

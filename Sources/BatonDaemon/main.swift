@@ -87,6 +87,12 @@ let stopOnSignal: GSourceFunc = { _ in
     return 1
 }
 
+/// Set once every linked peer has been told goodbye (or the time for it has passed).
+@MainActor
+final class GoodbyesSaid {
+    var done = false
+}
+
 MainActor.assumeIsolated {
     // The runtime directory, the lock, then the socket: a second agent stops here.
     let host: AgentHost
@@ -150,6 +156,14 @@ MainActor.assumeIsolated {
     notifier.stop()
     pairingNotifier.stop()
     server.stop()
+    // The peers are told with TLS close_notify (bounded: a peer that does not read cannot hold
+    // the stop up), then everything else stops, the socket goes and the lock is released.
+    let goodbyes = GoodbyesSaid()
+    Task { @MainActor in
+        await agent.node.closeLinks()
+        goodbyes.done = true
+    }
+    MainLoop.run(until: { goodbyes.done }, timeout: ContinuityNode.goodbyeDeadline * 2)
     agent.stop()
     host.stop()
     withExtendedLifetime(launcher) {}

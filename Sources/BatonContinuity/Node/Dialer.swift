@@ -5,6 +5,12 @@ import Foundation
 /// The node's dialing: the static peers and the devices DNS-SD finds, each dialed at most once
 /// at a time, again after a failure with a delay that doubles up to 30 s, and the first round
 /// of dials followed to its end (`onFirstDialsFinished`).
+///
+/// A device that starts dials every group device it can find at once rather than wait to be
+/// dialed: its static peers, the addresses it last linked over (`LastLinkedAddresses`, hints
+/// the TLS gate still judges), and each device DNS-SD finds before its first browse settles —
+/// the records avahi-daemon had cached. When both devices dial each other at that moment, the
+/// link table keeps one connection, the same one on both sides (`LinkTable`).
 @MainActor
 final class Dialer {
     /// The peers the node dials whatever discovery finds.
@@ -38,10 +44,15 @@ final class Dialer {
     /// `maximumSaidUnreachable` remembered).
     private var saidUnreachable: Set<String> = []
     private static let maximumSaidUnreachable = 64
+    /// The addresses last linked over, from the file beside the identity.
+    let lastLinked: LastLinkedAddresses
+    /// The system's network changes, while the node runs.
+    private var networkWatch: NetworkWatch?
 
     init(staticPeers: [PeerAddress], trust: TrustSync, credential: TLSCredential, links: LinkTable, log: PeerLogger,
          isRunning: @escaping @MainActor () -> Bool) {
         self.staticPeers = staticPeers
+        lastLinked = LastLinkedAddresses(directory: trust.directory, log: log)
         self.trust = trust
         self.credential = credential
         self.links = links
@@ -49,22 +60,44 @@ final class Dialer {
         self.isRunning = isRunning
     }
 
-    /// Dials every static peer; the first round ends when each dial has finished and
-    /// discovery, if it starts (`discoveryStarted()`), has settled.
+    /// Dials every static peer and every address last linked over; the first round ends when
+    /// each static peer's dial has finished and discovery, if it starts (`discoveryStarted()`),
+    /// has settled. (An address last linked over is a hint: a stale one, dialed once and not
+    /// again, does not hold the first round up.)
     func start() {
         firstDialsPending = Set(staticPeers)
         for peer in staticPeers { dial(peer) }
+        for hint in lastLinked.addresses where !staticPeers.contains(hint) { dial(hint) }
+        networkWatch = NetworkWatch { [weak self] in self?.networkChanged() }
         MainLoop.idle { [weak self] in self?.checkFirstDials() }  // never from inside start()
     }
 
     /// Stops every timer and forgets what discovery found.
     func stop() {
+        networkWatch?.cancel()
+        networkWatch = nil
         discovered = []
         for timer in fallbackDials.values { timer.cancel() }
         fallbackDials = [:]
         for timer in redials.values { timer.cancel() }
         redials = [:]
         discoveryUnsettled = false
+    }
+
+    /// The network changed (an interface came up, an address or a route came or went): every
+    /// device waiting for its next try is dialed now, its delay starting again from the least,
+    /// and so is every address last linked over that is not linked — rather than waiting out
+    /// a backoff that the network being down had grown.
+    func networkChanged() {
+        guard isRunning() else { return }
+        let waiting = redials
+        for (address, timer) in waiting {
+            timer.cancel()
+            redials[address] = nil
+            backoff[address] = nil
+            dial(address)
+        }
+        for hint in lastLinked.addresses where !links.isLinked(to: hint) { dial(hint) }
     }
 
     /// Discovery started browsing: devices it finds before its first browse settles are part
@@ -93,12 +126,13 @@ final class Dialer {
     /// is linked already (tokens are blinded, so the IP is all that tells who published; a
     /// rotation then costs no new connection). If that device is the one to dial, wait for it,
     /// and dial only if no link from it has come after `discoveryDialGrace` (it may not be able
-    /// to reach this device).
+    /// to reach this device). Devices found before the first browse settles (the records
+    /// avahi-daemon had cached when this device started) are dialed at once, whichever dials.
     func found(_ peer: FoundPeer) {
         let address = peer.address
         discovered.insert(address)
         guard !links.isLinked(to: address) else { return }
-        if peer.dialsUs {
+        if peer.dialsUs, !discoveryUnsettled {
             guard fallbackDials[address] == nil else { return }
             fallbackDials[address] = MainLoop.after(discoveryDialGrace) { [weak self] in
                 guard let self else { return }
@@ -125,9 +159,16 @@ final class Dialer {
                 let channel = try await SecureChannel.connect(host: address.host, port: address.port,
                                                               identity: trust.identity, credential: credential)
                 backoff[address] = nil
-                if await adopt?(channel, address) == false { scheduleRedial(address) }
+                if await adopt?(channel, address) == false {
+                    scheduleRedial(address)
+                } else if links.isLinked(to: address) {
+                    lastLinked.record(address)
+                }
             } catch {
-                failed?("cannot reach \(address): \(error)")
+                // A stale hint (an address last linked over, not configured nor published now) is
+                // no failure to show.
+                let isHintOnly = !staticPeers.contains(address) && !discovered.contains(address)
+                if !isHintOnly { failed?("cannot reach \(address): \(error)") }
                 log.info("cannot reach \(address): \(error)")
                 if let error = error as? TransportError { sayUnreachableOnce(address, error) }
                 scheduleRedial(address)

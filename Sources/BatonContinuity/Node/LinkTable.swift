@@ -1,5 +1,6 @@
 import Baton
 import BatonLoop
+import CGLib
 import Foundation
 
 /// What the link table tells the node about its links.
@@ -31,6 +32,11 @@ final class LinkTable {
     private var links: [String: PeerLink] = [:]
     /// Links being taken down; see `retire(_:)`.
     private var retired: [PeerLink] = []
+    /// How many verified connections from each device are being made links now (`adopt`).
+    private var arriving: [String: Int] = [:]
+    /// Links that closed while another connection from their device was arriving: dropped
+    /// without a word unless that connection does not become the device's link (see `closed`).
+    private var closedWhileArriving: [String: PeerLink] = [:]
     private let trust: TrustSync
     private let log: PeerLogger
     /// Whether the node still runs: a link finished after it stopped is closed.
@@ -94,6 +100,10 @@ final class LinkTable {
     /// (or the link failed); false if D-Bus could not be set up over the channel.
     @discardableResult
     func adopt(_ channel: SecureChannel, dialed address: PeerAddress?) async -> Bool {
+        let peer = channel.peerIdentifier
+        arriving[peer, default: 0] += 1
+        var stillArriving = true
+        defer { if stillArriving { arrived(peer) } }
         let bus: PeerBus
         do { bus = try await PeerBus.open(over: channel) } catch {
             log.notice("D-Bus over the link to \(trust.name(of: channel.peerIdentifier)) failed: \(error)")
@@ -105,6 +115,7 @@ final class LinkTable {
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return true
         }
+        closedWhileArriving[peer] = nil  // this connection replaces it
         if let older = links.removeValue(forKey: channel.peerIdentifier) {
             log.info("replacing the link with \(name(of: older)): both dialed, the one \(trust.name(of: min(trust.identity.identifier, older.id))) dialed stays")
             retire(older)
@@ -117,6 +128,8 @@ final class LinkTable {
         }
         let link = PeerLink(channel, bus: bus, service: service, dialed: address)
         links[link.id] = link
+        stillArriving = false
+        arrived(peer)
         log.info("linked with \(name(of: link)) (\(address.map { "dialed \($0)" } ?? "from \(link.host ?? "?")"))")
         follow(link)
         bus.startMessageProcessing()  // the object is exported: calls may come in now
@@ -165,8 +178,35 @@ final class LinkTable {
         }
         link.bus.onClosed { [weak self, weak link] in
             guard let self, let link else { return }
-            self.drop(link, because: "the link closed", kind: .closed)
+            self.closed(link)
         }
+    }
+
+    /// `link` closed from the other side. When another connection from its device is arriving
+    /// — both devices dialed at once, and the other side kept the connection it dialed and
+    /// closed this one — it goes quietly: the arriving connection takes its place, without an
+    /// unlinked event nor a redial. Should that connection not become the device's link, the
+    /// drop is told then (`arrived`).
+    private func closed(_ link: PeerLink) {
+        guard links[link.id] === link else { return }
+        if arriving[link.id, default: 0] > 0 {
+            log.info("the link with \(name(of: link)) closed while another from it arrives: that one takes its place")
+            links[link.id] = nil
+            retire(link)
+            closedWhileArriving[link.id] = link
+            return
+        }
+        drop(link, because: "the link closed", kind: .closed)
+    }
+
+    /// One connection from `peer` is no longer arriving (it became a link, or did not). With
+    /// none left arriving and none linked, a link that closed meanwhile is told dropped now.
+    private func arrived(_ peer: String) {
+        let left = (arriving[peer] ?? 1) - 1
+        arriving[peer] = left > 0 ? left : nil
+        guard left <= 0, let closedLink = closedWhileArriving.removeValue(forKey: peer), links[peer] == nil else { return }
+        log.info("dropped \(name(of: closedLink)): the link closed")
+        events?.linkDropped(closedLink, because: "the link closed", kind: .closed)
     }
 
     /// The most updates past the budget folded into one before the link is no longer read
@@ -231,6 +271,34 @@ final class LinkTable {
         links[link.id] = nil
         retire(link)
         events?.linkDropped(link, because: reason, kind: kind)
+    }
+
+    /// Takes every link out of the table (a stopping device: no event is told, and a link
+    /// that closes meanwhile is not dialed again), sends each peer TLS close_notify, and waits
+    /// until every close_notify is written or `deadline` has passed (a peer that does not read
+    /// cannot hold the stop up); then closes each link (`retire`). The peer reads the end of
+    /// its link at once, and drops it as `.closed`.
+    func closeAllSayingGoodbye(within deadline: Duration) async {
+        let closing = links.values.sorted { $0.id < $1.id }
+        links = [:]
+        var farewells: [Task<Void, Never>] = []
+        for link in closing {
+            link.release?.cancel()
+            link.release = nil
+            guard let stream = link.bus.bus.stream, let output = g_io_stream_get_output_stream(stream) else { continue }
+            let pointer = SendablePointer(output)
+            farewells.append(Task { @MainActor in
+                _ = try? await GIOAsync.call { cancellable, callback, userData in
+                    g_output_stream_close_async(pointer.pointer, G_PRIORITY_DEFAULT, cancellable, callback, userData)
+                } finish: { result, error in
+                    g_output_stream_close_finish(pointer.pointer, result, error) != 0 ? true : nil
+                }
+            })
+        }
+        let expiry = MainLoop.after(deadline) { for farewell in farewells { farewell.cancel() } }
+        for farewell in farewells { await farewell.value }
+        expiry.cancel()
+        for link in closing { retire(link) }
     }
 
     /// Closes every link (the node stops); no event is told.

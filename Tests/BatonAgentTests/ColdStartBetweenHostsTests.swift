@@ -1,0 +1,68 @@
+import BatonTestSupport
+import DeviceTestSupport
+import Foundation
+import XCTest
+
+/// Issue 31 between two test hosts (network namespaces, each with its own avahi-daemon): an
+/// agent that restarts while the other device is up dials it at once, from the record its
+/// host's avahi-daemon has cached, rather than waiting for the other device to see its new
+/// record and dial it. Needs root, which CI has; skipped without it.
+final class ColdStartBetweenHostsTests: AgentTestHostsCase {
+    func testARestartedAgentDialsTheDeviceAvahiHasCached() throws {
+        let folders = try devices("A", "B")
+        let batond = productURL("batond").path
+        let empty = root.appendingPathComponent("no-config").path
+        func agent(_ folder: String, _ socket: String) -> [String] {
+            ["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folder, "--listen", "0.0.0.0:0", "--socket", socket,
+             "--no-notifications"]
+        }
+        // The hosts' first processes wait; the agents run in them.
+        let (a, b) = try TestHost.pair(["/bin/sh", "-c", "read -r end"], ["/bin/sh", "-c", "read -r end"])
+        hosts = [a, b]
+        let agentA = try a.start(agent(folders[0], socket("a.sock")))
+        processes.append(agentA)
+        var agentB = try b.start(agent(folders[1], socket("b.sock")))
+        processes.append(agentB)
+        XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output + agentA.output)
+        // Which of two running devices dials is even odds (their published names are random):
+        // restarted three times, B must dial each time.
+        let lastLinked = URL(fileURLWithPath: folders[1]).appendingPathComponent("last-linked")
+        for restart in 1...3 {
+            agentB.terminate()
+            agentB.waitForExit()
+            XCTAssertTrue(agentA.waitForEvent(occurrence: restart) { if case .unlinked("B", .closed) = $0 { true } else { false } } != nil,
+                          agentA.output)
+            try? FileManager.default.removeItem(at: lastLinked)  // only what Avahi has cached tells B where A is
+            agentB = try b.start(agent(folders[1], socket("b.sock")))
+            processes.append(agentB)
+            let linked = agentB.waitForEvent { if case .linked("A", _) = $0 { true } else { false } }
+            XCTAssertEqual(linked, .linked(peer: "A", dialed: true), "restart \(restart): the restarted device dialed\n\(agentB.output)")
+        }
+    }
+
+    /// When the network changes (here: host B gets its address back), the agent dials at once
+    /// the addresses it last linked over — which it would never dial again otherwise, and A
+    /// neither publishes (no avahi-daemon on A) nor knows where B is: only that dial links them.
+    func testANetworkChangeDialsTheAddressesLastLinkedOverAtOnce() throws {
+        let folders = try devices("A", "B")
+        let batond = productURL("batond").path
+        let empty = root.appendingPathComponent("no-config").path
+        let (a, b) = try TestHost.pair(["/bin/sh", "-c", "read -r end"], ["/bin/sh", "-c", "read -r end"], avahiOnA: false)
+        hosts = [a, b]
+        // B last linked with A at 10.77.0.1:7355; B has no address now, so its dial at start fails.
+        try Data("10.77.0.1:7355\n".utf8).write(to: URL(fileURLWithPath: folders[1]).appendingPathComponent("last-linked"))
+        try b.run(inNetwork: ["/usr/sbin/ip", "address", "del", "10.77.0.2/24", "dev", "veth0"])
+        let agentB = try b.start(["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folders[1], "--listen", "0.0.0.0:0",
+                                  "--socket", socket("b.sock"), "--no-notifications"])
+        processes.append(agentB)
+        XCTAssertNotNil(agentB.listeningAddress(), agentB.output)
+        let agentA = try a.start(["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folders[0], "--listen", "0.0.0.0:7355",
+                                  "--socket", socket("a.sock"), "--no-notifications"])
+        processes.append(agentA)
+        XCTAssertNotNil(agentA.listeningAddress(), agentA.output)
+
+        try b.run(inNetwork: ["/usr/sbin/ip", "address", "add", "10.77.0.2/24", "dev", "veth0"])
+        XCTAssertTrue(agentB.waitFor(.linked(peer: "A", dialed: true)), agentB.output)
+        XCTAssertTrue(agentA.waitFor(.linked(peer: "B", dialed: false)), agentA.output)
+    }
+}

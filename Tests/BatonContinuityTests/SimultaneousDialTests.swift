@@ -1,0 +1,69 @@
+@testable import BatonContinuity
+import BatonLoop
+import BatonTestSupport
+import Foundation
+import XCTest
+
+/// Issue 31: two devices that dial each other at the same moment (both starting, each with the
+/// other as a static peer) end with one link, the same connection on both sides — the one the
+/// device whose identifier sorts first dialed — decided by each side alone, without asking
+/// the other.
+final class SimultaneousDialTests: TrustTestCase {
+    /// A provider that offers nothing and takes nothing: two nodes share this test's process.
+    @MainActor
+    private final class Silent: ActivityProvider {
+        var advertisementDidChange: (@MainActor () -> Void)?
+        func advertisement() -> ProvidedActivity? { nil }
+        func payload(of activity: ProvidedActivity) async throws(ProvidedActivityError) -> Data { throw .notCurrent }
+        func continued(_ activity: ProvidedActivity) async {}
+        func canOpenStreams(for activity: ProvidedActivity) -> Bool { false }
+        func acceptStreams(_ channel: any ContinuationStreamChannel, for activity: ProvidedActivity) {}
+        func nearbyActivitiesDidChange(_ activities: [NearbyActivity]) {}
+        func nodeDidStart(_ node: ContinuityNode) {}
+        func nodeDidStop(_ node: ContinuityNode) {}
+    }
+
+    /// A loopback port nothing listens on now (one the system gave a listener, closed since).
+    @MainActor
+    private static func freePort() throws -> UInt16 {
+        let listener = try PairingListener()
+        defer { listener.close() }
+        return listener.port
+    }
+
+    func testTwoDevicesDialingEachOtherAtOnceKeepTheSameOneLink() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let a = try authority.issueDevice(named: "A"), b = try authority.issueDevice(named: "B")
+        try MainActor.assumeIsolated {
+            let portA = try Self.freePort(), portB = try Self.freePort()
+            let nodeA = try ContinuityNode(identity: a, staticPeers: [PeerAddress(host: "127.0.0.1", port: portB)], provider: Silent())
+            let nodeB = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: portA)], provider: Silent())
+            var finished = 0
+            nodeA.onFirstDialsFinished = { finished += 1 }
+            nodeB.onFirstDialsFinished = { finished += 1 }
+            var unlinked: [DiagnosticEvent] = []
+            let watches = [nodeA, nodeB].map { node in
+                node.diagnostics.observe { if case .unlinked = $0 { unlinked.append($0) } }
+            }
+            defer { for watch in watches { watch.cancel() } }
+            // Both listen before either dial starts (a dial starts at the loop's next turn).
+            try nodeA.start(host: "127.0.0.1", port: portA, discovery: .off)
+            try nodeB.start(host: "127.0.0.1", port: portB, discovery: .off)
+            defer {
+                nodeA.stop()
+                nodeB.stop()
+            }
+            spin(until: { finished == 2 })
+            // Each side's dial has finished, and so has what the other side's dial brought.
+            spin(until: { nodeA.linkStatus.count == 1 && nodeB.linkStatus.count == 1
+                              && nodeA.linkStatus[0].dialedByThisDevice != nodeB.linkStatus[0].dialedByThisDevice })
+            drainIdle()
+            let first = a.identifier < b.identifier ? nodeA : nodeB, second = first === nodeA ? nodeB : nodeA
+            XCTAssertEqual(first.linkStatus.map(\.dialedByThisDevice), [true], "the device whose identifier sorts first dialed the link kept")
+            XCTAssertEqual(second.linkStatus.map(\.dialedByThisDevice), [false], "and the other device kept the same connection")
+            XCTAssertEqual(nodeA.connectedPeers, ["B"])
+            XCTAssertEqual(nodeB.connectedPeers, ["A"])
+            XCTAssertEqual(unlinked, [], "the connection not kept went without either side dropping a link")
+        }
+    }
+}
