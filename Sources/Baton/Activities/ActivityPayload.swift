@@ -143,7 +143,8 @@ extension UserActivity {
 
     private static let bodyMembers: [WireType] = [.string, .array(.entry), .array(.entry)]
 
-    /// The properties as `a{sv}`, keys in Swift's string order (as `Variant.dictionary` sorts).
+    /// The properties as `a{sv}`, keys in byte order (`WireWriter.precedes`); keywords and
+    /// required keys as `as`, in the same order.
     private func writeProperties(into writer: inout WireWriter) throws(UserActivityError) {
         var entries: [(key: StaticString, write: (inout WireWriter) throws(UserActivityError) -> Void)] = []
         func text(_ key: StaticString, _ value: String?) {
@@ -159,7 +160,7 @@ extension UserActivity {
         func strings(_ key: StaticString, _ values: Set<String>) {
             entries.append((key, { (w: inout WireWriter) throws(UserActivityError) in
                 let array = w.begin()
-                for value in values.sorted() {
+                for value in values.sorted(by: WireWriter.precedes) {
                     guard w.appendString(value) else { throw .malformedPayload(reason: "\(VariantError.stringContainsNUL(String(value.prefix(40))))") }
                     w.markEnd(of: array)
                 }

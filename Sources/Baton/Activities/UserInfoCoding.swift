@@ -13,8 +13,9 @@ import Foundation
 ///
 /// The form of each value, boxed in a `v`: String `s`, signed integers `x`, unsigned `t`, Double
 /// and Float `d`, Bool `b`, Data `ay`, Date `(d)` (seconds since 1970), URL `(s)`, UUID `(ay)` (16
-/// bytes), NSNull `()`, arrays `av`, sets `(av)`, dictionaries `a{sv}` with their keys in Swift's
-/// string order — byte for byte what GLib's builder makes from the same `Variant`.
+/// bytes), NSNull `()`, arrays `av`, sets `(av)`, dictionaries `a{sv}` with their keys in the order
+/// of their UTF-8 bytes (`WireWriter.precedes`) — byte for byte what GLib's builder makes from the
+/// same values in that order.
 enum UserInfoCoding {
     /// Validates `info` and writes it as `a{sv}`: the dictionary's bytes, or the first value
     /// (or key) Handoff cannot carry, named by its path.
@@ -43,7 +44,7 @@ enum UserInfoCoding {
     }
 
     private static func writeDictionary(_ unsorted: [(key: String, value: Any)], into writer: inout WireWriter) throws(UserInfoEncodingFailure) {
-        let entries = unsorted.sorted { $0.key < $1.key }
+        let entries = unsorted.sorted { WireWriter.precedes($0.key, $1.key) }
         let array = writer.begin()
         for (key, value) in entries {
             writer.align(7)
@@ -87,6 +88,9 @@ enum UserInfoCoding {
             guard writer.appendString((value as! URL).absoluteString) else { throw UserInfoEncodingFailure(kind: .valueContainsNUL) }
             writer.append("\0(s)")
         case dataType: writer.append(value as! Data); writer.append("\0ay")
+        case numberType:
+            // By its own type, before the casts below: `as? Int` takes an integral double.
+            writeNumber(value as! NSNumber, into: &writer)
         case stringArrayType:
             let array = writer.begin()
             for (index, item) in (value as! [String]).enumerated() {
@@ -143,13 +147,19 @@ enum UserInfoCoding {
             try writeArray(v, set: false, into: &writer)
             writer.append("\0av")
         case let v as NSNumber:  // last: casting a Foundation value to NSNumber bridges it first
-            switch String(cString: v.objCType) {
-            case "d", "f": writer.append(v.doubleValue); writer.append("\0d")
-            case "Q", "L", "I", "S", "C": writeUnsigned(v.uint64Value, into: &writer)
-            default: writeSigned(v.int64Value, into: &writer)
-            }
+            writeNumber(v, into: &writer)
         default:
             throw UserInfoEncodingFailure(kind: .unsupportedValue(type: "\(type(of: value))"))
+        }
+    }
+
+    /// An NSNumber by the type it holds (as decoded numbers are): doubles as `d`, unsigned
+    /// integers as `t`, the rest (signed integers, booleans) as `x`.
+    private static func writeNumber(_ number: NSNumber, into writer: inout WireWriter) {
+        switch String(cString: number.objCType) {
+        case "d", "f": writer.append(number.doubleValue); writer.append("\0d")
+        case "Q", "L", "I", "S", "C": writeUnsigned(number.uint64Value, into: &writer)
+        default: writeSigned(number.int64Value, into: &writer)
         }
     }
 
@@ -172,6 +182,7 @@ enum UserInfoCoding {
     private static let intType = ObjectIdentifier(Int.self)
     private static let doubleType = ObjectIdentifier(Double.self)
     private static let boolType = ObjectIdentifier(Bool.self)
+    private static let numberType = ObjectIdentifier(NSNumber.self)
 
     // MARK: Decoding
 

@@ -102,19 +102,14 @@ enum GLibPayloadReference {
 extension GLibPayloadReference {
     /// Reads `data` with both readers and says how they disagree, or nil when they agree: both
     /// refuse it with the same kind of error (the same error but for the wording of a
-    /// malformed payload's reason), or both read activities that encode to the same bytes.
+    /// malformed payload's reason), or both read equal activities.
     @MainActor
     static func disagreement(payload data: Data) -> String? {
         let direct: Result<UserActivity, UserActivityError> = Result { () throws(UserActivityError) in try UserActivity(payload: data) }
         let reference: Result<UserActivity, UserActivityError> = Result { () throws(UserActivityError) in try activity(payload: data) }
         switch (direct, reference) {
         case (.success(let a), .success(let b)):
-            let left = Result { try a.encodedPayload() }.map { $0 as Data? }, right = Result { try b.encodedPayload() }.map { $0 as Data? }
-            switch (left, right) {
-            case (.success(let x), .success(let y)): return x == y ? nil : "the activities read encode differently"
-            case (.failure(let x), .failure(let y)): return "\(x)" == "\(y)" ? nil : "re-encoding fails differently: \(x) / \(y)"
-            default: return "re-encoding: \(left) / \(right)"
-            }
+            return same(a, b) ? nil : "the activities read differ"
         case (.failure(let a), .failure(let b)):
             switch (a, b) {
             case (.malformedPayload, .malformedPayload): return nil
@@ -122,6 +117,41 @@ extension GLibPayloadReference {
             }
         case (.success, .failure(let b)): return "read directly, refused by GLib: \(b)"
         case (.failure(let a), .success): return "refused directly (\(a)), read by GLib"
+        }
+    }
+
+    /// Equal properties and equal userInfo values (`sameValue`).
+    @MainActor
+    static func same(_ a: UserActivity, _ b: UserActivity) -> Bool {
+        a.activityType == b.activityType && a.title == b.title && a.webpageURL == b.webpageURL && a.referrerURL == b.referrerURL
+            && a.targetContentIdentifier == b.targetContentIdentifier && a.persistentIdentifier == b.persistentIdentifier
+            && a.expirationDate?.timeIntervalSince1970.bitPattern == b.expirationDate?.timeIntervalSince1970.bitPattern
+            && a.keywords == b.keywords && a.requiredUserInfoKeys == b.requiredUserInfoKeys
+            && a.isEligibleForHandoff == b.isEligibleForHandoff && a.isEligibleForSearch == b.isEligibleForSearch
+            && a.isEligibleForPublicIndexing == b.isEligibleForPublicIndexing
+            && a.supportsContinuationStreams == b.supportsContinuationStreams
+            && sameValue(a.userInfo ?? [:], b.userInfo ?? [:])
+    }
+
+    /// Two decoded userInfo values are the same: the same type and value, doubles bit for bit
+    /// (NaN included), sets as sets.
+    static func sameValue(_ a: Any, _ b: Any) -> Bool {
+        switch (a, b) {
+        case (let x as [AnyHashable: Any], let y as [AnyHashable: Any]):
+            return x.count == y.count && x.allSatisfy { key, value in y[key].map { sameValue(value, $0) } ?? false }
+        case (let x as [String: Any], let y as [String: Any]):
+            return x.count == y.count && x.allSatisfy { key, value in y[key].map { sameValue(value, $0) } ?? false }
+        case (let x as [Any], let y as [Any]):
+            return x.count == y.count && zip(x, y).allSatisfy { sameValue($0, $1) }
+        case (let x as NSNumber, let y as NSNumber):
+            return String(cString: x.objCType) == String(cString: y.objCType)
+                && (String(cString: x.objCType) == "d" ? x.doubleValue.bitPattern == y.doubleValue.bitPattern : x == y)
+        case (let x as Date, let y as Date):
+            return x.timeIntervalSince1970.bitPattern == y.timeIntervalSince1970.bitPattern
+        case (let x as AnyHashable, let y as AnyHashable):
+            return type(of: a) == type(of: b) && x == y
+        default:
+            return false
         }
     }
 }

@@ -123,4 +123,20 @@ struct WireWriter {
         if total > Int(UInt8.max) { return 2 }
         return total > 0 ? 1 : 0
     }
+
+    /// The order dictionary keys (and the strings of an `as`) are written in: their UTF-8 bytes,
+    /// as `strcmp` orders them. A total order, so equal dictionaries give equal bytes; Swift's
+    /// `<` is not one for strings that differ in Unicode normalisation (on this toolchain
+    /// "ae\u{301}" < "ae\u{301}a" < "a\u{e9}b" yet not "ae\u{301}" < "a\u{e9}b"). For ASCII
+    /// keys it is the order `Variant.dictionary` writes.
+    static func precedes(_ a: String, _ b: String) -> Bool {
+        var a = a, b = b
+        return a.withUTF8 { x in
+            b.withUTF8 { y in
+                let shared = min(x.count, y.count)
+                let order = shared == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, shared)
+                return order != 0 ? order < 0 : x.count < y.count
+            }
+        }
+    }
 }
