@@ -146,6 +146,9 @@ extension GLibPayloadReference {
         case (let x as NSNumber, let y as NSNumber):
             return String(cString: x.objCType) == String(cString: y.objCType)
                 && (String(cString: x.objCType) == "d" ? x.doubleValue.bitPattern == y.doubleValue.bitPattern : x == y)
+        case (let x as Set<AnyHashable>, let y as Set<AnyHashable>):
+            // Member by member: a NaN is no member of a set by ==, yet the same value.
+            return x.count == y.count && x.allSatisfy { member in y.contains { sameValue(member.base, $0.base) } }
         case (let x as Date, let y as Date):
             return x.timeIntervalSince1970.bitPattern == y.timeIntervalSince1970.bitPattern
         case (let x as AnyHashable, let y as AnyHashable):
