@@ -36,9 +36,9 @@ struct WireReader {
     func string(_ start: Int, _ size: Int, _ depth: Int) throws(WireFormatError) -> String {
         try terminal(size, depth)
         guard byte(start + size - 1) == 0 else { throw .notNormalForm }
-        let text = UnsafeRawBufferPointer(rebasing: bytes[start..<(start + size - 1)])
-        guard text.isEmpty || memchr(text.baseAddress!, 0, text.count) == nil,
-              let value = String(validating: text.bindMemory(to: UInt8.self), as: UTF8.self) else { throw .notNormalForm }
+        // Read as a C string up to the first NUL, which must be the last byte.
+        guard let value = String(validatingCString: (bytes.baseAddress! + start).assumingMemoryBound(to: CChar.self)),
+              value.utf8.count == size - 1 else { throw .notNormalForm }
         return value
     }
 
@@ -72,6 +72,16 @@ struct WireReader {
 
     @inline(__always) func boxedDepth(_ typeDepth: Int, _ depth: Int) throws(WireFormatError) {
         guard UInt(depth) < UInt(WireType.maxDepth) &- UInt(typeDepth) else { throw .notNormalForm }
+    }
+
+    /// How many items an array of variable-size items at `(start, size)` says it has (its
+    /// offset table's length; 0 when that is not even plausible), to reserve room for them.
+    func itemCount(_ start: Int, _ size: Int) -> Int {
+        guard size > 0 else { return 0 }
+        let width = WireWriter.offsetSize(forTotal: size)
+        let lastEnd = offset(start + size - width, width)
+        guard lastEnd <= size else { return 0 }
+        return (size - lastEnd) / width
     }
 
     /// The items of an array of variable-size items (`gvs_variable_sized_array_is_normal`):

@@ -56,19 +56,14 @@ struct WireWriter {
     /// A GVariant string: its UTF-8 and a NUL. False, with nothing written, when the string
     /// holds a NUL character (which a GVariant string cannot).
     mutating func appendString(_ text: String) -> Bool {
-        let written: Bool? = text.utf8.withContiguousStorageIfAvailable { utf8 in
+        var text = text
+        let written = text.withUTF8 { utf8 in
             guard !utf8.isEmpty else { return true }
             guard memchr(utf8.baseAddress!, 0, utf8.count) == nil else { return false }
             bytes.append(contentsOf: utf8)
             return true
         }
-        if let written {
-            guard written else { return false }
-        } else {
-            let utf8 = Array(text.utf8)
-            guard !utf8.contains(0) else { return false }
-            bytes.append(contentsOf: utf8)
-        }
+        guard written else { return false }
         bytes.append(0)
         return true
     }
@@ -137,6 +132,18 @@ struct WireWriter {
                 let order = shared == 0 ? 0 : memcmp(x.baseAddress!, y.baseAddress!, shared)
                 return order != 0 ? order < 0 : x.count < y.count
             }
+        }
+    }
+
+    /// The first eight UTF-8 bytes of `key` as a big-endian number, zeros after a shorter key:
+    /// ordered as `precedes` orders keys without NUL (the only keys written) whenever two
+    /// prefixes differ.
+    static func orderPrefix(_ key: String) -> UInt64 {
+        var key = key
+        return key.withUTF8 { bytes in
+            var prefix: UInt64 = 0
+            for index in 0..<8 { prefix = prefix << 8 | UInt64(index < bytes.count ? bytes[index] : 0) }
+            return prefix
         }
     }
 }
