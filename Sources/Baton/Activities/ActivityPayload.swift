@@ -88,7 +88,7 @@ extension UserActivity {
         var type: String
         var properties: [String: Variant]
         /// The userInfo, or why it is not one (refused only after the properties, as always).
-        var userInfo: Result<[String: Any], UserActivityError>
+        var userInfo: Result<[AnyHashable: Any], UserActivityError>
     }
 
     private static func readPayload(_ reader: WireReader) -> Result<PayloadFields, UserActivityError> {
@@ -113,7 +113,7 @@ extension UserActivity {
             return .failure(.malformedPayload(reason: "a version 1 body must be \(UserActivity.bodyType), not \(bodyType.typeString)"))
         }
         var type = "", properties: [String: Variant] = [:]
-        var userInfo: Result<[String: Any], UserActivityError> = .success([:])
+        var userInfo: Result<[AnyHashable: Any], UserActivityError> = .success([:])
         do throws(WireFormatError) {
             try reader.boxedDepth(4, 1)
             try reader.members(bodyMembers, 8, inner, fixedSize: 0, alignmentMask: 7) { (index, start, count) throws(WireFormatError) in
@@ -124,7 +124,7 @@ extension UserActivity {
                     properties = p
                 default:
                     do throws(UserInfoDecodingFailure) {
-                        userInfo = .success(try UserInfoCoding.decodeDictionary(reader, start, count, depth: 3))
+                        userInfo = .success(try UserInfoCoding.decodeUserInfo(reader, start, count, depth: 3))
                     } catch {
                         switch error {
                         case .wire(let wire): throw wire

@@ -44,13 +44,14 @@ enum UserInfoCoding {
     }
 
     private static func writeDictionary(_ unsorted: [(key: String, value: Any)], into writer: inout WireWriter) throws(UserInfoEncodingFailure) {
-        // Sorted on the keys' first eight bytes as a number, then on the whole keys: most
-        // comparisons are one integer comparison.
-        let entries = unsorted.map { (prefix: WireWriter.orderPrefix($0.key), key: $0.key, value: $0.value) }.sorted {
-            $0.prefix != $1.prefix ? $0.prefix < $1.prefix : WireWriter.precedes($0.key, $1.key)
-        }
+        // The order, without moving the entries (copying an `Any` is dear): on the keys' first
+        // eight bytes as a number, then on the whole keys; most comparisons are one integer
+        // comparison.
+        var order = unsorted.indices.map { (prefix: WireWriter.orderPrefix(unsorted[$0].key), index: $0) }
+        order.sort { $0.prefix != $1.prefix ? $0.prefix < $1.prefix : WireWriter.precedes(unsorted[$0.index].key, unsorted[$1.index].key) }
         let array = writer.begin()
-        for (_, key, value) in entries {
+        for (_, index) in order {
+            let (key, value) = unsorted[index]
             writer.align(7)
             let entry = writer.begin()
             guard writer.appendString(key) else { throw UserInfoEncodingFailure(kind: .keyContainsNUL(key)) }
@@ -193,7 +194,19 @@ enum UserInfoCoding {
     /// Reads an `a{sv}` userInfo at `(start, size)`, `depth` deep in the payload, checking normal
     /// form as GLib does while it decodes.
     static func decodeDictionary(_ reader: WireReader, _ start: Int, _ size: Int, depth: Int) throws(UserInfoDecodingFailure) -> [String: Any] {
-        var result: [String: Any] = [:]
+        try decodeDictionary(reader, start, size, depth: depth) { $0 }
+    }
+
+    /// The userInfo itself, keyed as `UserActivity.userInfo` is, so that storing it converts
+    /// nothing.
+    static func decodeUserInfo(_ reader: WireReader, _ start: Int, _ size: Int, depth: Int) throws(UserInfoDecodingFailure) -> [AnyHashable: Any] {
+        try decodeDictionary(reader, start, size, depth: depth) { AnyHashable($0) }
+    }
+
+    @inline(__always)
+    private static func decodeDictionary<Key: Hashable>(_ reader: WireReader, _ start: Int, _ size: Int, depth: Int,
+                                                        keyedBy makeKey: (String) -> Key) throws(UserInfoDecodingFailure) -> [Key: Any] {
+        var result: [Key: Any] = [:]
         result.reserveCapacity(reader.itemCount(start, size))
         // `variableItems` throws only `WireFormatError`: an item's own failure is kept here and
         // stops the walk, then is what is thrown.
@@ -206,7 +219,7 @@ enum UserInfoCoding {
                     carried = error.adding(.key(key))
                     throw .notNormalForm
                 }
-                guard result.updateValue(value, forKey: key) == nil else { throw .duplicateKey(key) }
+                guard result.updateValue(value, forKey: makeKey(key)) == nil else { throw .duplicateKey(key) }
             }
         } catch {
             throw carried ?? .wire(error)
