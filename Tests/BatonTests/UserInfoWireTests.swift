@@ -108,6 +108,40 @@ final class UserInfoWireTests: BatonTestCase {
         }
     }
 
+    /// Types `Variant` does not read, where no value of them is read (an empty array of them)
+    /// or where one is: in a newer version's body, an unknown property, the userInfo. Both
+    /// readers agree on each (the first case is what the fuzz target found).
+    func testTypesVariantDoesNotReadAreTreatedAsGLibsReaderTreatsThem() throws {
+        try MainActor.assumeIsolated {
+            XCTAssertNil(GLibPayloadReference.disagreement(payload: Data(base64Encoded: "AQAAnwAAAAAAAAAAAGEoYXhhKHkpKQ==")!))
+            let values = ["@a(y) []", "@ai []", "@ai [1]", "@a{ss} {}", "@a{ss} {'a': 'b'}", "@ams []", "@ams [nothing]",
+                          "@a(axa(y)) [([1], @a(y) [])]", "@a(axa(y)) [([1], [(byte 1,)])]", "@aa{ss} []", "@aa{ss} [@a{ss} {}]",
+                          "@(ai) ([],)", "@(y) (byte 1,)", "@y 1", "@n 1", "@mi nothing", "@{ss} {'a', 'b'}", "@{sv} {'a', <1>}",
+                          "@ao []", "@ag []", "@ah []", "@a{yv} {}", "@a{sv} {}", "@aay [b'']", "@au [1]"]
+            var readers = (accepted: 0, refused: 0)
+            for value in values {
+                for text in ["(uint32 1, <('t', {'future': <\(value)>}, @a{sv} {})>)", "(uint32 2, <\(value)>)",
+                             "(uint32 1, <('t', @a{sv} {}, {'k': <\(value)>})>)", "(uint32 1, <('t', {'title': <'x'>, 'f': <\(value)>}, {'k': <'v'>})>)"] {
+                    let data = try XCTUnwrap(Self.parsed(text), text)
+                    XCTAssertNil(GLibPayloadReference.disagreement(payload: data), text)
+                    if (try? UserActivity(payload: data)) != nil { readers.accepted += 1 } else { readers.refused += 1 }
+                }
+            }
+            XCTAssertGreaterThan(readers.accepted, 10)
+            XCTAssertGreaterThan(readers.refused, 10)
+        }
+    }
+
+    /// GLib's text form parsed (`g_variant_parse`), in normal form.
+    private static func parsed(_ text: String) -> Data? {
+        guard let value = g_variant_parse(nil, text, nil, nil, nil) else { return nil }
+        let sunk = g_variant_ref_sink(value)!
+        defer { g_variant_unref(sunk) }
+        let normal = g_variant_get_normal_form(sunk)!
+        defer { g_variant_unref(normal) }
+        return Data(bytes: g_variant_get_data(normal)!, count: Int(g_variant_get_size(normal)))
+    }
+
     /// What GLib's builder makes of `value` (`g_variant_new_*`, then its normal form), with
     /// dictionary keys and string arrays in byte order, as Baton writes them.
     private static func glibBuilt(_ value: Variant) -> Data {

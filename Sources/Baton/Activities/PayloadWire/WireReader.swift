@@ -193,8 +193,8 @@ struct WireReader {
             return .double(Double(bitPattern: uint64(start)))
         case .string:
             return .string(try string(start, size, depth))
-        case .byte, .entry:
-            throw .unsupportedType(type.typeString)  // not reachable: parse makes neither alone
+        case .byte, .entry, .unread:
+            throw .unsupportedType(type.typeString)  // as `Variant(reading:)` refuses a value of them
         case .variant:
             let (inner, typeBytes) = try boxed(start, size, depth)
             let innerType = try boxedType(typeBytes, size: inner, depth: depth)
@@ -212,6 +212,8 @@ struct WireReader {
                 guard entries.updateValue(item, forKey: key) == nil else { throw .duplicateKey(key) }
             }
             return .dictionary(entries)
+        case .array(.unread(let element)) where element.isEntry:
+            throw .unsupportedType("a" + element.typeString)  // refused even empty, as by `Variant(reading:)`
         case .array(let element):
             var items: [Variant] = []
             let fixed = element.fixedSize
