@@ -3,7 +3,7 @@ import Foundation
 
 /// Reads GVariant's serialised normal form, little-endian, straight from bytes, accepting
 /// exactly what GLib's `g_variant_is_normal_form` accepts (gvariant-serialiser.c, followed rule
-/// by rule: framing offsets, zero padding, booleans 0 or 1, NUL-terminated UTF-8 strings, boxed
+/// by rule: framing offsets no wider than needed, zero padding, booleans 0 or 1, NUL-terminated UTF-8 strings, boxed
 /// types that are one definite type, and GLib's depth limits), for the types `Variant` models.
 ///
 /// Every read is bounds-checked against the slice it belongs to before it happens; a value is a
@@ -94,6 +94,8 @@ struct WireReader {
         guard lastEnd <= size else { throw .notNormalForm }
         let table = size - lastEnd
         guard table % width == 0, table > 0 else { throw .notNormalForm }
+        // Offsets no wider than needed (GLib 2.74's normal form: one form per value).
+        guard WireWriter.totalSize(body: lastEnd, offsets: table / width) == size else { throw .notNormalForm }
         var position = 0
         for index in 0..<(table / width) {
             let end = offset(start + lastEnd + index * width, width)
@@ -114,6 +116,13 @@ struct WireReader {
         let width = WireWriter.offsetSize(forTotal: size)
         var offsetEnd = size
         var position = 0
+        // Offsets no wider than needed (GLib 2.74's normal form: one form per value).
+        let framed = types.dropLast().reduce(0) { $0 + ($1.fixedSize == 0 ? 1 : 0) }
+        if framed > 0 && width > 0 {  // a tuple of no bytes has offsets of no width, and is not held to this
+            guard size >= framed * width, WireWriter.totalSize(body: size - framed * width, offsets: framed) == size else {
+                throw .notNormalForm
+            }
+        }
         for (index, type) in types.enumerated() {
             let mask = type.alignmentMask
             while position & mask != 0 {
@@ -154,7 +163,7 @@ struct WireReader {
     func entry(_ start: Int, _ size: Int, _ depth: Int) throws(WireFormatError) -> (key: String, start: Int, size: Int) {
         // `members` specialised to (s, v): the key's end is the one framing offset.
         let width = WireWriter.offsetSize(forTotal: size)
-        guard size >= width else { throw .notNormalForm }
+        guard size >= width, width == 0 || WireWriter.totalSize(body: size - width, offsets: 1) == size else { throw .notNormalForm }
         let offsetEnd = size - width
         let keyEnd = offset(start + offsetEnd, width)
         guard keyEnd <= offsetEnd else { throw .notNormalForm }
