@@ -125,4 +125,23 @@ enum ActivityBenchmarks {
         let decode = nanosPerOp(ContinuousClock.now - decodeStart, codings)
         return (encode, decode, data.count)
     }
+
+    /// The payload coding rows, each the median of five runs, beside a binary plist of the same
+    /// dictionary made and read in the same runs (`--coding`).
+    static func codingFigures() -> [Figure] {
+        var runs: [(coding: (encode: Double, decode: Double, bytes: Int), plist: (encode: Double, decode: Double, bytes: Int))] = []
+        for _ in 0..<5 { runs.append((payloadCoding(), propertyListCoding())) }
+        func middle(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
+        let coding = runs.last!.coding, plist = runs.last!.plist
+        return [
+            Figure(name: "encode 3 KB userInfo (GVariant)", value: middle(runs.map(\.coding.encode)) / 1000,
+                   baselineName: "binary plist (Foundation)", baseline: middle(runs.map(\.plist.encode)) / 1000, unit: "µs",
+                   aim: "aim < 20 µs"),
+            Figure(name: "decode 3 KB userInfo (GVariant)", value: middle(runs.map(\.coding.decode)) / 1000,
+                   baselineName: "binary plist (Foundation)", baseline: middle(runs.map(\.plist.decode)) / 1000, unit: "µs",
+                   aim: "aim < 20 µs"),
+            Figure(name: "payload bytes", value: Double(coding.bytes), baselineName: "binary plist bytes",
+                   baseline: Double(plist.bytes), unit: "B", aim: ""),
+        ]
+    }
 }

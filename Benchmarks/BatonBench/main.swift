@@ -10,6 +10,7 @@
 //     BatonBench --gtk-only  (the GTK focus figure alone: a child on the bench's own Xvfb; built only with GTK 4)
 //     BatonBench --exit-only (batond's exit after SIGTERM, linked to a peer, beside a plain process's: issue 31)
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
+//     BatonBench --coding    (the payload coding rows alone: encode and decode a 3 KB userInfo, beside binary plists)
 import Baton
 import Foundation
 
@@ -45,6 +46,11 @@ if CommandLine.arguments.contains("--gtk-only") {  // the GTK figure alone
 
 if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/callgrind, no figures
     MainActor.assumeIsolated { for _ in 0..<20 { _ = ActivityBenchmarks.payloadCoding() } }
+    exit(0)
+}
+
+if CommandLine.arguments.contains("--coding") {  // the payload coding rows alone
+    MainActor.assumeIsolated { for figure in ActivityBenchmarks.codingFigures() { say(figure.line()) } }
     exit(0)
 }
 

@@ -16,8 +16,8 @@ extension UserActivity {
     /// still one quick read on any link; bigger data belongs in continuation streams.
     nonisolated public static let payloadLimit = 64 * 1024
 
-    private static let payloadType = "(uv)"
-    private static let bodyType = "(sa{sv}a{sv})"
+    static let payloadType = "(uv)"
+    static let bodyType = "(sa{sv}a{sv})"
 
     /// Saves the activity (its responders, documents or delegate bring it up to date, as
     /// before any handoff), then serialises it. Throws
@@ -28,85 +28,190 @@ extension UserActivity {
         return try encodedPayload()
     }
 
-    /// Serialises the activity as it is, without saving first.
+    /// Serialises the activity as it is, without saving first. The bytes are written directly
+    /// (`WireWriter`), identical to what GLib's builder makes of the same values.
     public func encodedPayload() throws -> Data {
-        let data = try serializedPayload()
-        if data.count > UserActivity.payloadLimit {
+        let bytes = try serializedBytes()
+        let size = bytes.count
+        if size > UserActivity.payloadLimit {
             throw CocoaError(.userActivityHandoffUserInfoTooLarge, userInfo: [
-                NSLocalizedDescriptionKey: UserActivityError.payloadTooLarge(size: data.count, limit: UserActivity.payloadLimit).description,
+                NSLocalizedDescriptionKey: UserActivityError.payloadTooLarge(size: size, limit: UserActivity.payloadLimit).description,
             ])
         }
-        if data.count > UserActivity.payloadAdvisedSize {
+        if size > UserActivity.payloadAdvisedSize {
             Logger(label: "baton").warning(
-                "activity \(activityType) payload is \(data.count) bytes; Handoff advises under \(UserActivity.payloadAdvisedSize)")
+                "activity \(activityType) payload is \(size) bytes; Handoff advises under \(UserActivity.payloadAdvisedSize)")
         }
-        return data
+        return Data(bytes)
     }
 
     /// The activity as it is, serialised, with no size check and nothing logged (what
     /// `encodedPayload()` checks, and inspection measures).
-    func serializedPayload() throws -> Data {
-        let info = userInfo ?? [:]
-        let variant = Variant.tuple([
-            .uint32(UserActivity.payloadVersion),
-            .boxed(.tuple([.string(activityType), .dictionary(try encodedProperties()), try UserInfoCoding.encode(info)])),
-        ])
-        do { return try variant.serialized() } catch { throw UserActivityError.malformedPayload(reason: "\(error)") }
+    func serializedPayload() throws -> Data { Data(try serializedBytes()) }
+
+    private func serializedBytes() throws -> [UInt8] {
+        var writer = WireWriter(capacity: 1024)
+        writer.append(UserActivity.payloadVersion)
+        writer.align(7)
+        let body = writer.begin()
+        let typeWritten = writer.appendString(activityType)
+        writer.markEnd(of: body)
+        writer.align(7)
+        try writeProperties(into: &writer)
+        writer.markEnd(of: body)
+        writer.align(7)
+        try UserInfoCoding.encode(userInfo ?? [:], into: &writer)
+        writer.finishTuple(body)
+        writer.append("\0(sa{sv}a{sv})")
+        guard typeWritten else {
+            throw UserActivityError.malformedPayload(reason: "\(VariantError.stringContainsNUL(String(activityType.prefix(40))))")
+        }
+        return writer.bytes
     }
 
     /// Reads a payload from untrusted bytes: size, normal form, version and every field's type
-    /// are checked, and each problem is a `UserActivityError` that says what was wrong.
+    /// are checked, and each problem is a `UserActivityError` that says what was wrong. The
+    /// bytes are read directly (`WireReader`), accepting exactly what GLib reads in normal form,
+    /// and refusing in the same order: bytes that are not a normal-form `(uv)` of types
+    /// `Variant` models, then the version, the body's type, the properties, the userInfo.
     public convenience init(payload data: Data) throws(UserActivityError) {
         guard data.count <= UserActivity.payloadLimit else {
             throw .payloadTooLarge(size: data.count, limit: UserActivity.payloadLimit)
         }
-        let variant: Variant
-        do { variant = try Variant(serialized: data, type: UserActivity.payloadType) } catch {
-            throw .malformedPayload(reason: "\(error)")
+        let read = data.withUnsafeBytes { raw in UserActivity.readPayload(WireReader(bytes: raw)) }
+        let fields: PayloadFields
+        switch read {
+        case .success(let f): fields = f
+        case .failure(let error): throw error
         }
-        guard case .tuple(let outer) = variant, outer.count == 2, case .uint32(let version) = outer[0],
-              case .boxed(let body) = outer[1] else {
-            throw .malformedPayload(reason: "not an activity")
+        self.init(activityType: fields.type)
+        try applyProperties(fields.properties)
+        switch fields.userInfo {
+        case .success(let info): storeDecodedUserInfo(info)
+        case .failure(let error): throw error
         }
-        guard version == UserActivity.payloadVersion else { throw .unsupportedPayloadVersion(version) }
-        guard case .tuple(let fields) = body, body.typeString == UserActivity.bodyType,
-              case .string(let type) = fields[0], case .dictionary(let properties) = fields[1],
-              case .dictionary(let info) = fields[2] else {
-            throw .malformedPayload(reason: "a version 1 body must be \(UserActivity.bodyType), not \(body.typeString)")
-        }
-        guard !type.isEmpty else { throw .malformedPayload(reason: "the activity type is empty") }
-        self.init(activityType: type)
-        try applyProperties(properties)
-        storeDecodedUserInfo(try UserInfoCoding.decodeDictionary(info, path: ""))
     }
 
-    private func encodedProperties() throws(UserActivityError) -> [String: Variant] {
-        var p: [String: Variant] = [:]
-        func text(_ key: String, _ value: String?) throws(UserActivityError) {
+    /// A version 1 body, read and checked up to what needs an activity to apply.
+    private struct PayloadFields {
+        var type: String
+        var properties: [String: Variant]
+        /// The userInfo, or why it is not one (refused only after the properties, as always).
+        var userInfo: Result<[AnyHashable: Any], UserActivityError>
+    }
+
+    private static func readPayload(_ reader: WireReader) -> Result<PayloadFields, UserActivityError> {
+        let size = reader.bytes.count
+        func malformed(_ error: WireFormatError) -> Result<PayloadFields, UserActivityError> {
+            .failure(.malformedPayload(reason: error.reason(type: payloadType, size: size)))
+        }
+        // (uv): the version at 0, zero padding, the boxed body from 8 to the end.
+        guard size >= 8, reader.uint32(4) == 0 else { return malformed(.notNormalForm) }
+        let version = reader.uint32(0)
+        let (inner, typeBytes): (Int, UnsafeRawBufferPointer)
+        do { (inner, typeBytes) = try reader.boxed(8, size - 8, 1) } catch { return malformed(error) }
+        let isBody = typeBytes.elementsEqual(bodyType.utf8)
+        guard version == payloadVersion, isBody else {
+            // Any other version or body: the whole value must still be well formed first.
+            let bodyType: WireType
+            do {
+                bodyType = try reader.boxedType(typeBytes, size: inner, depth: 1)
+                _ = try reader.value(bodyType, 8, inner, 2)
+            } catch { return malformed(error) }
+            guard version == payloadVersion else { return .failure(.unsupportedPayloadVersion(version)) }
+            return .failure(.malformedPayload(reason: "a version 1 body must be \(UserActivity.bodyType), not \(bodyType.typeString)"))
+        }
+        var type = "", properties: [String: Variant] = [:]
+        var userInfo: Result<[AnyHashable: Any], UserActivityError> = .success([:])
+        do throws(WireFormatError) {
+            try reader.boxedDepth(4, 1)
+            try reader.members(bodyMembers, 8, inner, fixedSize: 0, alignmentMask: 7) { (index, start, count) throws(WireFormatError) in
+                switch index {
+                case 0: type = try reader.string(start, count, 3)
+                case 1:
+                    guard case .dictionary(let p) = try reader.value(.array(.entry), start, count, 3) else { throw .notNormalForm }
+                    properties = p
+                default:
+                    do throws(UserInfoDecodingFailure) {
+                        userInfo = .success(try UserInfoCoding.decodeUserInfo(reader, start, count, depth: 3))
+                    } catch {
+                        switch error {
+                        case .wire(let wire): throw wire
+                        case .notUserInfo(let steps, let reason):
+                            // Refused after the properties, unless the bytes are not well formed.
+                            _ = try reader.value(.array(.entry), start, count, 3)
+                            userInfo = .failure(.malformedPayload(reason: UserInfoDecodingFailure.reason(steps, reason)))
+                        }
+                    }
+                }
+            }
+        } catch { return malformed(error) }
+        guard !type.isEmpty else { return .failure(.malformedPayload(reason: "the activity type is empty")) }
+        return .success(PayloadFields(type: type, properties: properties, userInfo: userInfo))
+    }
+
+    private static let bodyMembers: [WireType] = [.string, .array(.entry), .array(.entry)]
+
+    /// The properties as `a{sv}`, keys in byte order (`WireWriter.precedes`); keywords and
+    /// required keys as `as`, in the same order.
+    private func writeProperties(into writer: inout WireWriter) throws(UserActivityError) {
+        var entries: [(key: StaticString, write: (inout WireWriter) throws(UserActivityError) -> Void)] = []
+        func text(_ key: StaticString, _ value: String?) {
             guard let value else { return }
-            guard !value.utf8.contains(0) else { throw .stringContainsNUL(field: key) }
-            p[key] = .string(value)
+            entries.append((key, { (w: inout WireWriter) throws(UserActivityError) in
+                guard w.appendString(value) else { throw .stringContainsNUL(field: "\(key)") }
+                w.append("\0s")
+            }))
         }
-        try text("title", title)
-        try text("webpageURL", webpageURL?.absoluteString)
-        try text("referrerURL", referrerURL?.absoluteString)
-        try text("targetContentIdentifier", targetContentIdentifier)
-        try text("persistentIdentifier", persistentIdentifier)
-        if let expirationDate { p["expirationDate"] = .double(expirationDate.timeIntervalSince1970) }
-        if !keywords.isEmpty { p["keywords"] = .array(elementType: "s", keywords.sorted().map(Variant.string)) }
-        if let requiredUserInfoKeys {
-            p["requiredUserInfoKeys"] = .array(elementType: "s", requiredUserInfoKeys.sorted().map(Variant.string))
+        func flag(_ key: StaticString, _ value: Bool) {
+            entries.append((key, { (w: inout WireWriter) in w.appendByte(value ? 1 : 0); w.append("\0b") }))
         }
-        p["eligibleForHandoff"] = .bool(isEligibleForHandoff)
-        p["eligibleForSearch"] = .bool(isEligibleForSearch)
-        p["eligibleForPublicIndexing"] = .bool(isEligibleForPublicIndexing)
-        p["supportsContinuationStreams"] = .bool(supportsContinuationStreams)
-        return p
+        func strings(_ key: StaticString, _ values: Set<String>) {
+            entries.append((key, { (w: inout WireWriter) throws(UserActivityError) in
+                let array = w.begin()
+                for value in values.sorted(by: WireWriter.precedes) {
+                    guard w.appendString(value) else { throw .malformedPayload(reason: "\(VariantError.stringContainsNUL(String(value.prefix(40))))") }
+                    w.markEnd(of: array)
+                }
+                w.finishArray(array)
+                w.append("\0as")
+            }))
+        }
+        // In key order.
+        flag("eligibleForHandoff", isEligibleForHandoff)
+        flag("eligibleForPublicIndexing", isEligibleForPublicIndexing)
+        flag("eligibleForSearch", isEligibleForSearch)
+        if let expirationDate {
+            let seconds = expirationDate.timeIntervalSince1970
+            entries.append(("expirationDate", { (w: inout WireWriter) in w.append(seconds); w.append("\0d") }))
+        }
+        if !keywords.isEmpty { strings("keywords", keywords) }
+        text("persistentIdentifier", persistentIdentifier)
+        text("referrerURL", referrerURL?.absoluteString)
+        if let requiredUserInfoKeys { strings("requiredUserInfoKeys", requiredUserInfoKeys) }
+        flag("supportsContinuationStreams", supportsContinuationStreams)
+        text("targetContentIdentifier", targetContentIdentifier)
+        text("title", title)
+        text("webpageURL", webpageURL?.absoluteString)
+
+        let array = writer.begin()
+        for (key, write) in entries {
+            writer.align(7)
+            let entry = writer.begin()
+            writer.append(key)
+            writer.appendByte(0)
+            writer.markEnd(of: entry)
+            writer.align(7)
+            try write(&writer)
+            writer.finishTuple(entry)
+            writer.markEnd(of: array)
+        }
+        writer.finishArray(array)
     }
 
     /// Known properties must have their type; unknown ones are ignored, so a newer sender
     /// can add properties without breaking older readers.
-    private func applyProperties(_ p: [String: Variant]) throws(UserActivityError) {
+    func applyProperties(_ p: [String: Variant]) throws(UserActivityError) {
         func text(_ key: String) throws(UserActivityError) -> String? {
             guard let value = p[key] else { return nil }
             guard case .string(let s) = value else { throw wrongType(key, value, "s") }

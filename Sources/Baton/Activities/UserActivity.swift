@@ -136,6 +136,9 @@ public final class UserActivity {
     /// Sets userInfo decoded from a payload, valid by construction.
     func storeDecodedUserInfo(_ info: [String: Any]) { storedUserInfo = info }
 
+    /// Sets userInfo decoded from a payload, already keyed by `AnyHashable` (no conversion).
+    func storeDecodedUserInfo(_ info: [AnyHashable: Any]) { storedUserInfo = info }
+
     /// Merges `entries` into `userInfo` (`addUserInfoEntries(from:)`). An entry Handoff cannot
     /// carry is left out and logged; the others are applied.
     public func addUserInfoEntries(from entries: [AnyHashable: Any]) {
