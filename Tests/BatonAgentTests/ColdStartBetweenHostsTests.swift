@@ -1,3 +1,4 @@
+import BatonContinuity
 import BatonTestSupport
 import DeviceTestSupport
 import Foundation
@@ -10,6 +11,13 @@ import XCTest
 final class ColdStartBetweenHostsTests: AgentTestHostsCase {
     func testARestartedAgentDialsTheDeviceAvahiHasCached() throws {
         let folders = try devices("A", "B")
+        // The other device may dial the restarted one too, once it sees its new record; two
+        // devices dialing each other keep the connection the lower identifier dialed. So the
+        // device that restarts is the one whose identifier sorts first: its link says it
+        // dialed whenever it dialed at once, and says so never if it waited to be dialed.
+        let identifiers = try folders.map { try DeviceIdentity.load(from: URL(fileURLWithPath: $0)).identifier }
+        let (stays, staying, restarts, restarting) = identifiers[1] < identifiers[0]
+            ? ("A", folders[0], "B", folders[1]) : ("B", folders[1], "A", folders[0])
         let batond = productURL("batond").path
         let empty = root.appendingPathComponent("no-config").path
         func agent(_ folder: String, _ socket: String) -> [String] {
@@ -19,24 +27,24 @@ final class ColdStartBetweenHostsTests: AgentTestHostsCase {
         // The hosts' first processes wait; the agents run in them.
         let (a, b) = try TestHost.pair(["/bin/sh", "-c", "read -r end"], ["/bin/sh", "-c", "read -r end"])
         hosts = [a, b]
-        let agentA = try a.start(agent(folders[0], socket("a.sock")))
+        let agentA = try a.start(agent(staying, socket("a.sock")))
         processes.append(agentA)
-        var agentB = try b.start(agent(folders[1], socket("b.sock")))
+        var agentB = try b.start(agent(restarting, socket("b.sock")))
         processes.append(agentB)
-        XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output + agentA.output)
+        XCTAssertTrue(agentB.waitForLink(with: stays), agentB.output + agentA.output)
         // Which of two running devices dials is even odds (their published names are random):
-        // restarted three times, B must dial each time.
-        let lastLinked = URL(fileURLWithPath: folders[1]).appendingPathComponent("last-linked")
+        // restarted three times, the restarted device must dial each time.
+        let lastLinked = URL(fileURLWithPath: restarting).appendingPathComponent("last-linked")
         for restart in 1...3 {
             agentB.terminate()
             agentB.waitForExit()
-            XCTAssertTrue(agentA.waitForEvent(occurrence: restart) { if case .unlinked("B", .closed) = $0 { true } else { false } } != nil,
+            XCTAssertTrue(agentA.waitForEvent(occurrence: restart) { if case .unlinked(restarts, .closed) = $0 { true } else { false } } != nil,
                           agentA.output)
-            try? FileManager.default.removeItem(at: lastLinked)  // only what Avahi has cached tells B where A is
-            agentB = try b.start(agent(folders[1], socket("b.sock")))
+            try? FileManager.default.removeItem(at: lastLinked)  // only what Avahi has cached tells it where the other is
+            agentB = try b.start(agent(restarting, socket("b.sock")))
             processes.append(agentB)
-            let linked = agentB.waitForEvent { if case .linked("A", _) = $0 { true } else { false } }
-            XCTAssertEqual(linked, .linked(peer: "A", dialed: true), "restart \(restart): the restarted device dialed\n\(agentB.output)")
+            let linked = agentB.waitForEvent { if case .linked(stays, _) = $0 { true } else { false } }
+            XCTAssertEqual(linked, .linked(peer: stays, dialed: true), "restart \(restart): the restarted device dialed\n\(agentB.output)")
         }
     }
 
