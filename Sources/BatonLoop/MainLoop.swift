@@ -58,7 +58,9 @@ public enum MainLoop {
             pushedThreadDefault = context
         }
         current.withLock { $0 = context }
-        bridge = MainQueueBridge(on: context)
+        bridge = nil
+        installMainActorSource()
+        for pool in idlePools.values { pool.attach(to: context) }
     }
 
     /// The context `embed(in:)` pushed as the main thread's thread-default context, if any.
@@ -122,12 +124,29 @@ public enum MainLoop {
         return condition()
     }
 
-    /// Runs `body` once, the next time the loop is idle.
+    /// Runs `body` once, the next time the loop is idle: when no source of a higher priority
+    /// than `priority` is ready, as `g_idle_add` would.
+    ///
+    /// One-shots of one priority share a GLib source (`IdlePool`), which runs those queued
+    /// before each of its dispatches, in order: the cost of a callback, not of a GLib source made
+    /// and freed each time.
     @discardableResult
     public static func idle(priority: LoopPriority = .defaultIdle,
                             _ body: @escaping @MainActor () -> Void) -> LoopSource {
-        context.attach(g_idle_source_new(), priority: priority, onMainActor { body(); return .stop })
+        idlePool(priority).add(body)
     }
+
+    /// The pool of `priority`'s one-shots, made (on `context`) the first time.
+    private static func idlePool(_ priority: LoopPriority) -> IdlePool {
+        if let pool = defaultIdlePool, pool.priority == priority { return pool }
+        if let pool = idlePools[priority] { return pool }
+        let pool = IdlePool(priority: priority, on: context)
+        idlePools[priority] = pool
+        if priority == .defaultIdle { defaultIdlePool = pool }
+        return pool
+    }
+    private static var idlePools: [LoopPriority: IdlePool] = [:]
+    private static var defaultIdlePool: IdlePool?
 
     /// Runs `body` once after `delay`.
     @discardableResult
@@ -160,7 +179,34 @@ public enum MainLoop {
     }
 
     private static func installBridgeIfNeeded() {
-        if bridge == nil { bridge = MainQueueBridge(on: context) }
+        if !mainActorSourceAttached { installMainActorSource() }
+    }
+
+    /// Makes the main actor's jobs come straight to `context` (`MainLoopExecutor`, whose source
+    /// drains `DispatchQueue.main` too), or moves its source there; where the toolchain has no
+    /// custom main executor, the main queue's bridge runs them.
+    private static func installMainActorSource() {
+        #if compiler(>=6.3)
+        MainLoopExecutor.install(on: context)
+        #else
+        bridge = MainQueueBridge(on: context)
+        #endif
+        mainActorSourceAttached = true
+    }
+    private static var mainActorSourceAttached = false
+
+    /// What runs the main actor's jobs (`Task { @MainActor in }`, an `await` resuming on the
+    /// main actor) now. Readable from any thread.
+    ///
+    /// `.glibSource` once `run()`, `run(until:timeout:)` or `embed(in:)` has been called, in a
+    /// build with Swift 6.3 or later (its custom main executor); `.dispatchMainQueue` before that,
+    /// or with an older toolchain. `DispatchQueue.main.async` always goes through the main queue,
+    /// which the loop drains, as do main-actor jobs queued before the first call.
+    nonisolated public static var mainActorExecutor: MainActorExecutorKind {
+        #if compiler(>=6.3)
+        if MainLoopExecutor.isInstalled { return .glibSource }
+        #endif
+        return .dispatchMainQueue
     }
 
     /// A GLib callback body that enters the main actor, which it is on: the main context is
