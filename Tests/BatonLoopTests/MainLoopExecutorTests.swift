@@ -92,6 +92,32 @@ final class MainLoopExecutorTests: XCTestCase {
         }
     }
 
+    /// A `DispatchQueue.main` block that iterates the loop does not see a main-actor job run
+    /// inside it, nor the other way round: both are the main actor's, and one GLib source
+    /// runs both, which GLib does not re-enter.
+    func testMainQueueBlocksAndMainActorJobsNeverRunInsideEachOther() {
+        MainActor.assumeIsolated {
+            var taskRan = false, blockRan = false
+            var taskRanInsideTheBlock: Bool?, blockRanInsideTheTask: Bool?
+            DispatchQueue.main.async {
+                MainActor.assumeIsolated {
+                    Task { @MainActor in taskRan = true }
+                    _ = MainLoop.run(until: { taskRan }, timeout: .milliseconds(100))
+                    taskRanInsideTheBlock = taskRan
+                }
+            }
+            spin(until: { taskRanInsideTheBlock != nil && taskRan })
+            XCTAssertEqual(taskRanInsideTheBlock, false)
+            Task { @MainActor in
+                DispatchQueue.main.async { MainActor.assumeIsolated { blockRan = true } }
+                _ = MainLoop.run(until: { blockRan }, timeout: .milliseconds(100))
+                blockRanInsideTheTask = blockRan
+            }
+            spin(until: { blockRanInsideTheTask != nil && blockRan })
+            XCTAssertEqual(blockRanInsideTheTask, false)
+        }
+    }
+
     /// `Task.sleep` on the main actor still ends, back on the main thread, and a cancelled
     /// sleep ends at once with `CancellationError`.
     func testTaskSleepOnTheMainActorEndsOnTheMainThreadOrWhenCancelled() {
