@@ -30,7 +30,8 @@ public enum MainLoop {
     /// main thread itself (its own `g_main_loop_run`, say) and never calls `run()`.
     ///
     /// Call it first, before anything of Baton's schedules work (`Application.shared`, a
-    /// `ContinuityNode`): a source attached earlier stays on the context it was attached to.
+    /// `ContinuityNode`): a source attached earlier stays on the context it was attached to
+    /// (except the main actor's own source and `idle(priority:_:)`'s one-shots, which move).
     /// From then on every source Baton attaches, every GIO and GDBus callback, and the main
     /// actor itself come through `context`.
     ///
@@ -107,8 +108,9 @@ public enum MainLoop {
     /// Iterates the loop until `condition` holds or `timeout` passes; returns `condition()`.
     ///
     /// For tests and modal waits. It blocks between events and wakes only for sources that
-    /// fire, never to poll. Called from a job the main queue is draining, it cannot drain the
-    /// main queue again (GLib does not re-enter a dispatching source), as with CFRunLoop.
+    /// fire, never to poll. Called from a main-actor job or a `DispatchQueue.main` block, it
+    /// runs no other of either until that one returns (one GLib source runs them, and GLib does
+    /// not re-enter a dispatching source), as with CFRunLoop and the main queue.
     @discardableResult
     public static func run(until condition: () -> Bool, timeout: Duration) -> Bool {
         installBridgeIfNeeded()

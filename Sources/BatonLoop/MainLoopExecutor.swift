@@ -116,11 +116,16 @@ final class MainLoopExecutor: MainExecutor, @unchecked Sendable {
     }
 
     private func enqueue(_ queued: QueuedJob) {
+        if baton_is_initial_thread() != 0 {
+            // The loop thread is awake (it is running this): nothing to wake.
+            state.withLock { $0.jobs.append(queued) }
+            return
+        }
         let context = state.withLock { state in
             state.jobs.append(queued)
             return state.context
         }
-        if baton_is_initial_thread() == 0, let context { g_main_context_wakeup(context.gContext) }
+        if let context { g_main_context_wakeup(context.gContext) }
     }
 
     /// Runs the jobs queued so far, and those they queue, for up to `drainRounds` rounds;
