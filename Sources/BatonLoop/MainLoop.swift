@@ -61,6 +61,11 @@ public enum MainLoop {
         current.withLock { $0 = context }
         bridge = nil
         installMainActorSource()
+        let hostContext = context.gContext != g_main_context_default()
+        if hostContext != hostIterates {
+            hostIterates = hostContext
+            if hostContext { loopStarts() } else { loopEnds() }
+        }
         for pool in idlePools.values { pool.attach(to: context) }
     }
 
@@ -95,7 +100,9 @@ public enum MainLoop {
         installBridgeIfNeeded()
         let loop = g_main_loop_new(context.gContext, 0)!
         running.append(loop)
+        loopStarts()
         g_main_loop_run(loop)
+        loopEnds()
         running.removeLast()
         g_main_loop_unref(loop)
     }
@@ -120,6 +127,8 @@ public enum MainLoop {
             return .stop
         }
         defer { timer.cancel() }
+        loopStarts()
+        defer { loopEnds() }
         while !condition() && !timedOut {
             context.iterate(mayBlock: true)
         }
@@ -196,6 +205,21 @@ public enum MainLoop {
         mainActorSourceAttached = true
     }
     private static var mainActorSourceAttached = false
+
+    /// Tells the main actor's executor that the context is being iterated, so it need not
+    /// offer its jobs to the main queue too.
+    private static func loopStarts() {
+        #if compiler(>=6.3)
+        MainLoopExecutor.shared.loopStarts()
+        #endif
+    }
+    private static func loopEnds() {
+        #if compiler(>=6.3)
+        MainLoopExecutor.shared.loopEnds()
+        #endif
+    }
+    /// True while a host iterates a context of its own (`embed(in:)` with another context).
+    private static var hostIterates = false
 
     /// What runs the main actor's jobs (`Task { @MainActor in }`, an `await` resuming on the
     /// main actor) now. Readable from any thread.

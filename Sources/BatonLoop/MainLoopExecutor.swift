@@ -1,6 +1,7 @@
 #if compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 import CGLib
+import Dispatch
 import Synchronization
 
 /// The main actor's executor on the GLib loop: a job enqueued on the main actor goes straight
@@ -116,6 +117,14 @@ final class MainLoopExecutor: MainExecutor, @unchecked Sendable {
     }
 
     private func enqueue(_ queued: QueuedJob) {
+        if loopsIterating.load(ordering: .relaxed) == 0 {
+            // Nothing of Baton's iterates the context now: the main thread may be waiting in
+            // Foundation's run loop (XCTest's async set-up does), which drains only the main
+            // queue. The job is offered there too; whichever drain comes first runs it.
+            state.withLock { $0.jobs.append(queued) }
+            DispatchQueue.main.async { [self] in drain() }
+            return
+        }
         if baton_is_initial_thread() != 0 {
             // The loop thread is awake (it is running this): nothing to wake.
             state.withLock { $0.jobs.append(queued) }
@@ -128,10 +137,26 @@ final class MainLoopExecutor: MainExecutor, @unchecked Sendable {
         if let context { g_main_context_wakeup(context.gContext) }
     }
 
+    /// How many `MainLoop.run`/`run(until:)` are iterating the context now (plus one while a
+    /// host iterates a context of its own, after `embed(in:)`).
+    private let loopsIterating = Atomic<Int>(0)
+
+    /// Called by `MainLoop` around each of its runs of the loop, and for a host's context.
+    func loopStarts() { loopsIterating.add(1, ordering: .relaxed) }
+    /// Balances `loopStarts()`.
+    func loopEnds() { loopsIterating.subtract(1, ordering: .relaxed) }
+
+    /// True while `drain()` runs: a main-queue block that drains inside a job (a run loop
+    /// spun inside it) does not run another job inside that one.
+    private var draining = false
+
     /// Runs the jobs queued so far, and those they queue, for up to `drainRounds` rounds;
     /// called by the source's dispatch.
     fileprivate func drain() {
         MainThreadRules.requireLoopThread("the main actor's GLib source")
+        if draining { return }
+        draining = true
+        defer { draining = false }
         let executor = asUnownedSerialExecutor()
         for _ in 0..<Self.drainRounds {
             var batch = state.withLock { state in

@@ -118,6 +118,15 @@ final class MainLoopExecutorTests: XCTestCase {
         }
     }
 
+    /// While nothing of Baton's iterates the loop, a main-actor job also runs from the main
+    /// queue: XCTest's `wait(for:)` (and its async set-up) spin Foundation's run loop, which
+    /// drains only the main queue.
+    func testMainActorJobsRunWhileFoundationsRunLoopWaits() {
+        let ran = expectation(description: "a main-actor job from another thread")
+        Task.detached { await MainActor.run { ran.fulfill() } }
+        wait(for: [ran], timeout: 20)
+    }
+
     /// `Task.sleep` on the main actor still ends, back on the main thread, and a cancelled
     /// sleep ends at once with `CancellationError`.
     func testTaskSleepOnTheMainActorEndsOnTheMainThreadOrWhenCancelled() {
