@@ -58,7 +58,7 @@ final class MainLoopExecutor: MainExecutor, @unchecked Sendable {
     /// How many times one dispatch takes the jobs queued so far: a job a job queues (a task
     /// resumed on the loop hopping onto the main actor, a chain of tasks) runs in the same
     /// dispatch, up to this many rounds; then the loop's other sources run.
-    static let drainRounds = 16
+    static let drainRounds = 64
 
     private init() {}
 
