@@ -1,7 +1,22 @@
+#if compiler(>=6.3)
+@_spi(ExperimentalCustomExecutors) import _Concurrency
+#endif
 import Foundation
 
 /// The same hops and blocks as `LoopBenchmarks`, with libdispatch running the main queue.
+///
+/// Once `MainLoop` has run, the main actor's executor is Baton's GLib source, which
+/// `dispatchMain()` never iterates: the first baseline gives the main actor back to
+/// libdispatch's main queue (Swift's platform executors) before it measures.
 enum DispatchMainBaselines {
+    /// Makes libdispatch's main queue the main actor's executor again, as without Baton.
+    /// Call it before `dispatchMain()` runs anything of the main actor's.
+    static func restorePlatformExecutors() {
+        #if compiler(>=6.3)
+        _createExecutors(factory: PlatformExecutorFactory.self)
+        #endif
+    }
+
     static func mainActorHops() async -> Double {
         var runs: [Double] = []
         for _ in 0..<5 {

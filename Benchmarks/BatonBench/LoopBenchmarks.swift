@@ -34,6 +34,39 @@ enum LoopBenchmarks {
 
     nonisolated static let hops = 100_000
 
+    /// `BatonBench --loop`: the loop's rows alone, each beside its baseline (the `dispatchMain()`
+    /// ones measured last, as in the full run), then exits.
+    static func runAlone() -> Never {
+        say("Baton loop benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
+        say("main actor's executor: \(MainLoop.mainActorExecutor)")
+        let batonIdle = median { batonIdleChain() }
+        let rawIdle = median { rawIdleChain() }
+        let tasks = median { mainActorTasks() }
+        let hops = median { mainActorHops() }
+        let blocks = median { dispatchChain() }
+        let loopResume = median { resumedFromTheLoop(preferringTheLoop: true) }
+        let poolResume = median { resumedFromTheLoop(preferringTheLoop: false) }
+        say("main actor's executor: \(MainLoop.mainActorExecutor)")
+        say(Figure(name: "MainLoop.idle one-shot", value: batonIdle, baselineName: "raw g_idle_add C callback",
+                   baseline: rawIdle, unit: "ns/op", aim: "aim ≤ 1.5×").line())
+        say(Figure(name: "await resumed by a loop callback", value: loopResume, baselineName: "withCheckedContinuation, same",
+                   baseline: poolResume, unit: "ns/op", aim: "GIO calls and the agent connection").line())
+        Task.detached {
+            DispatchMainBaselines.restorePlatformExecutors()
+            let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
+            let hopsBaseline = await DispatchMainBaselines.mainActorHops()
+            let blocksBaseline = await DispatchMainBaselines.dispatchChain()
+            say(Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks, baselineName: "same under dispatchMain()",
+                       baseline: tasksBaseline, unit: "ns/op", aim: "aim ≤ 1.3×").line())
+            say(Figure(name: "MainActor.run round trip, GLib loop", value: hops, baselineName: "same under dispatchMain()",
+                       baseline: hopsBaseline, unit: "ns/op", aim: "cross-thread").line())
+            say(Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks, baselineName: "same under dispatchMain()",
+                       baseline: blocksBaseline, unit: "ns/op", aim: "aim ≤ 2×").line())
+            exit(0)
+        }
+        dispatchMain()
+    }
+
     /// `Task { @MainActor in }`, each task starting the next, run by the GLib loop.
     static func mainActorTasks() -> Double {
         let start = ContinuousClock.now

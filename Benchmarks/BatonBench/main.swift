@@ -35,6 +35,7 @@ for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", Age
 }
 
 #if canImport(BatonGtk)
+if CommandLine.arguments.contains("--loop") { MainActor.assumeIsolated { LoopBenchmarks.runAlone() } }  // the loop's rows alone
 if CommandLine.arguments.contains("--gtk-mode") {  // the GTK figure's child, on the bench's own Xvfb
     MainActor.assumeIsolated { GtkBenchmarks.runMode() }
 }
@@ -244,6 +245,7 @@ func loopFigure(_ name: String) -> Double { figures.first { $0.name == name + ",
 let (loopTasks, loopHops, loopBlocks) = (loopFigure("Task { @MainActor } chain"), loopFigure("MainActor.run round trip"),
                                          loopFigure("DispatchQueue.main.async"))
 Task.detached {
+    DispatchMainBaselines.restorePlatformExecutors()
     let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
     let hopsBaseline = await DispatchMainBaselines.mainActorHops()
     let blocksBaseline = await DispatchMainBaselines.dispatchChain()

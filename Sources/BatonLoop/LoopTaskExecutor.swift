@@ -17,10 +17,16 @@ public final class LoopTaskExecutor: TaskExecutor, @unchecked Sendable {
 
     private init() {}
 
-    /// Queues `job` on the main queue, to run on the loop thread with this executor preferred.
+    /// Queues `job` to run on the loop thread with this executor preferred: on the main actor's
+    /// GLib source where it is the main actor's executor (`MainLoop.mainActorExecutor`), so the
+    /// task's hop back onto the main actor is taken in the same dispatch; else on the main
+    /// queue, whose drain takes that hop too.
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         let executor = asUnownedTaskExecutor()
+        #if compiler(>=6.3)
+        if MainLoopExecutor.isInstalled { return MainLoopExecutor.shared.enqueue(job, on: executor) }
+        #endif
         DispatchQueue.main.async { job.runSynchronously(on: executor) }
     }
 }

@@ -30,7 +30,8 @@ public enum MainLoop {
     /// main thread itself (its own `g_main_loop_run`, say) and never calls `run()`.
     ///
     /// Call it first, before anything of Baton's schedules work (`Application.shared`, a
-    /// `ContinuityNode`): a source attached earlier stays on the context it was attached to.
+    /// `ContinuityNode`): a source attached earlier stays on the context it was attached to
+    /// (except the main actor's own source and `idle(priority:_:)`'s one-shots, which move).
     /// From then on every source Baton attaches, every GIO and GDBus callback, and the main
     /// actor itself come through `context`.
     ///
@@ -58,7 +59,14 @@ public enum MainLoop {
             pushedThreadDefault = context
         }
         current.withLock { $0 = context }
-        bridge = MainQueueBridge(on: context)
+        bridge = nil
+        installMainActorSource()
+        let hostContext = context.gContext != g_main_context_default()
+        if hostContext != hostIterates {
+            hostIterates = hostContext
+            if hostContext { loopStarts() } else { loopEnds() }
+        }
+        for pool in idlePools.values { pool.attach(to: context) }
     }
 
     /// The context `embed(in:)` pushed as the main thread's thread-default context, if any.
@@ -92,7 +100,9 @@ public enum MainLoop {
         installBridgeIfNeeded()
         let loop = g_main_loop_new(context.gContext, 0)!
         running.append(loop)
+        loopStarts()
         g_main_loop_run(loop)
+        loopEnds()
         running.removeLast()
         g_main_loop_unref(loop)
     }
@@ -105,8 +115,9 @@ public enum MainLoop {
     /// Iterates the loop until `condition` holds or `timeout` passes; returns `condition()`.
     ///
     /// For tests and modal waits. It blocks between events and wakes only for sources that
-    /// fire, never to poll. Called from a job the main queue is draining, it cannot drain the
-    /// main queue again (GLib does not re-enter a dispatching source), as with CFRunLoop.
+    /// fire, never to poll. Called from a main-actor job or a `DispatchQueue.main` block, it
+    /// runs no other of either until that one returns (one GLib source runs them, and GLib does
+    /// not re-enter a dispatching source), as with CFRunLoop and the main queue.
     @discardableResult
     public static func run(until condition: () -> Bool, timeout: Duration) -> Bool {
         installBridgeIfNeeded()
@@ -116,18 +127,37 @@ public enum MainLoop {
             return .stop
         }
         defer { timer.cancel() }
+        loopStarts()
+        defer { loopEnds() }
         while !condition() && !timedOut {
             context.iterate(mayBlock: true)
         }
         return condition()
     }
 
-    /// Runs `body` once, the next time the loop is idle.
+    /// Runs `body` once, the next time the loop is idle: when no source of a higher priority
+    /// than `priority` is ready, as `g_idle_add` would.
+    ///
+    /// One-shots of one priority share a GLib source (`IdlePool`), which runs those queued
+    /// before each of its dispatches, in order: the cost of a callback, not of a GLib source made
+    /// and freed each time.
     @discardableResult
     public static func idle(priority: LoopPriority = .defaultIdle,
                             _ body: @escaping @MainActor () -> Void) -> LoopSource {
-        context.attach(g_idle_source_new(), priority: priority, onMainActor { body(); return .stop })
+        idlePool(priority).add(body)
     }
+
+    /// The pool of `priority`'s one-shots, made (on `context`) the first time.
+    private static func idlePool(_ priority: LoopPriority) -> IdlePool {
+        if let pool = defaultIdlePool, pool.priority == priority { return pool }
+        if let pool = idlePools[priority] { return pool }
+        let pool = IdlePool(priority: priority, on: context)
+        idlePools[priority] = pool
+        if priority == .defaultIdle { defaultIdlePool = pool }
+        return pool
+    }
+    private static var idlePools: [LoopPriority: IdlePool] = [:]
+    private static var defaultIdlePool: IdlePool?
 
     /// Runs `body` once after `delay`.
     @discardableResult
@@ -160,7 +190,49 @@ public enum MainLoop {
     }
 
     private static func installBridgeIfNeeded() {
-        if bridge == nil { bridge = MainQueueBridge(on: context) }
+        if !mainActorSourceAttached { installMainActorSource() }
+    }
+
+    /// Makes the main actor's jobs come straight to `context` (`MainLoopExecutor`, whose source
+    /// drains `DispatchQueue.main` too), or moves its source there; where the toolchain has no
+    /// custom main executor, the main queue's bridge runs them.
+    private static func installMainActorSource() {
+        #if compiler(>=6.3)
+        MainLoopExecutor.install(on: context)
+        #else
+        bridge = MainQueueBridge(on: context)
+        #endif
+        mainActorSourceAttached = true
+    }
+    private static var mainActorSourceAttached = false
+
+    /// Tells the main actor's executor that the context is being iterated, so it need not
+    /// offer its jobs to the main queue too.
+    private static func loopStarts() {
+        #if compiler(>=6.3)
+        MainLoopExecutor.shared.loopStarts()
+        #endif
+    }
+    private static func loopEnds() {
+        #if compiler(>=6.3)
+        MainLoopExecutor.shared.loopEnds()
+        #endif
+    }
+    /// True while a host iterates a context of its own (`embed(in:)` with another context).
+    private static var hostIterates = false
+
+    /// What runs the main actor's jobs (`Task { @MainActor in }`, an `await` resuming on the
+    /// main actor) now. Readable from any thread.
+    ///
+    /// `.glibSource` once `run()`, `run(until:timeout:)` or `embed(in:)` has been called, in a
+    /// build with Swift 6.3 or later (its custom main executor); `.dispatchMainQueue` before that,
+    /// or with an older toolchain. `DispatchQueue.main.async` always goes through the main queue,
+    /// which the loop drains, as do main-actor jobs queued before the first call.
+    nonisolated public static var mainActorExecutor: MainActorExecutorKind {
+        #if compiler(>=6.3)
+        if MainLoopExecutor.isInstalled { return .glibSource }
+        #endif
+        return .dispatchMainQueue
     }
 
     /// A GLib callback body that enters the main actor, which it is on: the main context is

@@ -4,14 +4,16 @@ import Glibc
 /// Runs the main dispatch queue (and so Swift's main actor) from a GLib main context, the
 /// way CoreFoundation's run loop does on Apple's systems.
 ///
-/// libdispatch signals queued main-queue work on an eventfd; a GLib fd source watches it,
-/// reads it (before draining, or it would wake forever or lose a wake-up) and drains the
-/// queue. One write after installing catches work queued before the bridge existed.
+/// libdispatch signals queued main-queue work on an eventfd (it writes when the queue goes from
+/// empty to not empty); a GLib fd source watches it and drains the queue. One write after
+/// installing catches work queued before the bridge existed.
 ///
-/// A drain runs only the jobs queued before it began; jobs they queue signal the eventfd
-/// again. Rather than wait a whole GLib iteration for each, the bridge drains again while
-/// the (non-blocking) eventfd says there is more, up to `drainRounds` times, then lets the
-/// loop's other sources run.
+/// A drain runs only the blocks queued before it began; blocks they queue (a chain of
+/// `DispatchQueue.main.async`) are run by the next, so one wake-up drains up to `drainRounds`
+/// times, reading nothing in between (an empty drain costs a few loads, a `read` a system
+/// call). Then the eventfd is read (it must be, or the loop would wake forever), and the queue
+/// drained once more: a block queued before that read, whose signal the read took, is run
+/// there; one queued after it signals again. Then the loop's other sources run.
 final class MainQueueBridge {
     private let source: LoopSource
     static let drainRounds = 16
@@ -22,14 +24,25 @@ final class MainQueueBridge {
             precondition(
                 MainThreadRules.isInitialThread,
                 "Baton: the context that runs the main actor must be iterated on the main thread")
-            var counter: UInt64 = 0
-            for _ in 0..<MainQueueBridge.drainRounds {
-                guard read(fd, &counter, MemoryLayout<UInt64>.size) == MemoryLayout<UInt64>.size else { break }
-                _dispatch_main_queue_callback_4CF(nil)
-                _dispatch_main_queue_callback_4CF(nil)
-            }
+            MainQueueBridge.drain(fd)
             return .again
         }
+        MainQueueBridge.signal(fd)
+    }
+
+    /// libdispatch's main-queue eventfd.
+    static var fd: Int32 { _dispatch_get_main_queue_handle_4CF() }
+
+    /// Drains the main queue after `fd` signalled, as described above; loop thread only.
+    static func drain(_ fd: Int32) {
+        for _ in 0..<drainRounds { _dispatch_main_queue_callback_4CF(nil) }
+        var counter: UInt64 = 0
+        _ = read(fd, &counter, MemoryLayout<UInt64>.size)
+        _dispatch_main_queue_callback_4CF(nil)
+    }
+
+    /// Signals `fd` once, for the work queued before anything watched it.
+    static func signal(_ fd: Int32) {
         var one: UInt64 = 1
         _ = write(fd, &one, MemoryLayout<UInt64>.size)
     }

@@ -1,0 +1,249 @@
+#if compiler(>=6.3)
+@_spi(ExperimentalCustomExecutors) import _Concurrency
+import CGLib
+import Dispatch
+import Synchronization
+
+/// The main actor's executor on the GLib loop: a job enqueued on the main actor goes straight
+/// into `MainLoop.context`, through one persistent GLib source, and runs in that source's next
+/// dispatch on the main thread.
+///
+/// One `Task { @MainActor in }` hop is one GLib dispatch: no eventfd written and read, no
+/// libdispatch drain. The source is ready while its queue is not empty; each dispatch runs the
+/// jobs queued before it began, then those they queued, up to `drainRounds` times (then the
+/// loop's other sources get their turn), at `G_PRIORITY_DEFAULT` like `DispatchQueue.main`'s
+/// bridge. A job
+/// enqueued on the loop thread wakes nothing (the loop is awake); one enqueued from another
+/// thread wakes the context (`g_main_context_wakeup`, which writes only while the loop polls).
+///
+/// Jobs run in the order they were enqueued; their Swift priorities are not used, as the main
+/// queue does not use them either (Apple's main actor runs on the main queue, in FIFO order).
+/// `Task.sleep` on the main actor keeps working as before: Swift 6.3 hands a sleep to the
+/// default executor (libdispatch's timers), not to the sleeping task's, so a main executor's
+/// `SchedulingExecutor` conformance is never asked; the woken task comes back through this
+/// executor. `loopSleep(for:)` sleeps on a GLib timer instead.
+///
+/// Like the main queue, the source does not run inside itself: a job that iterates the loop
+/// (`MainLoop.run(until:)`) sees other sources run, but no other main-actor job, until it returns.
+///
+/// The same source watches libdispatch's main-queue eventfd and drains `DispatchQueue.main`
+/// (as `MainQueueBridge` does without this executor), so main-queue blocks and main-actor jobs
+/// never run inside one another, even when one of them iterates the loop. Main-actor jobs
+/// queued before installation went to the main queue, and run from there.
+///
+/// It becomes the main actor's executor (Swift's `_createExecutors`, the custom main executor of
+/// Swift 6.3) when `MainLoop` first runs or embeds.
+final class MainLoopExecutor: MainExecutor, @unchecked Sendable {
+    /// The process's one instance; Swift holds it as the main executor once installed.
+    static let shared = MainLoopExecutor()
+
+    private struct State {
+        var jobs: [QueuedJob] = []
+        var spare: [QueuedJob] = []  // an emptied batch, kept for its capacity
+        var context: LoopContext?  // the context the source is attached to
+        var source: AttachedSource?
+    }
+
+    /// The source's pointer, owned (one reference); touched on the main thread only.
+    private struct AttachedSource: @unchecked Sendable { let pointer: UnsafeMutablePointer<GSource> }
+    private let state = Mutex(State())
+
+    /// A job, and the task executor it runs on when it is not the main actor's
+    /// (`LoopTaskExecutor`'s resumptions).
+    private struct QueuedJob {
+        let job: UnownedJob
+        let taskExecutor: UnownedTaskExecutor?
+    }
+
+    /// How many times one dispatch takes the jobs queued so far: a job a job queues (a task
+    /// resumed on the loop hopping onto the main actor, a chain of tasks) runs in the same
+    /// dispatch, up to this many rounds; then the loop's other sources run.
+    static let drainRounds = 64
+
+    private init() {}
+
+    // MARK: Installing
+
+    private static let installed = Atomic<Bool>(false)
+
+    /// True once this executor is Swift's main executor.
+    static var isInstalled: Bool { installed.load(ordering: .acquiring) }
+
+    /// Makes this executor the main actor's (once per process) and attaches its source to
+    /// `context`, moving it there from the context it was on. Main thread only.
+    static func install(on context: LoopContext) {
+        if !installed.load(ordering: .acquiring) {
+            _createExecutors(factory: MainLoopExecutorFactory.self)
+            installed.store(true, ordering: .releasing)
+        }
+        shared.attach(to: context)
+    }
+
+    private func attach(to context: LoopContext) {
+        let fresh = g_source_new(&mainExecutorSourceFuncs, guint(MemoryLayout<ExecutorSourceLayout>.size))!
+        let fd = MainQueueBridge.fd
+        fresh.withMemoryRebound(to: ExecutorSourceLayout.self, capacity: 1) {
+            $0.pointee.executor = Unmanaged.passUnretained(self).toOpaque()
+            $0.pointee.mainQueueTag = g_source_add_unix_fd(fresh, fd, G_IO_IN)
+            $0.pointee.mainQueueFD = fd
+        }
+        g_source_set_priority(fresh, G_PRIORITY_DEFAULT)
+        g_source_set_name(fresh, "Baton main actor")
+        g_source_attach(fresh, context.gContext)
+        let old = state.withLock { state in
+            defer { state.source = AttachedSource(pointer: fresh); state.context = context }
+            return state.source
+        }
+        if let old {
+            g_source_destroy(old.pointer)
+            g_source_unref(old.pointer)
+        }
+        MainQueueBridge.signal(fd)
+    }
+
+    /// The source attached now, for the tests: nil before installation.
+    var attachedContext: OpaquePointer? { state.withLock { $0.context?.gContext } }
+
+    // MARK: Executor
+
+    /// Queues `job` to run in the source's next dispatch on the main thread.
+    func enqueue(_ job: consuming ExecutorJob) {
+        enqueue(QueuedJob(job: UnownedJob(job), taskExecutor: nil))
+    }
+
+    /// Queues `job` to run on `taskExecutor`, on the main thread, in the source's next dispatch.
+    func enqueue(_ job: UnownedJob, on taskExecutor: UnownedTaskExecutor) {
+        enqueue(QueuedJob(job: job, taskExecutor: taskExecutor))
+    }
+
+    private func enqueue(_ queued: QueuedJob) {
+        if loopsIterating.load(ordering: .relaxed) == 0 {
+            // Nothing of Baton's iterates the context now: the main thread may be waiting in
+            // Foundation's run loop (XCTest's async set-up does), which drains only the main
+            // queue. The job is offered there too; whichever drain comes first runs it.
+            state.withLock { $0.jobs.append(queued) }
+            DispatchQueue.main.async { [self] in drain() }
+            return
+        }
+        if baton_is_initial_thread() != 0 {
+            // The loop thread is awake (it is running this): nothing to wake.
+            state.withLock { $0.jobs.append(queued) }
+            return
+        }
+        let context = state.withLock { state in
+            state.jobs.append(queued)
+            return state.context
+        }
+        if let context { g_main_context_wakeup(context.gContext) }
+    }
+
+    /// How many `MainLoop.run`/`run(until:)` are iterating the context now (plus one while a
+    /// host iterates a context of its own, after `embed(in:)`).
+    private let loopsIterating = Atomic<Int>(0)
+
+    /// Called by `MainLoop` around each of its runs of the loop, and for a host's context.
+    func loopStarts() { loopsIterating.add(1, ordering: .relaxed) }
+    /// Balances `loopStarts()`.
+    func loopEnds() { loopsIterating.subtract(1, ordering: .relaxed) }
+
+    /// True while `drain()` runs: a main-queue block that drains inside a job (a run loop
+    /// spun inside it) does not run another job inside that one.
+    private var draining = false
+
+    /// Runs the jobs queued so far, and those they queue, for up to `drainRounds` rounds;
+    /// called by the source's dispatch.
+    fileprivate func drain() {
+        MainThreadRules.requireLoopThread("the main actor's GLib source")
+        if draining { return }
+        draining = true
+        defer { draining = false }
+        let executor = asUnownedSerialExecutor()
+        for _ in 0..<Self.drainRounds {
+            var batch = state.withLock { state in
+                let batch = state.jobs
+                state.jobs = state.spare
+                state.spare = []
+                return batch
+            }
+            if batch.isEmpty { return }
+            for queued in batch {
+                if let taskExecutor = queued.taskExecutor {
+                    queued.job.runSynchronously(on: taskExecutor)
+                } else {
+                    queued.job.runSynchronously(on: executor)
+                }
+            }
+            batch.removeAll(keepingCapacity: true)
+            state.withLock { state in
+                if state.spare.capacity < batch.capacity { state.spare = batch }
+            }
+        }
+    }
+
+    fileprivate var hasJobs: Bool { state.withLock { !$0.jobs.isEmpty } }
+
+    /// The main actor is the main thread's: true there, outside a job too (in a GLib callback).
+    func isIsolatingCurrentContext() -> Bool? { baton_is_initial_thread() != 0 }
+
+    /// Traps unless on the main thread, which is where the main actor's isolation holds.
+    func checkIsolated() {
+        MainThreadRules.requireLoopThread("code that assumed the main actor's isolation")
+    }
+
+    /// This is the main actor's executor.
+    var isMainExecutor: Bool { true }
+
+    /// Never called by Baton (its programs have a synchronous main and run `MainLoop.run()`);
+    /// runs the loop as `MainLoop.run()` does, if Swift's async main asks.
+    func run() throws {
+        MainActor.assumeIsolated { MainLoop.run() }
+    }
+
+    /// Ends the innermost `MainLoop.run()`.
+    func stop() {
+        MainActor.assumeIsolated { MainLoop.quit() }
+    }
+}
+
+/// The executors `_createExecutors` installs: ours for the main actor, Swift's own for the rest.
+struct MainLoopExecutorFactory: ExecutorFactory {
+    static var mainExecutor: any MainExecutor { MainLoopExecutor.shared }
+    static var defaultExecutor: any TaskExecutor { PlatformExecutorFactory.defaultExecutor }
+}
+
+/// The main executor's GSource: GLib's header, then the (unretained, immortal) executor
+/// and libdispatch's main-queue eventfd, watched by the same source.
+private struct ExecutorSourceLayout {
+    var source: GSource
+    var executor: UnsafeMutableRawPointer?
+    var mainQueueTag: gpointer?
+    var mainQueueFD: Int32
+}
+
+private func executor(of source: UnsafeMutablePointer<GSource>?) -> MainLoopExecutor {
+    let raw = source!.withMemoryRebound(to: ExecutorSourceLayout.self, capacity: 1) { $0.pointee.executor }
+    return Unmanaged<MainLoopExecutor>.fromOpaque(raw!).takeUnretainedValue()
+}
+
+/// Ready while the queue holds a job, or when the main queue's eventfd is readable (GLib checks
+/// a source's fds itself after `check`).
+nonisolated(unsafe) private var mainExecutorSourceFuncs = GSourceFuncs(
+    prepare: { source, timeout in
+        timeout?.pointee = -1
+        return executor(of: source).hasJobs ? 1 : 0
+    },
+    check: { source in executor(of: source).hasJobs ? 1 : 0 },
+    dispatch: { source, _, _ in
+        let (tag, fd) = source!.withMemoryRebound(to: ExecutorSourceLayout.self, capacity: 1) {
+            ($0.pointee.mainQueueTag, $0.pointee.mainQueueFD)
+        }
+        if g_source_query_unix_fd(source, tag).rawValue & G_IO_IN.rawValue != 0 {
+            MainThreadRules.requireLoopThread("the main queue's GLib source")
+            MainQueueBridge.drain(fd)
+        }
+        executor(of: source).drain()
+        return baton_source_continue()
+    },
+    finalize: nil, closure_callback: nil, closure_marshal: nil)
+
+#endif
