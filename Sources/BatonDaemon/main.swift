@@ -125,7 +125,7 @@ MainActor.assumeIsolated {
     agent.launcher = launcher
     let log = Logger(label: "baton.agent")
     let notifier = ContinueNotifier(enabled: settings.notifications && !arguments.contains("--no-notifications"),
-                                    destination: ContinueNotifier.destination(using: catalog)) { [weak agent] activity, token in
+                                    destination: ContinueNotifier.destination(using: catalog, agent: agent)) { [weak agent] activity, token in
         agent?.continueNearby(activity, activationToken: token) { outcome in
             if case .failure(let failure) = outcome { log.notice("could not continue \(activity.activityType) from \(activity.device): \(failure)") }
         }

@@ -97,6 +97,11 @@ extension Agent {
     /// then whether apps of another team declare the type.
     public func offer(for activity: NearbyActivity) -> ActivityOffer { route(for: activity, naming: true).offer }
 
+    /// `offer(for:)` without naming the apps of other teams (which reads the installed apps'
+    /// files): where `activity` goes, for what is asked often, such as the desktop
+    /// notifications' "Continue … in Mail".
+    public func destination(for activity: NearbyActivity) -> ActivityOffer { route(for: activity).offer }
+
     /// `offer(for:)`, with the joined app it names. Without `naming`, a browser offer leaves its
     /// `otherTeamApps` empty: continuing does not need them, and finding them reads the
     /// installed apps' files.

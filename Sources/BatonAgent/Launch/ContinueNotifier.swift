@@ -113,12 +113,18 @@ public final class ContinueNotifier {
         self.onContinue = onContinue
     }
 
-    /// The destination the agent uses: the installed app that continues the activity (by its
-    /// desktop entry's name), else the web browser if it has a web page.
-    public static func destination(using catalog: InstalledAppCatalog) -> Destination {
-        { activity in
-            if let app = catalog.app(continuing: activity) { return app.desktopEntry.name }
-            return activity.webpageURL != nil ? "the web browser" : nil
+    /// The destination the agent uses: where `agent` would continue the activity
+    /// (`Agent.destination(for:)`, the rule continuing follows, so a notification never offers
+    /// what continuing would not do): the app, by its desktop entry's name where `catalog` has
+    /// it (else its id: a joined app that is not installed), or the web browser; none when no
+    /// app here takes it. With the agent gone, none.
+    public static func destination(using catalog: InstalledAppCatalog, agent: Agent) -> Destination {
+        { [weak agent] activity in
+            switch agent?.destination(for: activity) {
+            case .app(let appID, _)?: catalog.app(withID: appID)?.desktopEntry.name ?? appID
+            case .browser?: "the web browser"
+            case .differentTeam?, .noAppDeclaresType?, nil: nil
+            }
         }
     }
 
