@@ -11,26 +11,36 @@ final class TestSupportTests: XCTestCase {
     func testDetachedProcessesNamingTheFolderAreEnded() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("detached-\(UUID().uuidString.prefix(8))")
         let other = FileManager.default.temporaryDirectory.appendingPathComponent("other-\(UUID().uuidString.prefix(8))")
+        // The child says it runs (its command line then names the folder) before the scan:
+        // `Process.run()` may return before the child has exec'd, when /proc still shows this
+        // test's own command line.
         func started(_ name: URL) throws -> Process {
             try FileManager.default.createDirectory(at: name, withIntermediateDirectories: true)
             let file = name.appendingPathComponent("log")
             _ = FileManager.default.createFile(atPath: file.path, contents: nil)
             let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/tail")
-            process.arguments = ["-f", file.path]
+            let said = Pipe()
+            process.executableURL = shell
+            process.arguments = ["-c", "echo running; exec /usr/bin/tail -f \"$0\"", file.path]
+            process.standardOutput = said
             try process.run()
+            _ = said.fileHandleForReading.availableData  // blocks until the child has written
             return process
         }
         let named = try started(folder), unnamed = try started(other)
         defer {
-            unnamed.terminate(); unnamed.waitUntilExit()
+            for process in [named, unnamed] where process.isRunning && !isGone(process.processIdentifier) {
+                process.terminate()
+            }
+            unnamed.waitUntilExit()
             for name in [folder, other] { try? FileManager.default.removeItem(at: name) }
         }
         DetachedProcesses.end(naming: folder)
+        guard isGone(named.processIdentifier) else { return XCTFail("the process naming the folder still runs") }
         named.waitUntilExit()
         XCTAssertEqual(named.terminationReason, .uncaughtSignal)
         XCTAssertEqual(named.terminationStatus, SIGKILL)
-        XCTAssertTrue(unnamed.isRunning)
+        XCTAssertFalse(isGone(unnamed.processIdentifier), "the process naming another folder runs on")
     }
 
     private let shell = URL(fileURLWithPath: "/bin/sh")
