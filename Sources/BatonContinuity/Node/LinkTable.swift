@@ -149,8 +149,12 @@ final class LinkTable {
             if link.currentSignals == signalsBefore { remoteChanged(link, metadata) }
             if links[link.id] === link { events?.linkCameUp(link) }
         } catch {
-            // A link that closed while asked (the peer stopped) closed; any other failure broke the protocol.
-            drop(link, because: "asking \(name(of: link)) failed: \(error)", kind: bus.isClosed ? .closed : .protocolError)
+            // A link that closed while asked closed: the peer stopped, or both dialed at once and
+            // the peer kept the other connection (`closed` then lets that one take its place,
+            // whichever of the failed call and the closed signal comes first). Any other failure
+            // broke the protocol.
+            let reason = "asking \(name(of: link)) failed: \(error)"
+            if bus.isClosed { closed(link, because: reason) } else { drop(link, because: reason, kind: .protocolError) }
         }
         return true
     }
@@ -187,7 +191,7 @@ final class LinkTable {
     /// closed this one — it goes quietly: the arriving connection takes its place, without an
     /// unlinked event nor a redial. Should that connection not become the device's link, the
     /// drop is told then (`arrived`).
-    private func closed(_ link: PeerLink) {
+    private func closed(_ link: PeerLink, because reason: String = "the link closed") {
         guard links[link.id] === link else { return }
         if arriving[link.id, default: 0] > 0 {
             log.info("the link with \(name(of: link)) closed while another from it arrives: that one takes its place")
@@ -196,7 +200,7 @@ final class LinkTable {
             closedWhileArriving[link.id] = link
             return
         }
-        drop(link, because: "the link closed", kind: .closed)
+        drop(link, because: reason, kind: .closed)
     }
 
     /// One connection from `peer` is no longer arriving (it became a link, or did not). With
