@@ -11,9 +11,13 @@ set -euo pipefail
 # development files (libgtk-4-dev), GTK's tools and settings schemas (libgtk-4-bin), and Xvfb
 # (xvfb), the virtual display its tests and the GTK figure of `make bench` open windows on;
 # libxtst6, the X server's test extension, through which those tests type real key presses.
+# Beyond one network: libnice-dev (ICE: host, STUN and TURN candidates over GLib), libmosquitto-dev
+# (the MQTT client that carries the sealed ICE offers through the user's broker); for its tests,
+# coturn (a real TURN relay), mosquitto (a real broker) and nftables (NAT between test hosts).
 packages=(pkg-config libglib2.0-dev glib-networking libavahi-client-dev libavahi-glib-dev libsoup-3.0-dev
           openssl dbus-daemon avahi-daemon avahi-utils iproute2 util-linux systemd python3 dpkg-dev
-          libgtk-4-dev libgtk-4-bin xvfb libxtst6)
+          libgtk-4-dev libgtk-4-bin xvfb libxtst6
+          libnice-dev libmosquitto-dev coturn mosquitto nftables)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
