@@ -14,15 +14,6 @@ import XCTest
 /// app's event finds the app joined and the agent's event already published.
 final class AgentJoinEventsTests: XCTestCase {
     func testTheAgentSaysAnAppJoinedBeforeTheAppSaysItJoined() throws {
-        let root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-join-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        chmod(root.path, 0o700)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let authority = try GroupAuthority.create(name: "Ada", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
-        let folder = root.appendingPathComponent("A")
-        try authority.issueDevice(named: "A").write(to: folder)
-        let path = root.appendingPathComponent("a.sock").path
-
         try MainActor.assumeIsolated {
             Application.shared.resetForTesting()
             defer { Application.shared.resetForTesting() }
@@ -30,15 +21,9 @@ final class AgentJoinEventsTests: XCTestCase {
                                                       activityTypes: ["com.example.test.edit"])
             Application.shared.finishLaunching()
             let seen = SeenEvents()
-            let agent = try Agent(identity: try DeviceIdentity.load(from: folder), identityDirectory: folder)
-            let agentObservation = agent.node.diagnostics.observe { seen.events.append($0) }
-            defer { agentObservation.cancel() }
-            try agent.start(host: "127.0.0.1")
-            defer { agent.stop() }
-            let listening = try AgentListeningSocket.bind(path)
-            let server = try AgentServer(listeningSocket: listening, agent: agent)
-            g_object_unref(UnsafeMutableRawPointer(listening))
-            defer { server.stop() }
+            let host = try InProcessAgent(folderPrefix: "baton-join") { seen.events.append($0) }
+            defer { host.stop() }
+            let path = host.socketPath
             XCTAssertEqual(seen.events.filter { if case .agentServing = $0 { true } else { false } }, [.agentServing(path: path)])
 
             let connection = AgentConnection.join(socketPath: path, autostart: false)

@@ -13,29 +13,16 @@ import XCTest
 /// no app here takes and with no page gets no notification.
 final class NotificationDestinationTests: XCTestCase {
     func testTheNotificationsNameWhereContinuingWouldGo() throws {
-        let root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-dest-\(UUID().uuidString.prefix(8))")
-        try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true)
-        chmod(root.path, 0o700)
-        defer { try? FileManager.default.removeItem(at: root) }
-        let authority = try GroupAuthority.create(name: "Ada", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
-        let folder = root.appendingPathComponent("A")
-        try authority.issueDevice(named: "A").write(to: folder)
-        let path = root.appendingPathComponent("a.sock").path
-        let empty = root.appendingPathComponent("no-apps").path  // nothing installed
-
         try MainActor.assumeIsolated {
             Application.shared.resetForTesting()
             defer { Application.shared.resetForTesting() }
             Application.shared.manifest = AppManifest(appID: "com.example.reader", teamIdentifier: "TEAM",
                                                       activityTypes: ["com.example.read"])
             Application.shared.finishLaunching()
-            let agent = try Agent(identity: try DeviceIdentity.load(from: folder), identityDirectory: folder)
-            try agent.start(host: "127.0.0.1")
-            defer { agent.stop() }
-            let listening = try AgentListeningSocket.bind(path)
-            let server = try AgentServer(listeningSocket: listening, agent: agent)
-            g_object_unref(UnsafeMutableRawPointer(listening))
-            defer { server.stop() }
+            let host = try InProcessAgent(folderPrefix: "baton-dest")
+            defer { host.stop() }
+            let agent = host.agent, path = host.socketPath
+            let empty = host.root.appendingPathComponent("no-apps").path  // nothing installed
             let catalog = InstalledAppCatalog(environment: ["XDG_DATA_HOME": empty, "XDG_DATA_DIRS": empty], report: { _ in })
             let destination = ContinueNotifier.destination(using: catalog, agent: agent)
             func nearby(_ type: String, team: String = "TEAM", page: URL? = nil) -> NearbyActivity {
