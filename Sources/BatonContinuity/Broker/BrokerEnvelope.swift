@@ -36,11 +36,17 @@ struct BrokerEnvelope: Sendable, Equatable {
         for index in nonce.indices { nonce[index] = UInt8.random(in: 0...255) }
         let envelope = BrokerEnvelope(sender: identity.identifier, recipient: recipient,
                                       timestamp: UInt64(max(0, now.timeIntervalSince1970 * 1000)), nonce: nonce, blob: blob)
-        let certificate = try DERBytes.of(identity.certificate)
-        var plain = envelope.encoded(certificate: certificate)
-        let signature = try signingKey.signature(for: signedBytes(plain, topic: topic))
+        return try envelope.sealed(certificate: try DERBytes.of(identity.certificate), signingKey: signingKey, on: topic, keys: keys)
+    }
+
+    /// This envelope with `certificate` (DER), signed with `signingKey` and sealed for `topic`
+    /// (`seal` makes one; tests make forged ones).
+    func sealed(certificate: Data, signingKey: P256.Signing.PrivateKey, on topic: String, keys: BrokerKeys) throws -> Data {
+        let format = Self.format
+        var plain = encoded(certificate: certificate)
+        let signature = try signingKey.signature(for: Self.signedBytes(plain, topic: topic))
         plain.append(signature.rawRepresentation)
-        let box = try ChaChaPoly.seal(plain, using: keys.sealKey, authenticating: additionalData(topic: topic))
+        let box = try ChaChaPoly.seal(plain, using: keys.sealKey, authenticating: Self.additionalData(topic: topic))
         return Data([format]) + box.combined
     }
 

@@ -27,8 +27,9 @@ public final class BrokerSignalling {
     private var identity: DeviceIdentity
     private let identityFolder: URL
     private let settings: BrokerSignallingSettings
-    private let signingKey: P256.Signing.PrivateKey
-    private var keys: BrokerKeys
+    let signingKey: P256.Signing.PrivateKey
+    /// The keys of the current discovery key: what `send` seals with.
+    private(set) var keys: BrokerKeys
     /// This device's inbox topics (current key, and previous key if any) and their keys.
     private var inboxes: [String: BrokerKeys] = [:]
     private var replays: ReplayGuard
@@ -88,6 +89,12 @@ public final class BrokerSignalling {
         guard payload.count <= settings.messageLimit else {
             throw BrokerError.tooLarge(size: payload.count, limit: settings.messageLimit)
         }
+        try session.publish(payload, on: topic)
+    }
+
+    /// Publishes `payload` as it is on `topic` (for tests: forged, replayed, oversized messages).
+    func publishRaw(_ payload: Data, on topic: String) throws {
+        guard isConnected, let session else { throw BrokerError.notConnected }
         try session.publish(payload, on: topic)
     }
 
