@@ -13,8 +13,10 @@ public enum BrokerError: Error, Sendable, Equatable {
     case timedOut
     /// The broker's host could not be resolved or reached (`reason`, from the system).
     case unreachable(reason: String)
-    /// The TLS handshake failed: the broker's certificate was not taken, or the broker did not
-    /// take this device's (a stranger's or revoked certificate).
+    /// The TLS handshake failed, or the broker closed the connection before it answered the
+    /// MQTT CONNECT: the broker's certificate was not taken, or the broker did not take this
+    /// device's (a stranger's or a revoked certificate; with TLS 1.3 the broker says so by
+    /// closing, after the client's side of the handshake is done).
     case tls
     /// The broker answered the connection with MQTT reason code `code` (not authorised, say).
     case refusedByBroker(code: Int)

@@ -38,6 +38,8 @@ final class MosquittoSession {
     private var connecting = false
     private var inLibrary = false
     private var disconnectedCode: Int32?
+    /// Whether the broker answered CONNACK: a connection that ends before is a refused handshake.
+    private var answered = false
     private(set) var isClosed = false
     private var destroyed = false
 
@@ -156,7 +158,10 @@ final class MosquittoSession {
     private func fail(_ error: BrokerError) {
         guard !isClosed else { return }
         close()
-        onLost(error)
+        // With TLS 1.3 the client's side of the handshake ends before the broker checks the
+        // client's certificate; a broker that refuses it closes the connection, which the client
+        // sees as an alert or as the connection's end, by timing: both are a refused handshake.
+        onLost(!answered && error == .connectionLost ? .tls : error)
     }
 
     /// Lets libmosquitto read, write and keep alive what it can without blocking.
@@ -200,7 +205,10 @@ final class MosquittoSession {
     }
 
     // Called by the trampolines, inside `mosquitto_loop`, on the loop.
-    fileprivate func connected(_ code: Int32) { onConnect(code) }
+    fileprivate func connected(_ code: Int32) {
+        answered = true
+        onConnect(code)
+    }
     fileprivate func disconnected(_ code: Int32) { disconnectedCode = code }
     fileprivate func subscribed(_ mid: Int32, _ granted: [Int32]) { onSubscribed(mid, granted) }
     fileprivate func received(_ topic: String, _ payload: Data) { if !isClosed { onMessage(topic, payload) } }
