@@ -233,14 +233,18 @@ final class BrokerSignallingTests: TrustTestCase {
         }
     }
 
-    /// Every loop source and callback box a session made is released when signalling stops.
+    /// Every loop source and callback box the sessions made (a failed attempt's, a connected
+    /// one's) is released when signalling stops.
     func testStoppingReleasesEverything() throws {
-        let (folders, settings) = try setUpGroup(["laptop"])
+        let (folders, settings) = try setUpGroup(["laptop"], running: false)
+        let broker = self.broker!
         try MainActor.assumeIsolated {
             drainIdle()
             let before = LoopDiagnostics.liveCallbackBoxes
             do {
                 let laptop = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
+                spin(until: { !laptop.failures.isEmpty })
+                try broker.start()
                 spin(until: { laptop.signalling.isConnected })
                 laptop.signalling.stop()
             }
