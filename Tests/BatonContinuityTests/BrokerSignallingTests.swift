@@ -117,17 +117,17 @@ final class BrokerSignallingTests: TrustTestCase {
             // The tablet claims to be the laptop, with its own certificate…
             try tablet.signalling.publishRaw(
                 try envelope(from: laptop.identity.identifier, to: phone.identity.identifier)
-                    .sealed(certificate: try DERBytes.of(tablet.identity.certificate), signingKey: tablet.signalling.signingKey,
+                    .sealed(certificate: Data(try tablet.identity.certificate.derBytes()), signingKey: tablet.signalling.signingKey,
                             on: topic, keys: tablet.signalling.keys), on: topic)
             // …and with the laptop's certificate, which it cannot sign for.
             try tablet.signalling.publishRaw(
                 try envelope(from: laptop.identity.identifier, to: phone.identity.identifier)
-                    .sealed(certificate: try DERBytes.of(laptop.identity.certificate), signingKey: tablet.signalling.signingKey,
+                    .sealed(certificate: Data(try laptop.identity.certificate.derBytes()), signingKey: tablet.signalling.signingKey,
                             on: topic, keys: tablet.signalling.keys), on: topic)
             // A genuine envelope of the laptop's for the tablet, put in the phone's inbox.
             try laptop.signalling.publishRaw(
                 try envelope(from: laptop.identity.identifier, to: tablet.identity.identifier)
-                    .sealed(certificate: try DERBytes.of(laptop.identity.certificate), signingKey: laptop.signalling.signingKey,
+                    .sealed(certificate: Data(try laptop.identity.certificate.derBytes()), signingKey: laptop.signalling.signingKey,
                             on: topic, keys: laptop.signalling.keys), on: topic)
             // Bytes not sealed with the group's key.
             try tablet.signalling.publishRaw(Data([1]) + Data(repeating: 7, count: 100), on: topic)

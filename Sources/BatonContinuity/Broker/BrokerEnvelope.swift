@@ -36,7 +36,7 @@ struct BrokerEnvelope: Sendable, Equatable {
         for index in nonce.indices { nonce[index] = UInt8.random(in: 0...255) }
         let envelope = BrokerEnvelope(sender: identity.identifier, recipient: recipient,
                                       timestamp: UInt64(max(0, now.timeIntervalSince1970 * 1000)), nonce: nonce, blob: blob)
-        return try envelope.sealed(certificate: try DERBytes.of(identity.certificate), signingKey: signingKey, on: topic, keys: keys)
+        return try envelope.sealed(certificate: Data(try identity.certificate.derBytes()), signingKey: signingKey, on: topic, keys: keys)
     }
 
     /// This envelope with `certificate` (DER), signed with `signingKey` and sealed for `topic`
@@ -111,40 +111,4 @@ struct BrokerEnvelope: Sendable, Equatable {
     }
 
     private static func additionalData(topic: String) -> Data { Data("baton/1 broker".utf8) + [0] + Data(topic.utf8) }
-}
-
-/// A certificate's DER bytes.
-enum DERBytes {
-    static func of(_ certificate: Certificate) throws -> Data {
-        Data(try certificate.serializeAsPEM().derBytes)
-    }
-}
-
-/// Reads fields from bytes, never past their end.
-struct ByteReader {
-    private let data: Data
-    private(set) var offset = 0
-
-    init(_ data: Data) { self.data = Data(data) }
-
-    var isAtEnd: Bool { offset == data.count }
-
-    mutating func bytes(_ count: Int) -> Data? {
-        guard count >= 0, data.count - offset >= count else { return nil }
-        defer { offset += count }
-        return data.subdata(in: offset..<(offset + count))
-    }
-
-    mutating func byte() -> UInt8? { bytes(1)?.first }
-
-    mutating func uint16() -> UInt16? { bytes(2).map { $0.reduce(0) { $0 << 8 | UInt16($1) } } }
-
-    mutating func uint32() -> UInt32? { bytes(4).map { $0.reduce(0) { $0 << 8 | UInt32($1) } } }
-
-    mutating func uint64() -> UInt64? { bytes(8).map { $0.reduce(0) { $0 << 8 | UInt64($1) } } }
-
-    mutating func string(maxBytes: Int) -> String? {
-        guard let length = uint16(), Int(length) <= maxBytes, let bytes = bytes(Int(length)) else { return nil }
-        return String(data: bytes, encoding: .utf8)
-    }
 }
