@@ -210,6 +210,34 @@ final class BrokerSignallingTests: TrustTestCase {
         }
     }
 
+    /// A "broker" that takes the TCP connection and never answers: each attempt ends at its
+    /// deadline with `.timedOut`, and the next is scheduled.
+    func testABrokerThatNeverAnswersTimesOut() throws {
+        let (folders, base) = try setUpGroup(["laptop"], running: false)
+        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        defer { close(silent) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let listening = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(silent, $0, length) == 0 && listen(silent, 8) == 0 && getsockname(silent, $0, &length) == 0
+            }
+        }
+        XCTAssertTrue(listening)
+        var settings = base
+        settings.port = UInt16(bigEndian: address.sin_port)
+        settings.connectTimeout = .seconds(1)
+        try MainActor.assumeIsolated {
+            let laptop = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
+            defer { laptop.signalling.stop() }
+            spin(until: { laptop.failures.count >= 2 })
+            XCTAssertEqual(laptop.failures.prefix(2), [.timedOut, .timedOut])
+            XCTAssertEqual(laptop.connections, 0)
+        }
+    }
+
     /// Revocation rotates the discovery key: the device that took the new list keeps its inbox
     /// of the previous key, where a device that has not yet caught up still reaches it, but
     /// refuses the revoked device there, as its links do.
