@@ -63,7 +63,6 @@ public enum RelayServerConfig {
         ]
         lines += allowedPeerRanges.map { "allowed-peer-ip=\($0)" }
         lines += deniedPeerRanges.map { "denied-peer-ip=\($0)" }
-        lines.append("syslog")
         return lines.joined(separator: "\n") + "\n"
     }
 
