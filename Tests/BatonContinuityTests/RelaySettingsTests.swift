@@ -173,5 +173,9 @@ final class RelaySettingsTests: TrustTestCase {
         XCTAssertEqual(certificate.issuer, authority.certificate.subject)
         XCTAssertNotNil(DeviceIdentity.deviceProfileDefect(of: certificate), "serverAuth alone is not a device's profile")
         XCTAssertThrowsError(try authority.issueBrokerCertificate(host: "bad host"))
+        let long = String(repeating: "b", count: 60) + ".example.net"
+        let longName = try Certificate(pemEncoded: try authority.issueBrokerCertificate(host: long).certificatePEM)
+        XCTAssertTrue(OpaqueIdentifier.isOpaque(longName.commonName ?? ""), "a common name holds at most 64 characters")
+        XCTAssertEqual(try longName.extensions.subjectAlternativeNames.map(Array.init), [.dnsName(long)])
     }
 }

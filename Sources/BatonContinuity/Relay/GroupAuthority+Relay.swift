@@ -33,7 +33,7 @@ extension GroupAuthority {
     /// A certificate and key for the group's MQTT broker at `host`, issued by the group CA so
     /// that devices verify the broker with the trust anchor they hold: a new P-256 key; valid
     /// for 2 years; the host as its subject alternative name (a DNS name or an IP address) and
-    /// its common name; serverAuth alone. It can never pass for a device: a device certificate
+    /// its common name (a random identifier for a name over 64 characters); serverAuth alone. It can never pass for a device: a device certificate
     /// must carry both serverAuth and clientAuth (`DeviceIdentity.deviceProfileDefect`).
     /// Nothing is recorded in the group. Returns both as PEM.
     public func issueBrokerCertificate(host: String) throws -> (certificatePEM: String, keyPEM: String) {
@@ -54,7 +54,7 @@ extension GroupAuthority {
             publicKey: .init(key.publicKey),
             notValidBefore: now.addingTimeInterval(-300), notValidAfter: now.addingTimeInterval(2 * 365 * 86_400),
             issuer: self.certificate.subject,
-            subject: try DistinguishedName { CommonName(host) },
+            subject: try DistinguishedName { CommonName(host.count <= 64 ? host : OpaqueIdentifier.random()) },  // X.520: at most 64
             signatureAlgorithm: .ecdsaWithSHA256,
             extensions: try Certificate.Extensions {
                 Critical(BasicConstraints.notCertificateAuthority)
