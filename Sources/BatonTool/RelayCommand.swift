@@ -135,6 +135,8 @@ struct RelayServerConfigCommand: ParsableCommand {
     @Option(name: .customLong("turn-host"), help: "The TURN host to configure (default: the first TURN server's).") var turnHost: String?
     @Option(name: .customLong("broker-host"), help: "The broker's host name for its certificate (default: the broker's).") var brokerHost: String?
     @Option(name: .long, help: "Where to write the files (default: ./baton-relay-server).") var out: String = "baton-relay-server"
+    @Option(name: .customLong("allow-peer"), help: "An address or range (IP or IP-IP) coturn may relay to although private (repeat for more).")
+    var allowPeer: [String] = []
     @OptionGroup var options: ConfigOption
 
     func run() throws {
@@ -148,7 +150,8 @@ struct RelayServerConfigCommand: ParsableCommand {
         }
         let folder = URL(fileURLWithPath: out)
         let files = FileTransaction()
-        let coturn = turnHost.flatMap { RelayServerConfig.coturn(settings, host: $0) }
+        let allowed = try allowPeer.map { range throws(RelaySettingsError) in try RelayServerConfig.checkedPeerRange(range) }
+        let coturn = turnHost.flatMap { RelayServerConfig.coturn(settings, host: $0, allowedPeerRanges: allowed) }
         if let coturn { try files.write(Data(coturn.utf8), to: folder.appendingPathComponent("turnserver.conf"), mode: 0o600) }
         var broker: (host: String, port: UInt16, config: String)?
         if let address = settings.broker, let config = RelayServerConfig.mosquitto(settings) {

@@ -56,11 +56,19 @@ final class RelayServerConfigTests: ProcessTestCase {
                           broker: try BrokerAddress(uri: "mqtts://127.0.0.1:\(brokerPort)"), turnSecret: RelaySettings.generatedSecret()),
             updating: [device])
         let out = root.appendingPathComponent("server")
-        let run = try runProduct("baton", ["relay", "server-config", "--out", out.path, "--config", config("admin").url.path], timeout: 30)
+        let run = try runProduct("baton", ["relay", "server-config", "--out", out.path, "--allow-peer", "198.51.100.7-198.51.100.9",
+                                          "--config", config("admin").url.path], timeout: 30)
         XCTAssertEqual(run.status, 0, run.stderr)
         XCTAssertFalse(run.stdout.contains(String(decoding: settings.turnSecret!, as: UTF8.self)), "the secret is not printed")
         XCTAssertTrue(run.stdout.contains("scp \(out.path)/turnserver.conf"), run.stdout)
         XCTAssertEqual(mode(out.appendingPathComponent("turnserver.conf")), 0o600)
+        let coturn = try String(contentsOf: out.appendingPathComponent("turnserver.conf"), encoding: .utf8)
+        XCTAssertTrue(coturn.contains("\nallowed-peer-ip=198.51.100.7-198.51.100.9\n"), coturn)
+        let refused = try runProduct("baton", ["relay", "server-config", "--out", root.appendingPathComponent("x").path,
+                                               "--allow-peer", "10.0.0.1-::1", "--config", config("admin").url.path], timeout: 30)
+        XCTAssertNotEqual(refused.status, 0)
+        XCTAssertTrue(refused.stderr.contains("10.0.0.1-::1"), refused.stderr)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: root.appendingPathComponent("x").path), "nothing written")
         XCTAssertEqual(mode(out.appendingPathComponent("baton-broker-key.pem")), 0o600)
         return (authority, device, settings, out, turnPort, brokerPort)
     }

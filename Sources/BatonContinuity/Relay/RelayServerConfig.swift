@@ -22,6 +22,15 @@ public enum RelayServerConfig {
         "ff00::-ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff",
     ]
 
+    /// `range` if it is an IP address or two of the same family joined by `-` (coturn's
+    /// `allowed-peer-ip` form); otherwise `RelaySettingsError.invalidPeerRange`.
+    public static func checkedPeerRange(_ range: String) throws(RelaySettingsError) -> String {
+        let ends = range.split(separator: "-", omittingEmptySubsequences: false).map(String.init)
+        guard (1...2).contains(ends.count), ends.allSatisfy(RelayHost.isIPAddress),
+              Set(ends.map(RelayHost.isIPv6)).count == 1 else { throw .invalidPeerRange(range) }
+        return range
+    }
+
     /// Where the TURN certificate and key go on the VPS when a `turns:` server is named.
     public static let turnCertificatePath = "/etc/coturn/turn.pem"
     /// See `turnCertificatePath`.

@@ -26,6 +26,8 @@ public enum RelaySettingsError: Error, Sendable, Equatable, CustomStringConverti
     case nothingToSet
     /// The settings in a signed list serialize to more than `RelaySettings.maximumEncodedSize` bytes.
     case tooLarge(size: Int, limit: Int)
+    /// A peer range for coturn that is not an IP address or `IP-IP` of one family.
+    case invalidPeerRange(String)
     /// The file named could not be read: `reason` says why.
     case unreadable(path: String, reason: String)
 
@@ -43,6 +45,7 @@ public enum RelaySettingsError: Error, Sendable, Equatable, CustomStringConverti
         case .missingSecret: "TURN servers need a shared secret (--turn-secret-file, or none to generate one)"
         case .nothingToSet: "give at least one --turn server or a --broker"
         case .tooLarge(let size, let limit): "relay settings of \(size) bytes; at most \(limit)"
+        case .invalidPeerRange(let value): "'\(shown(value))' is not an IP address or a range IP-IP"
         case .unreadable(let path, let reason): "cannot read \(shown(path)): \(reason)"
         }
     }
