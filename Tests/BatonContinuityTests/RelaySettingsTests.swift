@@ -35,6 +35,7 @@ final class RelaySettingsTests: TrustTestCase {
 
         let written = try authority.setRelaySettings(try settings(), updating: [own])
         XCTAssertEqual(written.version, 1)
+        XCTAssertEqual(try JSONDecoder().decode(RelaySettings.self, from: try JSONEncoder().encode(written)), written, "Codable")
         XCTAssertEqual(try RelaySettings.load(from: own), written)
         XCTAssertEqual(try authority.relaySettings(), written)
         XCTAssertEqual(try authority.revocationList().sequence, before + 1)

@@ -40,7 +40,8 @@ public struct RelaySettings: Sendable, Equatable, Codable {
     }
 
     /// Throws unless the settings are within the caps: at least a TURN server or a broker; at
-    /// most `maximumTURNServers` servers, none twice; every host a DNS name or an IP address;
+    /// most `maximumTURNServers` servers, none twice; every host a DNS name (in lower case, as
+    /// `TURNServer(uri:)` and `BrokerAddress(uri:)` give it) or an IP address;
     /// ports above 0; a secret (needed with TURN servers) of 16–256 printable ASCII characters
     /// other than space, quotes, `#` and backslash, so coturn's configuration holds it as it is.
     public func validate() throws(RelaySettingsError) {
