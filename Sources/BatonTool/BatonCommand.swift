@@ -19,7 +19,7 @@ struct BatonCommand: ParsableCommand {
             """,
         version: BatonVersion.current,
         subcommands: [GroupCommand.self, DeviceCommand.self, IdentityCommand.self, PairCommand.self, NearbyCommand.self, ContinueCommand.self,
-                      AppCommand.self, StatusCommand.self, AgentCommand.self, InspectCommand.self, WhyCommand.self])
+                      AppCommand.self, StatusCommand.self, AgentCommand.self, InspectCommand.self, WhyCommand.self, RelayCommand.self])
 }
 
 struct ConfigOption: ParsableArguments {

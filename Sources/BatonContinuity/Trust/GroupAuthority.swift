@@ -251,7 +251,7 @@ public struct GroupAuthority: Sendable {
     /// Adds the signed list `data` as the group's list (0600: it names the devices) and as the
     /// list of each of `deviceDirectories` that holds one and belongs to this group; returns those.
     @discardableResult
-    private func stage(_ data: Data, in files: FileTransaction, updating deviceDirectories: [URL]) throws -> [URL] {
+    func stage(_ data: Data, in files: FileTransaction, updating deviceDirectories: [URL]) throws -> [URL] {
         try files.write(data, to: directory.groupDirectory.appendingPathComponent("revocations"), mode: 0o600)
         var updated: [URL] = []
         for device in deviceDirectories {

@@ -18,7 +18,10 @@ import X509
 /// signature over the body's bytes. The body is `(utasxtaya(ss)s)` — version 3, sequence,
 /// revoked serial numbers (hex, sorted), issue time, discovery key epoch, the SHA-256 of that
 /// epoch's discovery key (empty if the key was never rotated), the device names (identifier,
-/// name; sorted by identifier) and the group's name (empty if none). Older lists are still
+/// name; sorted by identifier) and the group's name (empty if none). A list that carries the
+/// group's relay settings (`RelaySettings`, issue 29) is version 4, `(utasxtaya(ss)s(ta(sus)suay))`:
+/// the same fields and the settings last; a list without them is still written as version 3,
+/// so devices that predate relay settings keep reading it. Older lists are still
 /// read: `(utasx)` — version 1, no names, discovery key epoch 0 — and `(utasxay)` — version 2,
 /// a rotated key whose epoch is the sequence.
 public struct RevocationList: Sendable, Equatable {
@@ -38,10 +41,14 @@ public struct RevocationList: Sendable, Equatable {
     public var deviceNames: [String: String]
     /// The group's name, as `baton group create` was given it; nil in a list older than names.
     public var groupName: String?
+    /// The group's relay settings (TURN servers, broker, TURN shared secret), if the authority
+    /// set them (`GroupAuthority.setRelaySettings(_:updating:)`); carried by every later list.
+    public var relay: RelaySettings?
 
     /// A list with these contents (unsigned: `GroupAuthority` signs it when it writes it).
     public init(sequence: UInt64 = 0, revokedSerials: Set<String> = [], issued: Date = Date(), discoveryKeyCommitment: Data? = nil,
-                discoveryKeyEpoch: UInt64 = 0, deviceNames: [String: String] = [:], groupName: String? = nil) {
+                discoveryKeyEpoch: UInt64 = 0, deviceNames: [String: String] = [:], groupName: String? = nil,
+                relay: RelaySettings? = nil) {
         self.sequence = sequence
         self.revokedSerials = revokedSerials
         self.issued = issued
@@ -49,12 +56,15 @@ public struct RevocationList: Sendable, Equatable {
         self.discoveryKeyEpoch = discoveryKeyEpoch
         self.deviceNames = deviceNames
         self.groupName = groupName
+        self.relay = relay
     }
 
     static let version: UInt32 = 1
     static let rotatingVersion: UInt32 = 2
     static let namingVersion: UInt32 = 3
     static let namingBodyType = "(utasxtaya(ss)s)"
+    static let relayVersion: UInt32 = 4
+    static let relayBodyType = "(utasxtaya(ss)s\(RelaySettings.variantType))"
 
     /// The name to show for the device of `identifier`: its name in this list, or else
     /// `OpaqueIdentifier.shortForm` (for a device issued before names moved here, the name its
@@ -63,14 +73,16 @@ public struct RevocationList: Sendable, Equatable {
         deviceNames[identifier] ?? OpaqueIdentifier.shortForm(identifier)
     }
 
-    /// The body, always written as version 3.
+    /// The body: version 4 with relay settings, version 3 without.
     private var body: Variant {
-        .tuple([.uint32(Self.namingVersion), .uint64(sequence),
+        var fields: [Variant] = [.uint32(relay == nil ? Self.namingVersion : Self.relayVersion), .uint64(sequence),
                 .array(elementType: "s", revokedSerials.sorted().map(Variant.string)),
                 .int64(Int64(issued.timeIntervalSince1970)),
                 .uint64(discoveryKeyEpoch), .bytes(discoveryKeyCommitment ?? Data()),
                 .array(elementType: "(ss)", deviceNames.sorted { $0.key < $1.key }.map { .tuple([.string($0.key), .string($0.value)]) }),
-                .string(groupName ?? "")])
+                .string(groupName ?? "")]
+        if let relay { fields.append(relay.variant) }
+        return .tuple(fields)
     }
 
     /// The signed file bytes.
@@ -83,7 +95,7 @@ public struct RevocationList: Sendable, Equatable {
     /// Reads signed bytes, checking the signature against `authority`.
     static func verified(_ data: Data, authority: Certificate, path: String) throws -> RevocationList {
         guard case .tuple(let parts) = try Variant(serialized: data, type: "(ayay)"),
-              case .bytes(let bodyBytes) = parts[0], case .bytes(let signature) = parts[1] else {
+              case .bytes(var bodyBytes) = parts[0], case .bytes(let signature) = parts[1] else {
             throw TrustError.revocationListNotSigned(path: path)
         }
         guard authority.publicKey.isValidSignature(signature, for: bodyBytes, signatureAlgorithm: .ecdsaWithSHA256) else {
@@ -93,6 +105,15 @@ public struct RevocationList: Sendable, Equatable {
         // shows the wrong version and is read the next way.
         var list: RevocationList
         let fields: [Variant]
+        var relay: RelaySettings?
+        if case .tuple(let withRelay)? = try? Variant(serialized: bodyBytes, type: relayBodyType),
+           case .uint32(RevocationList.relayVersion) = withRelay[0] {
+            // Signed by the authority, but settings over the caps are refused, naming why.
+            do { relay = try RelaySettings(variant: withRelay[8]) } catch { throw TrustError.relaySettingsRefused(error) }
+            guard relay != nil else { throw TrustError.revocationListNotSigned(path: path) }
+            // The first eight fields are a version-3 body's: read on as one.
+            bodyBytes = try Variant.tuple([.uint32(namingVersion)] + withRelay[1..<8]).serialized()
+        }
         if case .tuple(let naming)? = try? Variant(serialized: bodyBytes, type: namingBodyType),
            case .uint32(RevocationList.namingVersion) = naming[0],
            case .uint64(let epoch) = naming[4], case .bytes(let digest) = naming[5], digest.isEmpty || digest.count == 32,
@@ -117,6 +138,7 @@ public struct RevocationList: Sendable, Equatable {
             throw TrustError.revocationListNotSigned(path: path)
         }
         list.sequence = sequence
+        list.relay = relay
         list.revokedSerials = Set(serials.compactMap { if case .string(let s) = $0 { s } else { nil } })
         list.issued = Date(timeIntervalSince1970: TimeInterval(issued))
         return list

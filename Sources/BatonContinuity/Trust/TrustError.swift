@@ -38,6 +38,9 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
     case noIdentity(directory: String)
     /// The revocation list's signature does not verify against the group authority.
     case revocationListNotSigned(path: String)
+    /// A list signed by the group whose relay settings break the caps (`RelaySettings.validate()`):
+    /// the whole list is refused and nothing held changes.
+    case relaySettingsRefused(RelaySettingsError)
     /// A revocation list older than the one already held.
     case revocationListOlder(have: UInt64, offered: UInt64)
     /// A peer certificate that is not one of the group's device certificates.
@@ -77,6 +80,7 @@ public enum TrustError: Error, Sendable, Equatable, CustomStringConvertible {
         case .groupExists(let dir): "\(shown(dir)) already holds a device group"
         case .noIdentity(let dir): "no device identity in \(shown(dir)); add this device with `baton device add NAME --install`"
         case .revocationListNotSigned(let path): "\(shown(path)) is not a revocation list signed by the group authority"
+        case .relaySettingsRefused(let reason): "refusing the group's list: its relay settings are refused: \(reason)"
         case .revocationListOlder(let have, let offered): "revocation list \(offered) is older than the one held (\(have))"
         case .peerNotInGroup(let reason): "the peer is not a device of this group: \(shown(reason))"
         case .peerRevoked(let device): "the peer '\(shown(device))' has been revoked"
