@@ -45,6 +45,8 @@ let package = Package(
         .systemLibrary(name: "CAvahi", providers: [.apt(["libavahi-client-dev", "libavahi-glib-dev"])]),
         // libsoup 3: HTTPS on GIO and the GLib loop, for the associated-domain files of web-to-app handoff.
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
+        // libnice: ICE (host, STUN and TURN candidates) on the GLib loop, for links beyond one network.
+        .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
         // C helpers for GIO: the socket under a TLS connection, and an app launch context (GObject subclassing).
         .target(name: "CBatonStreams", dependencies: ["CGLib"]),
         // Layer 1: the GLib main loop as the app's run loop, with Swift concurrency on it.
@@ -61,7 +63,7 @@ let package = Package(
         .target(
             name: "BatonContinuity",
             dependencies: [
-                "Baton", "CGLib", "CBatonStreams", "CAvahi", "CSoup",
+                "Baton", "CGLib", "CBatonStreams", "CAvahi", "CSoup", "CNice",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
