@@ -157,6 +157,24 @@ final class IceLinkTests: ProcessTestCase {
         }
     }
 
+    /// A peer that never answers the checks: a typed failure by the deadline, never a hang.
+    func testAPeerThatNeverAnswersFailsTypedByTheDeadline() throws {
+        let port = try freeUDPPort()  // nothing listens on it
+        let silent = try IceDescription(ufrag: "abcd", pwd: String(repeating: "p", count: 22),
+                                        candidates: ["a=candidate:1 1 UDP 2013266431 127.0.0.1 \(port) typ host"])
+        try MainActor.assumeIsolated {
+            let session = try IceSession(configuration: Self.loopback, role: .controlling)
+            defer { session.close() }
+            let stream = Outcome { try await session.connect(remote: silent, deadline: .seconds(2)) }
+            spin(until: { stream.done })
+            switch stream.error as? IceError {
+            case .connectTimedOut?, .connectivityFailed?: break
+            default: XCTFail("\(String(describing: stream.error))")
+            }
+            XCTAssertNil(session.selectedPath)
+        }
+    }
+
     // MARK: Hostile descriptions
 
     func testAHugeOrMalformedDescriptionIsRefusedTyped() throws {
@@ -164,10 +182,9 @@ final class IceLinkTests: ProcessTestCase {
         let valid = try IceDescription(ufrag: "abcd", pwd: String(repeating: "p", count: 22), candidates: [line])
         XCTAssertEqual(try IceDescription.decode(valid.encoded()), valid)
 
-        // 10 000 candidates: refused by size, before JSON is parsed.
-        let huge = #"{"ufrag":"abcd","pwd":"\#(String(repeating: "p", count: 22))","candidates":["#
-            + Array(repeating: "\"\(line)\"", count: 10_000).joined(separator: ",") + "]}"
-        XCTAssertThrowsError(try IceDescription.decode(Data(huge.utf8))) { error in
+        // 10 000 candidates: refused by size, before it is parsed.
+        let huge = try Self.wire(ufrag: "abcd", pwd: valid.pwd, candidates: Array(repeating: line, count: 10_000))
+        XCTAssertThrowsError(try IceDescription.decode(huge)) { error in
             guard case .descriptionTooLarge? = error as? IceError else { return XCTFail("\(error)") }
         }
         // Made in code, or small enough to decode: the count cap.
@@ -193,18 +210,29 @@ final class IceLinkTests: ProcessTestCase {
             XCTAssertThrowsError(try IceDescription(ufrag: ufrag, pwd: pwd, candidates: candidates)) {
                 guard case .invalidDescription? = $0 as? IceError else { return XCTFail("\($0)") }
             }
-            let json = try JSONSerialization.data(withJSONObject: ["ufrag": ufrag, "pwd": pwd, "candidates": candidates])
-            if json.count <= IceDescription.maximumEncodedSize {
-                XCTAssertThrowsError(try IceDescription.decode(json)) {
+            let wire = try Self.wire(ufrag: ufrag, pwd: pwd, candidates: candidates)
+            if wire.count <= IceDescription.maximumEncodedSize {
+                XCTAssertThrowsError(try IceDescription.decode(wire)) {
                     guard case .invalidDescription? = $0 as? IceError else { return XCTFail("\($0)") }
                 }
             }
+            let json = try JSONSerialization.data(withJSONObject: ["ufrag": ufrag, "pwd": pwd, "candidates": candidates])
+            XCTAssertThrowsError(try JSONDecoder().decode(IceDescription.self, from: json), "Codable checks as well")
         }
-        XCTAssertThrowsError(try IceDescription.decode(Data("not json".utf8))) {
+        XCTAssertThrowsError(try IceDescription.decode(Data("not a GVariant".utf8))) {
+            guard case .invalidDescription? = $0 as? IceError else { return XCTFail("\($0)") }
+        }
+        XCTAssertThrowsError(try IceDescription.decode(try Variant.tuple([.uint32(2), .string("abcd"), .string(valid.pwd),
+                                                                          .array(elementType: "s", [.string(line)])]).serialized())) {
             guard case .invalidDescription? = $0 as? IceError else { return XCTFail("\($0)") }
         }
         XCTAssertNotNil(IceDescription.candidateType("a=candidate:2 1 UDP 1677724415 192.0.2.7 51000 typ srflx raddr 10.0.0.2 rport 51000"))
         XCTAssertNotNil(IceDescription.candidateType("a=candidate:3 1 UDP 16777215 2001:db8::1 51000 typ relay raddr 0.0.0.0 rport 0"))
+    }
+
+    /// An encoded description of these parts, unchecked (as a peer could send it).
+    private static func wire(ufrag: String, pwd: String, candidates: [String]) throws -> Data {
+        try Variant.tuple([.uint32(1), .string(ufrag), .string(pwd), .array(elementType: "s", candidates.map(Variant.string))]).serialized()
     }
 
     // MARK: Through a TURN relay (coturn)

@@ -1,3 +1,4 @@
+import BatonLoop
 import Foundation
 
 /// What one end of an ICE session tells the other (RFC 8445's offer or answer, for one stream
@@ -5,6 +6,7 @@ import Foundation
 /// (`a=candidate:…`, RFC 8839). It travels sealed and signed through the broker (docs/PROTOCOL.md,
 /// 7.1, 7.2).
 ///
+/// It is `Codable` (checked on decoding too); on the wire it is a GVariant (`encoded()`).
 /// A description from the network is hostile: an encoded one larger than
 /// `maximumEncodedSize` is refused before it is parsed (`decode(_:)`), and every description
 /// made or decoded is checked (`validate()`) — the fields' sizes and alphabets, at most
@@ -28,6 +30,10 @@ public struct IceDescription: Sendable, Equatable, Codable {
     public static let maximumCredentialLength = 64
     /// At most this many bytes of an encoded description (`encoded()`), checked before decoding.
     public static let maximumEncodedSize = 12 * 1024
+    /// The version of the encoded form.
+    public static let version: UInt32 = 1
+    /// The GVariant type of the encoded form: version, ufrag, pwd, candidates.
+    public static let wireType = "(ussas)"
 
     /// A description of these parts; throws if one breaks a rule (`validate()`).
     public init(ufrag: String, pwd: String, candidates: [String]) throws(IceError) {
@@ -48,23 +54,30 @@ public struct IceDescription: Sendable, Equatable, Codable {
         try validate()
     }
 
-    /// The description as JSON, at most `maximumEncodedSize` bytes for any valid one.
+    /// The description as it travels: a GVariant `(ussas)` (version 1, ufrag, pwd, candidates)
+    /// in normal form, at most `maximumEncodedSize` bytes for any valid description.
     public func encoded() -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = .sortedKeys
-        return (try? encoder.encode(self)) ?? Data()  // a struct of strings always encodes
+        let value = Variant.tuple([.uint32(Self.version), .string(ufrag), .string(pwd),
+                                   .array(elementType: "s", candidates.map(Variant.string))])
+        return (try? value.serialized()) ?? Data()  // strings without NUL (checked) always serialise
     }
 
-    /// A description from the network: its size checked before it is parsed, then its content.
+    /// A description from the network: its size checked before it is parsed, then its form
+    /// (GVariant normal form of `wireType`, version 1), then its content (`validate()`).
     public static func decode(_ data: Data) throws(IceError) -> IceDescription {
         guard data.count <= maximumEncodedSize else { throw .descriptionTooLarge(data.count) }
-        do {
-            return try JSONDecoder().decode(IceDescription.self, from: data)
-        } catch let error as IceError {
-            throw error
-        } catch {
-            throw .invalidDescription("it is not a description's JSON")
+        guard let value = try? Variant(serialized: data, type: wireType), case .tuple(let items) = value, items.count == 4,
+              case .uint32(let version) = items[0], case .string(let ufrag) = items[1], case .string(let pwd) = items[2],
+              case .array(_, let lines) = items[3] else {
+            throw .invalidDescription("it is not an encoded description")
         }
+        guard version == Self.version else { throw .invalidDescription("its version is \(version), not \(Self.version)") }
+        var candidates: [String] = []
+        for line in lines {
+            guard case .string(let text) = line else { throw .invalidDescription("it is not an encoded description") }
+            candidates.append(text)
+        }
+        return try IceDescription(ufrag: ufrag, pwd: pwd, candidates: candidates)
     }
 
     /// Checks every rule above; throws `IceError.invalidDescription` with the first one broken.
