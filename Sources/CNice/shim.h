@@ -77,12 +77,6 @@ static inline int baton_nice_set_remote(NiceAgent *agent, guint stream, const ch
     return added;
 }
 
-// Ties `agent`'s life to `stream`'s: the reliable GIOStream holds only a weak reference to
-// its agent, and the TLS connection over it outlives the session that made it.
-static inline void baton_nice_tie_agent(GIOStream *stream, NiceAgent *agent) {
-    g_object_set_data_full(G_OBJECT(stream), "baton-nice-agent", g_object_ref(agent), g_object_unref);
-}
-
 // libnice handles a component's packets (STUN, TURN, pseudo-TCP) only while someone receives on
 // it (nice_agent_recv* or the GIOStream) or an I/O callback is attached; a reliable agent's I/O
 // callback would take the link's bytes. So until a pair is selected, a "pump" on the app's

@@ -13,7 +13,8 @@ import Foundation
 /// runs the connectivity checks and gives the stream once a pair is selected. The controlling
 /// side (`Role.for(local:remote:)`) is the TLS client of the link over it
 /// (`SecureChannel.open(over:role:identity:credential:)`). `close()` disconnects every signal
-/// handler; the agent itself lives on while a stream it gave is alive, and is freed with it.
+/// handler; the agent itself lives on while a stream it gave is alive (`IceStream` holds it),
+/// and is freed with the last of them.
 @MainActor
 public final class IceSession {
     /// Which end of the connectivity checks this side is (RFC 8445 6.1.1). The controlling side
@@ -78,7 +79,6 @@ public final class IceSession {
             throw .agentFailed("nice_agent_add_stream")
         }
         self.ioStream = ioStream
-        baton_nice_tie_agent(ioStream, agent)
         stray.pointee = 0
         pump = baton_nice_pump_start(ioStream, MainLoop.context.gContext, stray)
         // Held by the handlers only: released with the last of them.
@@ -195,7 +195,7 @@ public final class IceSession {
         }
         stopPump()
         guard stray.pointee == 0 else { throw .agentFailed("the pump: a byte came before a pair was selected") }
-        return IceStream(stream: g_object_ref(ioStream).assumingMemoryBound(to: GIOStream.self), path: selectedPath ?? .host)
+        return IceStream(stream: ioStream, agent: agent, path: selectedPath ?? .host)
     }
 
     // MARK: Signals (on the app's loop)

@@ -44,7 +44,7 @@ extension SecureChannel {
                 case .controlled: try await accept(stream: stream.pointer, policy: policy)
                 }
             }
-            withExtendedLifetime(ice) {}
+            ice.keepAlive(with: UnsafeMutableRawPointer(channel.stream))
             return channel
         } catch {
             closeAsynchronously(stream.pointer)
