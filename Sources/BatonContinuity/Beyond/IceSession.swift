@@ -52,7 +52,7 @@ public final class IceSession {
     /// libnice's design): the session then fails rather than lose it.
     private let stray = UnsafeMutablePointer<gint>.allocate(capacity: 1)
     private var handlers: [gulong] = []
-    private var gathered: IceDescription?
+    private var gathering: Task<Result<IceDescription, IceError>, Never>?
     private var gatheringDone = false
     private var componentState: NiceComponentState = NICE_COMPONENT_STATE_DISCONNECTED
     private var isClosed = false
@@ -119,12 +119,24 @@ public final class IceSession {
         wake()
     }
 
-    /// This side's description: gathers the candidates (the first call; later calls give the
-    /// same description), within `configuration.gatheringDeadline`. Throws `noRelayCandidate`
-    /// when only relayed candidates are asked for and the TURN server gave none (a wrong or
-    /// expired credential, say), `noCandidates` when nothing was gathered.
+    /// This side's description: gathers the candidates (the first call; later and concurrent
+    /// calls give the same outcome), within `configuration.gatheringDeadline`. Throws
+    /// `noRelayCandidate` when only relayed candidates are asked for and the TURN server gave
+    /// none (a wrong or expired credential, say), `noCandidates` when nothing was gathered.
     public func localDescription() async throws(IceError) -> IceDescription {
-        if let gathered { return gathered }
+        let task: Task<Result<IceDescription, IceError>, Never>
+        if let gathering {
+            task = gathering
+        } else {
+            task = Task { @MainActor in
+                do throws(IceError) { return .success(try await self.gather()) } catch { return .failure(error) }
+            }
+            gathering = task
+        }
+        return try await withTaskCancellationHandler { await task.value } onCancel: { task.cancel() }.get()
+    }
+
+    private func gather() async throws(IceError) -> IceDescription {
         guard !isClosed else { throw .closed }
         let deadline = configuration.gatheringDeadline
         let timedOut = TimeoutFlag()
@@ -167,9 +179,7 @@ public final class IceSession {
         }
         lines = Array(lines.prefix(IceDescription.maximumCandidates))
         guard !lines.isEmpty else { throw configuration.relayOnly ? .noRelayCandidate : .noCandidates }
-        let description = try IceDescription(ufrag: ufrag, pwd: pwd, candidates: lines)
-        gathered = description
-        return description
+        return try IceDescription(ufrag: ufrag, pwd: pwd, candidates: lines)
     }
 
     /// Runs the connectivity checks with the peer's description, and gives the connected stream
