@@ -70,13 +70,14 @@ public final class IceSession {
         baton_nice_set_controlling(agent, role == .controlling ? 1 : 0)
         for address in configuration.hostAddresses where baton_nice_add_local_address(agent, address) == 0 {
             g_object_unref(UnsafeMutableRawPointer(agent))
+            stray.deallocate()
             throw .agentFailed("nice_agent_add_local_address (\(PrintableText.escaped(address)) is not an IP address)")
         }
         streamID = nice_agent_add_stream(agent, 1)
         guard streamID != 0, let ioStream = nice_agent_get_io_stream(agent, streamID, 1) else {
             g_object_unref(UnsafeMutableRawPointer(agent))
             stray.deallocate()
-            throw .agentFailed("nice_agent_add_stream")
+            throw .agentFailed("nice_agent_add_stream / nice_agent_get_io_stream")
         }
         self.ioStream = ioStream
         stray.pointee = 0
@@ -183,8 +184,11 @@ public final class IceSession {
     }
 
     /// Runs the connectivity checks with the peer's description, and gives the connected stream
-    /// once a candidate pair is selected (`selectedPath` says which), within `deadline`. Gathers this side's candidates first if `localDescription()` was not called.
-    /// Throws `connectivityFailed` when every pair failed, `connectTimedOut` at the deadline.
+    /// once a candidate pair is selected (`selectedPath` says which), within `deadline`.
+    /// Gathers this side's candidates first (within their own deadline) if
+    /// `localDescription()` was not called. Throws `connectivityFailed` when every pair failed,
+    /// `connectTimedOut` at the deadline, `closed` if the session closes (or the task is
+    /// cancelled, which closes it).
     public func connect(remote: IceDescription, deadline: Duration) async throws(IceError) -> IceStream {
         try remote.validate()  // a description built without its initializer's check cannot pass either
         _ = try await localDescription()
