@@ -120,6 +120,24 @@ final class IceLinkTests: ProcessTestCase {
         }
     }
 
+    /// A peer that connects over ICE and then says nothing: the controlled side gives up at the
+    /// gate's deadline (its read on the ICE stream cancelled), typed, as a listener does.
+    func testASilentPeerIsNotAdmittedByTheGatesDeadline() throws {
+        let ada = try GroupAuthority.create(name: "Ada", in: config("ada")).issueDevice(named: "laptop")
+        try MainActor.assumeIsolated {
+            let (a, b, aStream, bStream) = try Self.connectPair(Self.loopback, Self.loopback)
+            defer { a.close(); b.close() }
+            let silentPeer = try aStream.get(), adaStream = try bStream.get()
+            let credential = try TLSCredential(identity: ada)
+            let server = Outcome { try await SecureChannel.open(over: adaStream, role: .controlled, identity: ada, credential: credential) }
+            spin(until: { server.done })
+            guard case .notAdmitted? = server.error as? TransportError else {
+                return XCTFail("server: \(String(describing: server.error))")
+            }
+            withExtendedLifetime(silentPeer) {}
+        }
+    }
+
     /// A stranger past the gate (as an insider holding the group's discovery key could be):
     /// its certificate is refused by the same check as on the LAN (CertificateCheck), here by the
     /// group's device as the TLS client, which sees the stranger's certificate first.
