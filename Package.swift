@@ -47,6 +47,8 @@ let package = Package(
         .systemLibrary(name: "CSoup", pkgConfig: "libsoup-3.0", providers: [.apt(["libsoup-3.0-dev"])]),
         // libmosquitto: the MQTT client of signalling through the user's broker, driven by the GLib loop.
         .systemLibrary(name: "CMosquitto", pkgConfig: "libmosquitto", providers: [.apt(["libmosquitto-dev"])]),
+        // libnice: ICE (host, STUN and TURN candidates) on the GLib loop, for links beyond one network.
+        .systemLibrary(name: "CNice", pkgConfig: "nice", providers: [.apt(["libnice-dev"])]),
         // C helpers for GIO: the socket under a TLS connection, and an app launch context (GObject subclassing).
         .target(name: "CBatonStreams", dependencies: ["CGLib"]),
         // Layer 1: the GLib main loop as the app's run loop, with Swift concurrency on it.
@@ -63,7 +65,7 @@ let package = Package(
         .target(
             name: "BatonContinuity",
             dependencies: [
-                "Baton", "CGLib", "CBatonStreams", "CAvahi", "CSoup", "CMosquitto",
+                "Baton", "CGLib", "CBatonStreams", "CAvahi", "CSoup", "CMosquitto", "CNice",
                 .product(name: "X509", package: "swift-certificates"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
