@@ -39,6 +39,10 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
                   <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
                   <arg name="token" type="ay" direction="out"/>
                 </method>
+                <method name="OpenStreamsPipelined">
+                  <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
+                  <arg name="token" type="ay" direction="in"/>
+                </method>
                 <method name="ContinueNearby">
                   <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
                   <arg name="activationToken" type="s" direction="in"/><arg name="app" type="s" direction="out"/>
@@ -101,6 +105,7 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
             .setAdvertisement(activity: .dictionary([:]), active: true), .holdPayload(id: 1, payload: Data([1])),
             .payloadChanged(id: 2), .getNearby, .getStatus, .fetchPayload(device: "d", sequence: 3),
             .continued(device: "d", sequence: 4), .openStreams(device: "d", sequence: 5),
+            .openStreamsPipelined(device: "d", sequence: 5, token: Data(count: 32)),
             .continueNearby(device: "d", sequence: 6, activationToken: ""), .openPairingWindow(seconds: 60, host: "::", port: 0),
             .answerPairing(request: 7, confirmed: true), .closePairingWindow,
             .inspect(app: "", actions: ["copy"]), .inspect(app: "a", actions: []), .watchInspection(on: true),

@@ -37,6 +37,28 @@ final class AgentRelayedStreamTests: AgentTestCase {
         XCTAssertEqual(swiftPoolThreads(of: continuing), [], "the app on B, reading with for try await")
     }
 
+    /// Streams through agents are opened pipelined on both hops (the app's
+    /// `OpenStreamsPipelined`, then the link's `OpenStreams`): the request B's app writes at
+    /// once still reaches A's app, and when A's app does not take streams (its activity does not
+    /// support them) B's app's stream fails with `featureUnsupported`, the Handoff code of the
+    /// refusal, never reading as an empty stream; the app keeps running.
+    func testARefusedPipelinedOpenFailsTheAppsStreamWithItsHandoffCode() throws {
+        let (_, _, _) = try twoLinkedAgents()
+        let probe = productURL("DeviceProbe").path
+        let offering = try start(probe, ["unused", "--ok", "--agent", socket("a.sock")])
+        XCTAssertTrue(offering.waitForJoinedAgent(at: socket("a.sock")), offering.output)
+        let continuing = try start(probe, ["unused", "--ok", "--agent", socket("b.sock")])
+        XCTAssertNotNil(continuing.waitForLine(containing: "nearby A"), continuing.output)
+        continuing.send("continue 10")
+        XCTAssertNotNil(continuing.waitForLine(containing: "continued Probe"), continuing.output)
+        continuing.send("streams 1000")
+        let unsupported = CocoaError.Code.featureUnsupported.rawValue
+        XCTAssertNotNil(continuing.waitForLine(containing: "stream failed: code \(unsupported),", timeout: 30), continuing.output)
+        XCTAssertFalse(continuing.output.contains("stream received"), continuing.output)
+        continuing.send("ping")
+        XCTAssertNotNil(continuing.waitForLine(containing: "pong"), continuing.output)
+    }
+
     /// The offering app dies half way through a 16 MB answer: its agent sees its connection
     /// end without the end frame and breaks the stream to B, whose agent breaks its app's
     /// connection the same way; B's app fails with userActivityConnectionUnavailable instead of

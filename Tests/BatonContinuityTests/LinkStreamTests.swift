@@ -279,8 +279,36 @@ final class LinkStreamTests: TrustTestCase {
             let ping = Self.outcome { try await pair.dialing.ping() }
             XCTAssertNoThrow(try ping.get())
             XCTAssertNil(pair.acceptingRefused)
+            XCTAssertEqual(pair.acceptingStreams.droppedBytes, 1000, "what was dropped is counted")
             let write = Self.outcome { try await dialing.write(Data([1])) }
             XCTAssertNotNil(write.error, "the closed stream's writer fails: \(String(describing: write.value))")
+        }
+    }
+
+    /// Bytes for closed streams are dropped only up to what honest traffic can leave in flight
+    /// (a window for each stream opened): a peer that keeps sending on a stream closed here
+    /// past that breaks the protocol, and the link is closed, so dropping costs bounded work.
+    func testBytesForAClosedStreamPastItsWindowCloseTheLink() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream()
+            accepting.close()
+            let chunk = Data(count: LinkStreams.chunk)
+            var sent = 0
+            while sent + chunk.count <= LinkStreams.window {
+                pair.dialingStreams.emit(.streamData(stream: dialing.id, bytes: chunk))
+                sent += chunk.count
+            }
+            let ping = Self.outcome { try await pair.dialing.ping() }
+            XCTAssertNoThrow(try ping.get(), "one window dropped: the link stays")
+            XCTAssertNil(pair.acceptingRefused)
+            XCTAssertEqual(pair.acceptingStreams.droppedBytes, sent)
+            pair.dialingStreams.emit(.streamData(stream: dialing.id, bytes: chunk))
+            spin(until: { pair.accepting.bus.isClosed })
+            XCTAssertEqual(pair.acceptingRefused, .malformedMessage)
+            XCTAssertEqual(pair.acceptingStreams.droppedBytes, sent + chunk.count)
         }
     }
 
@@ -412,6 +440,36 @@ final class LinkStreamTests: TrustTestCase {
             pair.dialingStreams.emit(.streamData(stream: never.id, bytes: Data([1, 2, 3])))
             spin(until: { pair.accepting.bus.isClosed })
             XCTAssertEqual(pair.acceptingRefused, .malformedMessage)
+        }
+    }
+
+    /// Memory per link: a peer that opens every stream it may and fills each, while this side's
+    /// app reads nothing, makes the link hold `LinkStreams.maximumBufferedBytes` (a window a
+    /// stream), not more; the link stays up, and the next byte on any of them closes it.
+    func testAPeerFloodingEveryStreamMakesTheLinkHoldAtMostOneWindowEach() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let streams = try (0..<LinkStreams.maximumStreams).map { _ in try pair.openStream() }
+            XCTAssertNil(pair.dialingStreams.makeStream(idleTimeout: .seconds(30)), "no stream past the cap")
+            let chunk = Data(count: LinkStreams.chunk)
+            for (dialing, _) in streams {
+                var sent = 0
+                while sent < LinkStreams.window {
+                    let bytes = chunk.prefix(LinkStreams.window - sent)
+                    pair.dialingStreams.emit(.streamData(stream: dialing.id, bytes: bytes))
+                    sent += bytes.count
+                }
+            }
+            let ping = Self.outcome { try await pair.dialing.ping() }
+            XCTAssertNoThrow(try ping.get(), "all within their windows: the link stays")
+            XCTAssertEqual(streams.map(\.accepting.buffered).reduce(0, +), LinkStreams.maximumBufferedBytes)
+            XCTAssertEqual(LinkStreams.maximumBufferedBytes, 8 * 1024 * 1024)
+            pair.dialingStreams.emit(.streamData(stream: streams[3].dialing.id, bytes: Data([1])))
+            spin(until: { pair.accepting.bus.isClosed })
+            XCTAssertEqual(pair.acceptingRefused, .malformedMessage)
+            XCTAssertEqual(streams.map(\.accepting.buffered).reduce(0, +), 0, "what the link held is dropped")
         }
     }
 

@@ -231,14 +231,21 @@ public final class Agent {
                 case .failure(let failure): call.fail(HandoffFailure.AgentErrorName(rawValue: failure.name) ?? .handoffFailed, failure.message)
                 }
             }
-        case .fetchPayload(let device, let sequence), .continued(let device, let sequence), .openStreams(let device, let sequence):
+        case .fetchPayload(let device, let sequence), .continued(let device, let sequence), .openStreams(let device, let sequence),
+             .openStreamsPipelined(let device, let sequence, _):
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
+                if case .openStreamsPipelined(_, _, let token) = method {
+                    relay.refuse(token, with: CocoaError.handoff(.userActivityConnectionUnavailable, "\(device) does not offer activity \(sequence) now"))
+                }
                 return call.fail(.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
             }
             guard app.pendingCalls < maximumPendingCallsPerApp else {
                 if !app.refusedPastCallCap {
                     app.refusedPastCallCap = true
                     log.notice("\(app.name) has too many calls waiting (at most \(maximumPendingCallsPerApp)): refusing the calls past it")
+                }
+                if case .openStreamsPipelined(_, _, let token) = method {
+                    relay.refuse(token, with: CocoaError.handoff(.userActivityHandoffFailed, "too many calls waiting"))
                 }
                 return call.fail(.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
             }
@@ -296,6 +303,18 @@ public final class Agent {
                 let channel = try await node.openStreams(for: activity)
                 guard app != nil else { return channel.close() }
                 call.reply(.openStreams(device: device, sequence: sequence), relay.expect(channel))
+            case .openStreamsPipelined(let device, let sequence, let token):
+                do {
+                    let channel = try await node.openStreams(for: activity)
+                    guard app != nil, relay.attach(channel, token: token) else {
+                        channel.close()
+                        throw CocoaError.handoff(.userActivityHandoffFailed, "the streams' token is not one to take")
+                    }
+                    call.reply(.openStreamsPipelined(device: device, sequence: sequence, token: token), ())
+                } catch {
+                    relay.refuse(token, with: CocoaError.handoff(HandoffFailure.code(for: error), "\(error)"))
+                    throw error
+                }
             default:
                 call.fail(.refused, "not a call toward a nearby device")
             }

@@ -127,7 +127,7 @@ public final class AgentServer {
                 self.connections -= 1
                 return held.close()
             }
-            if first == StreamRelay.marker {
+            if first == StreamRelay.marker || first == StreamRelay.pipelinedMarker {
                 await self.streamConnection(held, fd: fd, timedOut: { timedOut })
                 self.connections -= 1
                 return
@@ -152,7 +152,7 @@ public final class AgentServer {
         }
     }
 
-    /// An app's stream connection: `S` and the token, within the deadline.
+    /// An app's stream connection: `S` (or `P`) and the token, within the deadline.
     private func streamConnection(_ local: LocalStream, fd: Int32, timedOut: () -> Bool) async {
         var token = Data()
         let size = 1 + StreamRelay.tokenSize
@@ -168,7 +168,7 @@ public final class AgentServer {
             }
         }
         guard !timedOut(), token.count == size else { return local.close() }
-        agent.relay.connect(local, token: token.dropFirst())
+        agent.relay.connect(local, marker: token[token.startIndex], token: token.dropFirst())
     }
 }
 

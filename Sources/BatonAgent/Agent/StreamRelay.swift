@@ -14,15 +14,30 @@ import Logging
 /// app before the other device has answered, so the app's request follows the open through the
 /// agent without waiting for it. If the device then refuses the open, the app reads the Handoff
 /// code of the refusal (a failure frame, `LocalStream.fail(reporting:)`).
+///
+/// From interface version 6 the app↔agent hop is pipelined too (`OpenStreamsPipelined`): the
+/// app picks the token, sends the call and at once opens its stream connection with
+/// `pipelinedMarker` and the token, and writes, without waiting for the reply. The connection
+/// may then come before the call (`connect`: it waits, at most `maximumWaiting` of them for at
+/// most `tokenLifetime`) or after it (`attach`); the two are relayed once both are here. If the
+/// call fails, the connection gets the failure's Handoff code (`refuse`).
 @MainActor
 final class StreamRelay {
     static let tokenSize = 32
-    /// What a stream connection starts with (D-Bus clients send NUL first).
+    /// What a stream connection starts with (D-Bus clients send NUL first): `marker` for a
+    /// token the agent gave, `pipelinedMarker` for one the app picked (`OpenStreamsPipelined`).
     static let marker = UInt8(ascii: "S")
-    /// How long a token waits for its connection, and how many wait at once.
+    static let pipelinedMarker = UInt8(ascii: "P")
+    /// How long a token waits for its connection (or a pipelined connection for its call), and
+    /// how many wait at once (of each).
     var tokenLifetime: Duration = .seconds(30)
     var maximumWaiting = 32
     private var waiting: [(token: Data, channel: any ContinuationStreamChannel, expiry: LoopSource)] = []
+    /// Pipelined connections whose `OpenStreamsPipelined` call has not been answered yet.
+    private var early: [(token: Data, local: LocalStream, expiry: LoopSource)] = []
+    /// The last tokens whose `OpenStreamsPipelined` failed, with the failure: a connection that
+    /// comes after it reads the code at once instead of waiting out its lifetime.
+    private var refused: [(token: Data, error: CocoaError)] = []
     private var running: [ObjectIdentifier: LocalStream] = [:]
     /// Stream connections refused for a token that was not waiting (only the first is logged).
     private(set) var refusedConnections = 0
@@ -30,12 +45,50 @@ final class StreamRelay {
 
     /// A token for `channel`; the app's connection with it is relayed to `channel`.
     func expect(_ channel: any ContinuationStreamChannel) -> Data {
-        while waiting.count >= maximumWaiting, let oldest = waiting.first { cancel(oldest.token) }
+        let token = Self.randomToken()
+        hold(channel, token: token)
+        return token
+    }
+
+    /// `tokenSize` random bytes.
+    static func randomToken() -> Data {
         var generator = SystemRandomNumberGenerator()
-        let token = Data((0..<Self.tokenSize).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        return Data((0..<tokenSize).map { _ in UInt8.random(in: 0...255, using: &generator) })
+    }
+
+    /// `channel` waits (at most `tokenLifetime`) for the connection that sends `token`.
+    private func hold(_ channel: any ContinuationStreamChannel, token: Data) {
+        while waiting.count >= maximumWaiting, let oldest = waiting.first { cancel(oldest.token) }
         let expiry = MainLoop.after(tokenLifetime) { [weak self] in self?.cancel(token) }
         waiting.append((token, channel, expiry))
-        return token
+    }
+
+    /// The app's `OpenStreamsPipelined` with `token` opened `channel`: relayed to the app's
+    /// connection with that token, now if it came first, else when it comes. False (and nothing
+    /// kept) if `token` is not `tokenSize` bytes or is already waiting.
+    func attach(_ channel: any ContinuationStreamChannel, token: Data) -> Bool {
+        guard token.count == Self.tokenSize, !waiting.contains(where: { Self.same($0.token, token) }) else { return false }
+        if let index = early.firstIndex(where: { Self.same($0.token, token) }) {
+            let entry = early.remove(at: index)
+            entry.expiry.cancel()
+            relay(entry.local, to: channel)
+        } else {
+            hold(channel, token: token)
+        }
+        return true
+    }
+
+    /// The app's `OpenStreamsPipelined` with `token` failed with `error`: its connection reads
+    /// that Handoff code (a failure frame) and is closed, now if it came, or when it comes.
+    func refuse(_ token: Data, with error: CocoaError) {
+        if let index = early.firstIndex(where: { Self.same($0.token, token) }) {
+            let entry = early.remove(at: index)
+            entry.expiry.cancel()
+            Task { await entry.local.fail(reporting: error) }
+            return
+        }
+        if refused.count >= 8 { refused.removeFirst() }
+        refused.append((token, error))
     }
 
     func cancel(_ token: Data) {
@@ -45,16 +98,42 @@ final class StreamRelay {
         entry.channel.close()
     }
 
-    /// An app's stream connection that sent `token`: relayed, or closed if the token is not one waiting.
-    func connect(_ local: LocalStream, token: Data) {
-        guard let index = waiting.firstIndex(where: { Self.same($0.token, token) }) else {
+    /// An app's stream connection that sent `marker` and `token`: relayed if its channel is
+    /// waiting; a pipelined one (`pipelinedMarker`) whose call has not come yet waits for it
+    /// (`attach`); otherwise closed.
+    func connect(_ local: LocalStream, marker: UInt8 = StreamRelay.marker, token: Data) {
+        if let index = waiting.firstIndex(where: { Self.same($0.token, token) }) {
+            let entry = waiting.remove(at: index)
+            entry.expiry.cancel()
+            return relay(local, to: entry.channel)
+        }
+        guard marker == Self.pipelinedMarker, token.count == Self.tokenSize,
+              !early.contains(where: { Self.same($0.token, token) }) else {
             refusedConnections += 1
             if refusedConnections == 1 { log.notice("refused a stream connection: not a token the agent gave (more are counted, not logged)") }
             return local.close()
         }
-        let entry = waiting.remove(at: index)
+        if let index = refused.firstIndex(where: { Self.same($0.token, token) }) {
+            let error = refused.remove(at: index).error
+            Task { await local.fail(reporting: error) }
+            return
+        }
+        while early.count >= maximumWaiting, let oldest = early.first { dropEarly(oldest.token) }
+        let expiry = MainLoop.after(tokenLifetime) { [weak self] in self?.dropEarly(token) }
+        early.append((token, local, expiry))
+    }
+
+    /// A pipelined connection that waited too long for its call (or was pushed out): closed.
+    private func dropEarly(_ token: Data) {
+        guard let index = early.firstIndex(where: { Self.same($0.token, token) }) else { return }
+        let entry = early.remove(at: index)
         entry.expiry.cancel()
-        let channel = entry.channel
+        entry.local.close()
+    }
+
+    /// Copies both ways between the app's connection `local` and the device's `channel` until
+    /// both have ended, then closes both.
+    private func relay(_ local: LocalStream, to channel: any ContinuationStreamChannel) {
         let key = ObjectIdentifier(local)
         running[key] = local
         Task { @MainActor [weak self] in
@@ -109,6 +188,12 @@ final class StreamRelay {
             entry.channel.close()
         }
         waiting = []
+        for entry in early {
+            entry.expiry.cancel()
+            entry.local.close()
+        }
+        early = []
+        refused = []
         for local in running.values { local.close() }
     }
 

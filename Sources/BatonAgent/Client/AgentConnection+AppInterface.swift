@@ -73,12 +73,49 @@ extension AgentConnection {
         }
     }
 
-    /// A second connection to the agent's socket for a relayed stream: `S` and `token`.
-    func streamConnection(token: Data) async throws -> LocalStream {
+    /// A second connection to the agent's socket for a relayed stream: `marker` (`S` for a
+    /// token the agent gave) and `token`.
+    func streamConnection(token: Data, marker: UInt8 = StreamRelay.marker) async throws -> LocalStream {
         let connection = try connectToSocket()
         let stream = LocalStream(connection)
         g_object_unref(UnsafeMutableRawPointer(connection))
-        try await stream.writeRaw(Data([StreamRelay.marker]) + token)
+        try await stream.writeRaw(Data([marker]) + token)
+        return stream
+    }
+
+    /// The interface version from which the agent takes `OpenStreamsPipelined`.
+    static let pipelinedStreamsVersion: UInt32 = 6
+
+    /// The continuation streams of `activity`, opened without waiting for the agent (version
+    /// 6): this side picks the token, sends `OpenStreamsPipelined` and at once connects with
+    /// `P` and the token, and returns the stream before the reply, so what the app writes
+    /// follows the call through the agent (the hop costs no round trip of its own). If the
+    /// call fails, the stream fails with the Handoff code of the failure (as the agent's failure
+    /// frame also says): its reads and writes throw it.
+    func openStreamsPipelined(for activity: NearbyActivity, on bus: LocalBus) async throws -> LocalStream {
+        let token = StreamRelay.randomToken()
+        let method = AgentMethod.openStreamsPipelined(device: activity.device, sequence: activity.sequence, token: token)
+        let stream: LocalStream
+        do {
+            let connection = try connectToSocket()
+            stream = LocalStream(connection)
+            g_object_unref(UnsafeMutableRawPointer(connection))
+        } catch {
+            throw CocoaError.handoff(.userActivityConnectionUnavailable, "cannot reach the agent for the streams: \(error)")
+        }
+        do {
+            try bus.start(AgentMethod.path, AgentMethod.interface, method.member.rawValue, method.arguments,
+                          replyType: method.member.replyType, timeout: callTimeout) { [weak stream] result in
+                if case .failure(let error) = result { stream?.failLocally(Self.handoffError(error)) }
+            }
+        } catch {
+            stream.close()
+            throw (error as? GLibError).map(Self.handoffError) ?? CocoaError.handoff(.userActivityHandoffFailed, "\(error)")
+        }
+        do { try await stream.writeRaw(Data([StreamRelay.pipelinedMarker]) + token) } catch {
+            stream.close()
+            throw CocoaError.handoff(.userActivityConnectionUnavailable, "cannot reach the agent for the streams: \(error)")
+        }
         return stream
     }
 }

@@ -14,6 +14,9 @@ extension AgentConnection {
     }
 
     public func openStreams(for activity: NearbyActivity) async throws -> any ContinuationStreamChannel {
+        if isJoined, let bus, (agentVersion ?? 0) >= Self.pipelinedStreamsVersion {
+            return try await openStreamsPipelined(for: activity, on: bus)
+        }
         let token = try await callAgent(.openStreams(device: activity.device, sequence: activity.sequence))
         guard token.count == StreamRelay.tokenSize else {
             throw CocoaError.handoff(.userActivityHandoffFailed, "malformed OpenStreams reply")

@@ -30,6 +30,10 @@ enum AgentMethod: DBusMethodValue, Equatable {
     case continued(device: String, sequence: UInt64)
     /// A relay token (`ay`) for the continuation streams of `device`'s activity `sequence`.
     case openStreams(device: String, sequence: UInt64)
+    /// Opens the continuation streams of `device`'s activity `sequence` for the app's stream
+    /// connection that sends `token` (`StreamRelay.tokenSize` bytes the app picked), which the
+    /// app makes at once, without waiting for this reply (version 6).
+    case openStreamsPipelined(device: String, sequence: UInt64, token: Data)
     /// Continues `device`'s activity `sequence` in the app here that declares it; the reply is its ID (`s`).
     case continueNearby(device: String, sequence: UInt64, activationToken: String)
     /// Opens a pairing window for `seconds` on `host:port`; the reply is the port it listens on (`u`).
@@ -55,6 +59,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case fetchPayload = "FetchPayload"
         case continued = "Continued"
         case openStreams = "OpenStreams"
+        case openStreamsPipelined = "OpenStreamsPipelined"
         case continueNearby = "ContinueNearby"
         case openPairingWindow = "OpenPairingWindow"
         case answerPairing = "AnswerPairing"
@@ -72,6 +77,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .getNearby, .getStatus, .closePairingWindow: []
             case .fetchPayload, .continued, .openStreams: activity
             case .continueNearby: activity + [DBusArgument("activationToken", "s")]
+            case .openStreamsPipelined: activity + [DBusArgument("token", "ay")]
             case .openPairingWindow: [DBusArgument("seconds", "u"), DBusArgument("host", "s"), DBusArgument("port", "u")]
             case .answerPairing: [DBusArgument("request", "t"), DBusArgument("confirmed", "b")]
             case .inspect: [DBusArgument("app", "s"), DBusArgument("actions", "as")]
@@ -89,7 +95,8 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .openStreams: [DBusArgument("token", "ay")]
             case .continueNearby: [DBusArgument("app", "s")]
             case .openPairingWindow: [DBusArgument("listening", "u")]
-            case .setAdvertisement, .holdPayload, .payloadChanged, .continued, .answerPairing, .closePairingWindow, .watchInspection: []
+            case .setAdvertisement, .holdPayload, .payloadChanged, .continued, .openStreamsPipelined, .answerPairing, .closePairingWindow,
+                 .watchInspection: []
             }
         }
     }
@@ -105,6 +112,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .fetchPayload: .fetchPayload
         case .continued: .continued
         case .openStreams: .openStreams
+        case .openStreamsPipelined: .openStreamsPipelined
         case .continueNearby: .continueNearby
         case .openPairingWindow: .openPairingWindow
         case .answerPairing: .answerPairing
@@ -124,6 +132,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .fetchPayload(let device, let sequence), .continued(let device, let sequence), .openStreams(let device, let sequence):
             [.string(device), .uint64(sequence)]
         case .continueNearby(let device, let sequence, let token): [.string(device), .uint64(sequence), .string(token)]
+        case .openStreamsPipelined(let device, let sequence, let token): [.string(device), .uint64(sequence), .bytes(token)]
         case .openPairingWindow(let seconds, let host, let port): [.uint32(seconds), .string(host), .uint32(port)]
         case .answerPairing(let request, let confirmed): [.uint64(request), .bool(confirmed)]
         case .inspect(let app, let actions): [.string(app), .array(elementType: "s", actions.map(Variant.string))]
@@ -160,6 +169,9 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .continueNearby:
             guard case .string(let device) = a[0], case .uint64(let sequence) = a[1], case .string(let token) = a[2] else { return nil }
             self = .continueNearby(device: device, sequence: sequence, activationToken: token)
+        case .openStreamsPipelined:
+            guard case .string(let device) = a[0], case .uint64(let sequence) = a[1], case .bytes(let token) = a[2] else { return nil }
+            self = .openStreamsPipelined(device: device, sequence: sequence, token: token)
         case .openPairingWindow:
             guard case .uint32(let seconds) = a[0], case .string(let host) = a[1], case .uint32(let port) = a[2] else { return nil }
             self = .openPairingWindow(seconds: seconds, host: host, port: port)
@@ -218,6 +230,11 @@ extension DBusCall where Method == AgentMethod, Reply == Data {
 extension DBusCall where Method == AgentMethod, Reply == Void {
     /// `device`'s activity `sequence` was continued here.
     static func continued(device: String, sequence: UInt64) -> Self { Self(.continued(device: device, sequence: sequence)) }
+    /// Opens the continuation streams of `device`'s activity `sequence` for the stream
+    /// connection that sends `token`.
+    static func openStreamsPipelined(device: String, sequence: UInt64, token: Data) -> Self {
+        Self(.openStreamsPipelined(device: device, sequence: sequence, token: token))
+    }
     /// The app's advertisement, and whether it is active.
     static func setAdvertisement(activity: Variant, active: Bool) -> Self { Self(.setAdvertisement(activity: activity, active: active)) }
     /// The payload of advertisement `id`, for the agent to hold.

@@ -74,7 +74,7 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
             if frameLeft == 0 {
                 guard readEnd - readStart >= 4 else {
                     if !result.isEmpty { break }
-                    try await fill()
+                    try await fillOrFail()
                     continue
                 }
                 let header = readBuffer! + readStart
@@ -96,7 +96,7 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
             let available = min(frameLeft, readEnd - readStart, maxLength - result.count)
             guard available > 0 else {
                 if !result.isEmpty { break }
-                try await fill()
+                try await fillOrFail()
                 continue
             }
             // Room for all that is buffered at once, not grown (and copied) frame by frame.
@@ -106,6 +106,21 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
             frameLeft -= available
         }
         return result
+    }
+
+    /// `fill()`, whose failure is the one `failLocally(_:)` gave if the stream failed meanwhile.
+    @MainActor
+    private func fillOrFail() async throws {
+        do { try await fill() } catch { throw failure ?? error }
+    }
+
+    /// The stream failed before the agent could say so (the app's `OpenStreamsPipelined` call
+    /// failed): waiting and later reads and writes throw `error`, and the connection is closed.
+    @MainActor
+    func failLocally(_ error: CocoaError) {
+        guard failure == nil else { return }
+        failure = error
+        shutAndClose()
     }
 
     /// Reads what has arrived on the socket (waiting for some) behind the bytes still
@@ -167,6 +182,7 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     /// `data` in frames of at most `piece` bytes, `batch` frames to a socket write.
     @MainActor
     private func send(_ data: Data) async throws {
+        if let failure { throw failure }
         let buffer = writeBuffer ?? UnsafeMutableRawPointer.allocate(byteCount: Self.batch * (Self.piece + 4), alignment: 16)
         writeBuffer = buffer
         var offset = data.startIndex
@@ -179,7 +195,7 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
                 filled += 4 + end - offset
                 offset = end
             }
-            try await writeAll(buffer, count: filled)
+            do { try await writeAll(buffer, count: filled) } catch { throw failure ?? error }
         }
     }
 
@@ -219,7 +235,8 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     /// The end frame, then the socket's writing side shut down.
     @MainActor
     private func end() async throws {
-        try await writeRaw(Data(count: 4))
+        if let failure { throw failure }
+        do { try await writeRaw(Data(count: 4)) } catch { throw failure ?? error }
         let socket = g_socket_connection_get_socket(UnsafeMutablePointer(connection))
         var error: UnsafeMutablePointer<GError>?
         guard g_socket_shutdown(socket, 0, 1, &error) != 0 else { throw GLibError(consuming: error!) }

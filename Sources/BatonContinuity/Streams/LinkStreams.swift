@@ -19,13 +19,19 @@ import Foundation
 /// past the credit it was given (`window`) breaks the protocol, and the link is closed (a
 /// refusal, `.malformedMessage`). Signals for a stream this side already closed are dropped:
 /// they may have crossed its reset; so are those for an id whose `OpenStreams` this side
-/// refused (`admits` took the id, the open was then refused): they were pipelined behind it. Stream traffic is not charged to the activity-update
-/// budget; the window and the chunk size bound how much of the link one stream holds at a time.
+/// refused (`admits` took the id, the open was then refused): they were pipelined behind it.
+/// Dropped bytes are counted (`droppedBytes`) and bounded: each id opened lets the peer have
+/// one more window dropped (what an honest peer can have in flight when a stream closes), up
+/// to `maximumDropAllowance`; past that the link is closed as a violation. Stream traffic is
+/// not charged to the activity-update budget; the window and the chunk size bound how much of
+/// the link one stream holds at a time.
 @MainActor
 final class LinkStreams {
     /// The most bytes a writer may have sent that its reader has not given back: enough to
-    /// cover the round trip of the credit through two agents' relays on a loaded machine.
-    nonisolated static let window = 4 * 1024 * 1024
+    /// cover the round trip of the credit through two agents' relays on a loaded machine (at
+    /// 1 GB/s, a millisecond), and small enough that a link whose streams are all flooded
+    /// holds little (`maximumBufferedBytes`).
+    nonisolated static let window = 1024 * 1024
     /// The most bytes in one `StreamData` (well under `DBusConnection.maximumMessageBody`): 64
     /// KiB less the message's header and its other argument (128 bytes), so a whole message is
     /// four full TLS records of 16 KiB, not four and a fifth of 128 bytes (a record, a write and
@@ -43,6 +49,13 @@ final class LinkStreams {
     nonisolated static let queuedOutputLimit = 1024 * 1024
     /// The most streams open on one link at once.
     nonisolated static let maximumStreams = 8
+    /// The most received stream bytes a link holds unread, whatever the peer sends: a window
+    /// for each stream it may have open (8 MiB). Past it the peer broke the credit rule and the
+    /// link is closed.
+    nonisolated static let maximumBufferedBytes = maximumStreams * window
+    /// The most stream bytes a peer may have sent that this side dropped and did not yet
+    /// earn back (`droppedAllowance`): one window for each stream either side may have open.
+    nonisolated static let maximumDropAllowance = 2 * maximumStreams * window
 
     private let bus: DBusConnection
     private var open: [UInt32: LinkStream] = [:]
@@ -50,6 +63,13 @@ final class LinkStreams {
     /// parity is the side's).
     private var lastOwn: Int64
     private var lastPeer: Int64
+    /// Bytes of `StreamData` dropped because their stream was closed here or its open was
+    /// refused (counted for inspection and tests).
+    private(set) var droppedBytes = 0
+    /// How many more bytes may be dropped before the peer breaks the protocol: each id opened
+    /// (by either side) earns one window, the most an honest peer can have in flight on a stream
+    /// when it is closed or refused, up to `maximumDropAllowance`; each dropped byte spends one.
+    private var droppedAllowance = 0
 
     /// The streams of the link `bus` runs; `accepted` is whether this side accepted its TCP
     /// connection (`SecureChannel.isServer`).
@@ -93,6 +113,7 @@ final class LinkStreams {
     func makeStream(idleTimeout: Duration) -> LinkStream? {
         guard count(own: true) < Self.maximumStreams, let id = UInt32(exactly: lastOwn + 2) else { return nil }
         lastOwn += 2
+        earnDropAllowance()
         let stream = LinkStream(id: id, on: self, idleTimeout: idleTimeout)
         open[stream.id] = stream
         return stream
@@ -141,6 +162,7 @@ final class LinkStreams {
             return false
         }
         lastPeer = Int64(id)
+        earnDropAllowance()
         guard count(own: false) < Self.maximumStreams else {
             violation("OpenStreams past \(Self.maximumStreams) open streams")
             return false
@@ -170,7 +192,8 @@ final class LinkStreams {
         case .currentChanged, .revocationsChanged: return
         }
         guard let stream = open[id] else {
-            if !wasOpened(id) { violation("a stream signal for stream \(id), never opened") }
+            if !wasOpened(id) { return violation("a stream signal for stream \(id), never opened") }
+            if case .streamData(_, let bytes) = signal { dropped(bytes.count, of: id) }
             return
         }
         switch signal {
@@ -181,6 +204,19 @@ final class LinkStreams {
         case .streamCredit(_, let bytes): stream.credited(bytes)
         case .currentChanged, .revocationsChanged: break
         }
+    }
+
+    /// A stream id was opened: one more window may be dropped (`droppedAllowance`).
+    private func earnDropAllowance() {
+        droppedAllowance = min(droppedAllowance + Self.window, Self.maximumDropAllowance)
+    }
+
+    /// `count` bytes for the closed or refused stream `id` were dropped: counted, and past
+    /// what honest traffic can leave in flight (`droppedAllowance`) the link is closed.
+    private func dropped(_ count: Int, of id: UInt32) {
+        droppedBytes += count
+        droppedAllowance -= count
+        if droppedAllowance < 0 { violation("\(droppedBytes) bytes sent on closed streams (the last on \(id)), past their windows") }
     }
 
     /// Whether `id` is one either side has opened on this link (so it may be closed now).
