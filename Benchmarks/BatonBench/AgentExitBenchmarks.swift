@@ -1,4 +1,4 @@
-import BatonContinuity
+@_spi(Testing) import BatonContinuity
 import BatonLoop
 import CGLib
 import Foundation
@@ -9,19 +9,6 @@ import Foundation
 /// agent ends within 200 ms. Also, from the peer's side: SIGTERM to the link seen closed.
 @MainActor
 enum AgentExitBenchmarks {
-    /// The peer, in this process: a node that offers nothing and shows nothing.
-    private final class Silent: ActivityProvider {
-        var advertisementDidChange: (@MainActor () -> Void)?
-        func advertisement() -> ProvidedActivity? { nil }
-        func payload(of activity: ProvidedActivity) async throws(ProvidedActivityError) -> Data { throw .notCurrent }
-        func continued(_ activity: ProvidedActivity) async {}
-        func canOpenStreams(for activity: ProvidedActivity) -> Bool { false }
-        func acceptStreams(_ channel: any ContinuationStreamChannel, for activity: ProvidedActivity) {}
-        func nearbyActivitiesDidChange(_ activities: [NearbyActivity]) {}
-        func nodeDidStart(_ node: ContinuityNode) {}
-        func nodeDidStop(_ node: ContinuityNode) {}
-    }
-
     struct Results {
         /// SIGTERM to batond's end, ms, one per run.
         var agentExit: [Double] = []
@@ -78,7 +65,7 @@ enum AgentExitBenchmarks {
 
         var results = Results()
         for _ in 0..<runs {
-            // The agent, then the peer (this process) dialing it; once linked, SIGTERM.
+            // The agent, then the peer (this process, offering nothing) dialing it; once linked, SIGTERM.
             let agent = try BenchChild("batond-exit", executable: batond,
                                        ["--device", root.appendingPathComponent("A").path, "--listen", "127.0.0.1:0",
                                         "--socket", runtime.appendingPathComponent("a.sock").path, "--no-notifications"],
@@ -89,7 +76,7 @@ enum AgentExitBenchmarks {
                   let address = PeerAddress(String(line[range.upperBound...].prefix { $0 != "," })) else {
                 throw BenchFailure("batond said: \(line)")
             }
-            let peer = try ContinuityNode(identity: peerIdentity, staticPeers: [address], provider: Silent())
+            let peer = try ContinuityNode(identity: peerIdentity, staticPeers: [address], provider: SilentActivityProvider())
             var linked = false
             var closedAt: ContinuousClock.Instant?
             let watch = peer.diagnostics.observe { event in

@@ -9,6 +9,7 @@
 //                                  baseline and ratio over the runs, and in how many runs the ratio met its aim)
 //     BatonBench --gtk-only  (the GTK focus figure alone: a child on the bench's own Xvfb; built only with GTK 4)
 //     BatonBench --exit-only (batond's exit after SIGTERM, linked to a peer, beside a plain process's: issue 31)
+//     BatonBench --cold-start-only (a restarted batond to linked, on two namespace hosts with Avahi: issue 31; needs root)
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
 //     BatonBench --coding    (the payload coding rows alone: encode and decode a 3 KB userInfo, beside binary plists)
 import Baton
@@ -119,6 +120,11 @@ if CommandLine.arguments.contains("--exit-only") {  // issue 31: batond's exit a
     exit(0)
 }
 
+if CommandLine.arguments.contains("--cold-start-only") {  // issue 31: a restarted agent to linked, beside its start to listening
+    MainActor.assumeIsolated { for line in ColdStartBenchmarks.lines() { say(line) } }
+    exit(0)
+}
+
 if CommandLine.arguments.contains("--agent-only") {
     MainActor.assumeIsolated {
         do {
@@ -139,6 +145,7 @@ if CommandLine.arguments.contains("--agent-only") {
 nonisolated(unsafe) var continuityFigures: [Figure] = []
 nonisolated(unsafe) var agentFigures: [Figure] = []
 nonisolated(unsafe) var agentNotes: [String] = []
+nonisolated(unsafe) var coldStartLines: [String] = []
 
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
@@ -179,6 +186,8 @@ let figures: [Figure] = MainActor.assumeIsolated {
     do { agentFigures += AgentExitBenchmarks.figures(try AgentExitBenchmarks.run()) } catch {
         say("agent exit benchmarks failed: \(error)")
     }
+    say("cold start: two namespace hosts, \(2 * ColdStartBenchmarks.runs) restarts of one agent …")
+    coldStartLines = ColdStartBenchmarks.lines()
     continuityFigures = [
         Figure(name: "warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare TLS round trip p50",
                baseline: percentile(continuity.rtt, 50), unit: "µs", aim: "aim ≤ 3×"),
@@ -233,6 +242,7 @@ MainActor.assumeIsolated { if let figure = GtkBenchmarks.figure() { say(figure.l
 for figure in continuityFigures { say(figure.line()) }
 for figure in agentFigures { say(figure.line()) }
 for note in agentNotes { say(note) }
+for line in coldStartLines { say(line) }
 if !agentFigures.isEmpty {
     say(MachineBenchmarks.figure().line())
     say("(the launch figure's agent is BatonBench --agent-mode: the same Agent, AgentServer and DesktopAppLauncher as batond,"

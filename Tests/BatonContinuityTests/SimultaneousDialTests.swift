@@ -1,4 +1,4 @@
-@testable import BatonContinuity
+@testable @_spi(Testing) import BatonContinuity
 import BatonLoop
 import BatonTestSupport
 import Foundation
@@ -9,20 +9,6 @@ import XCTest
 /// device whose identifier sorts first dialed — decided by each side alone, without asking
 /// the other.
 final class SimultaneousDialTests: TrustTestCase {
-    /// A provider that offers nothing and takes nothing: two nodes share this test's process.
-    @MainActor
-    private final class Silent: ActivityProvider {
-        var advertisementDidChange: (@MainActor () -> Void)?
-        func advertisement() -> ProvidedActivity? { nil }
-        func payload(of activity: ProvidedActivity) async throws(ProvidedActivityError) -> Data { throw .notCurrent }
-        func continued(_ activity: ProvidedActivity) async {}
-        func canOpenStreams(for activity: ProvidedActivity) -> Bool { false }
-        func acceptStreams(_ channel: any ContinuationStreamChannel, for activity: ProvidedActivity) {}
-        func nearbyActivitiesDidChange(_ activities: [NearbyActivity]) {}
-        func nodeDidStart(_ node: ContinuityNode) {}
-        func nodeDidStop(_ node: ContinuityNode) {}
-    }
-
     /// A loopback port nothing listens on now (one the system gave a listener, closed since).
     @MainActor
     private static func freePort() throws -> UInt16 {
@@ -36,8 +22,8 @@ final class SimultaneousDialTests: TrustTestCase {
         let a = try authority.issueDevice(named: "A"), b = try authority.issueDevice(named: "B")
         try MainActor.assumeIsolated {
             let portA = try Self.freePort(), portB = try Self.freePort()
-            let nodeA = try ContinuityNode(identity: a, staticPeers: [PeerAddress(host: "127.0.0.1", port: portB)], provider: Silent())
-            let nodeB = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: portA)], provider: Silent())
+            let nodeA = try ContinuityNode(identity: a, staticPeers: [PeerAddress(host: "127.0.0.1", port: portB)], provider: SilentActivityProvider())
+            let nodeB = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: portA)], provider: SilentActivityProvider())
             var finished = 0
             nodeA.onFirstDialsFinished = { finished += 1 }
             nodeB.onFirstDialsFinished = { finished += 1 }

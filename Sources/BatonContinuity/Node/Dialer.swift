@@ -87,7 +87,9 @@ final class Dialer {
     /// The network changed (an interface came up, an address or a route came or went): every
     /// device waiting for its next try is dialed now, its delay starting again from the least,
     /// and so is every address last linked over that is not linked — rather than waiting out
-    /// a backoff that the network being down had grown.
+    /// a backoff that the network being down had grown. And every link is checked
+    /// (`checkLink`): after a suspend, a link can look up on this side while the other side
+    /// dropped it long ago.
     func networkChanged() {
         guard isRunning() else { return }
         let waiting = redials
@@ -98,6 +100,46 @@ final class Dialer {
             dial(address)
         }
         for hint in lastLinked.addresses where !links.isLinked(to: hint) { dial(hint) }
+        for link in links.all { checkLink(link) }
+    }
+
+    /// How long a link checked after a network change has to answer.
+    static let linkCheckDeadline: Duration = .seconds(5)
+
+    /// Links being checked (`checkLink`), by device identifier: one check a link at a time.
+    private var checking: Set<String> = []
+
+    /// Pings `link` (`org.freedesktop.DBus.Peer.Ping`, one round trip); if it does not answer
+    /// within `linkCheckDeadline` (or closes meanwhile), it is dropped, and its device dialed at
+    /// once where it was dialed, last linked or found. A machine resumed from suspend keeps its TCP connections
+    /// as they were, while its peer has long dropped them (TCP keepalive, `SecureChannel`): the
+    /// first thing sent on one is answered with a reset, so the check fails at once and the
+    /// device is linked again without waiting for this side's keepalive and a backoff.
+    private func checkLink(_ link: PeerLink) {
+        guard !checking.contains(link.id) else { return }
+        checking.insert(link.id)
+        Task { @MainActor in
+            defer { checking.remove(link.id) }
+            do { try await link.bus.ping(timeout: Self.linkCheckDeadline) } catch {
+                guard isRunning() else { return }
+                if links[link.id] === link {  // else it closed as it failed, and is dropped already
+                    log.info("the link with \(links.name(of: link)) did not answer after the network changed: \(error)")
+                    links.drop(link, because: "it did not answer after the network changed", kind: .closed)
+                }
+                guard links[link.id] == nil, let address = redialAddress(of: link) else { return }
+                redials.removeValue(forKey: address)?.cancel()
+                backoff[address] = nil
+                dial(address)
+            }
+        }
+    }
+
+    /// Where to dial the device of `link` again: where this side dialed it, or else an address
+    /// at its host this side knows (configured, last linked over, found); nil if none.
+    private func redialAddress(of link: PeerLink) -> PeerAddress? {
+        if let dialed = link.dialed { return dialed }
+        guard let host = link.host else { return nil }
+        return (staticPeers + lastLinked.addresses + discovered.sorted { $0.description < $1.description }).first { $0.host == host }
     }
 
     /// Discovery started browsing: devices it finds before its first browse settles are part
