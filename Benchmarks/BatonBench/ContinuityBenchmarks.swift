@@ -34,6 +34,8 @@ enum ContinuityBenchmarks {
 
     struct Results {
         var warm: [Double] = [], rtt: [Double] = [], cold: [Double] = [], handshakeRTT: [Double] = []
+        /// The cold continuation's parts: a new node until the activity is nearby, then "continue" to the restore.
+        var coldToNearby: [Double] = [], coldContinue: [Double] = []
         /// A bare D-Bus method call round trip over mutual TLS (GDBus's own floor).
         var dbusRTT: [Double] = []
         var propagation: [Double] = [], propagationRTT: [Double] = []
@@ -46,9 +48,24 @@ enum ContinuityBenchmarks {
         var warmWakeups: [(String, Double)] = []
     }
 
-    static func run() throws -> Results {
-        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("baton-bench-\(UUID().uuidString)")
-        defer { try? FileManager.default.removeItem(at: root) }
+    /// The other device, `BatonBench --peer-mode` (`PeerMode`), started for device A of a new
+    /// group in `root`; B's identity and credential for this process.
+    struct Peer {
+        let process: Process
+        let input: Pipe
+        let b: DeviceIdentity
+        let credential: TLSCredential
+        let authority: GroupAuthority
+        let nodePort: UInt16, echoPort: UInt16, bulkPort: UInt16, dbusPort: UInt16
+
+        /// Ends the peer (its input closes) and waits for it.
+        func stop() {
+            try? input.fileHandleForWriting.close()
+            process.waitUntilExit()
+        }
+    }
+
+    static func startPeer(in root: URL) throws -> Peer {
         let authority = try GroupAuthority.create(name: "bench", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
         try authority.issueDevice(named: "A").write(to: root.appendingPathComponent("A"))
         let b = try authority.issueDevice(named: "B")
@@ -61,15 +78,27 @@ enum ContinuityBenchmarks {
         peer.standardInput = toPeer
         peer.standardOutput = fromPeer
         try peer.run()
-        defer { try? toPeer.fileHandleForWriting.close(); peer.waitUntilExit() }
         var readyLine = readLine(fromPeer.fileHandleForReading)
-        while !readyLine.hasPrefix("ready") { readyLine = readLine(fromPeer.fileHandleForReading) }
+        while !readyLine.hasPrefix("ready") && !readyLine.isEmpty { readyLine = readLine(fromPeer.fileHandleForReading) }
         let ready = readyLine.split(separator: " ")
         Thread.detachNewThread { let rest = fromPeer.fileHandleForReading.readDataToEndOfFile(); FileHandle.standardError.write(rest) }
         guard ready.count == 5, ready[0] == "ready", let nodePort = UInt16(ready[1]), let echoPort = UInt16(ready[2]),
               let bulkPort = UInt16(ready[3]), let dbusPort = UInt16(ready[4]) else {
+            try? toPeer.fileHandleForWriting.close()
+            peer.waitUntilExit()
             throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "peer did not start"])
         }
+        return Peer(process: peer, input: toPeer, b: b, credential: credential, authority: authority,
+                    nodePort: nodePort, echoPort: echoPort, bulkPort: bulkPort, dbusPort: dbusPort)
+    }
+
+    static func run() throws -> Results {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("baton-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let started = try startPeer(in: root)
+        defer { started.stop() }
+        let (peer, toPeer, authority, b, credential) = (started.process, started.input, started.authority, started.b, started.credential)
+        let (nodePort, echoPort, bulkPort, dbusPort) = (started.nodePort, started.echoPort, started.bulkPort, started.dbusPort)
         var results = Results()
 
         // Bare TLS: one 256-byte request and its echo, over a warm mutual-TLS connection.
@@ -100,7 +129,7 @@ enum ContinuityBenchmarks {
         let continuer = Continuer()
         Application.shared.delegate = continuer
         Application.shared.finishLaunching()
-        var node = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: nodePort)])
+        let node = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: nodePort)])
         try node.start(host: "127.0.0.1")
         MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
         let wakeupsBefore = [peer.processIdentifier, getpid()].map { threadRuns(of: $0) }
@@ -145,22 +174,7 @@ enum ContinuityBenchmarks {
         node.stop()
 
         // Cold continuation: no link yet; beside a bare TLS handshake plus one round trip.
-        for _ in 0..<coldRuns {
-            let start = ContinuousClock.now
-            node = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: nodePort)])
-            try node.start(host: "127.0.0.1")
-            MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
-            let before = continuer.restorer.restored
-            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
-            MainLoop.run(until: { continuer.restorer.restored > before }, timeout: .seconds(30))
-            results.cold.append(nanosPerOp(ContinuousClock.now - start, 1) / 1000)
-            node.stop()
-            let handshake = ContinuousClock.now
-            let fresh = try wait { try await SecureChannel.connect(host: "127.0.0.1", port: echoPort, identity: b, credential: credential) }
-            _ = try roundTrip(fresh)
-            results.handshakeRTT.append(nanosPerOp(ContinuousClock.now - handshake, 1) / 1000)
-            fresh.close()
-        }
+        coldContinuations(started, continuer, into: &results)
 
         // Memory per link: resident size before and after 50 more mutual-TLS links to A.
         let links = 50
@@ -175,6 +189,73 @@ enum ContinuityBenchmarks {
         try advertisedActivityMemory(authority: authority, identity: b, root: root, into: &results)
         if continuer.failures > 0 { say("\(continuer.failures) continuations failed") }
         return results
+    }
+
+    /// The cold continuations, `coldRuns` of them: a new node, linking to the peer, and
+    /// continuing its activity, from nothing to `restoreUserActivityState`; each beside a bare
+    /// TLS connection to the peer (its admission gate and handshake) and one round trip over it.
+    static func coldContinuations(_ peer: Peer, _ continuer: Continuer, into results: inout Results) {
+        let address = PeerAddress(host: "127.0.0.1", port: peer.nodePort)
+        for _ in 0..<coldRuns {
+            let start = ContinuousClock.now
+            guard let node = try? ContinuityNode(identity: peer.b, staticPeers: [address]), (try? node.start(host: "127.0.0.1")) != nil else {
+                say("a cold node did not start")
+                return
+            }
+            MainLoop.run(until: { !Application.shared.nearbyActivities.isEmpty }, timeout: .seconds(30))
+            let nearby = ContinuousClock.now
+            let before = continuer.restorer.restored
+            Application.shared.continueNearbyActivity(Application.shared.nearbyActivities[0])
+            MainLoop.run(until: { continuer.restorer.restored > before }, timeout: .seconds(30))
+            let end = ContinuousClock.now
+            results.cold.append(nanosPerOp(end - start, 1) / 1000)
+            results.coldToNearby.append(nanosPerOp(nearby - start, 1) / 1000)
+            results.coldContinue.append(nanosPerOp(end - nearby, 1) / 1000)
+            node.stop()
+            let handshake = ContinuousClock.now
+            guard let fresh = try? wait({ try await SecureChannel.connect(host: "127.0.0.1", port: peer.echoPort, identity: peer.b,
+                                                                          credential: peer.credential) }) else {
+                say("a bare TLS connection failed")
+                return
+            }
+            let message = Data(repeating: 7, count: 256)
+            _ = try? wait {
+                try await fresh.send(message)
+                var received = 0
+                while received < message.count { received += try await fresh.receive(maxLength: 4096).count }
+            }
+            results.handshakeRTT.append(nanosPerOp(ContinuousClock.now - handshake, 1) / 1000)
+            fresh.close()
+        }
+    }
+
+    /// `--handshake`'s continuity part: the peer, and the cold continuations alone.
+    static func coldOnly() throws -> Results {
+        let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("baton-bench-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: root) }
+        let peer = try startPeer(in: root)
+        defer { peer.stop() }
+        Application.shared.manifest = PeerMode.manifest
+        let continuer = Continuer()
+        Application.shared.delegate = continuer
+        Application.shared.finishLaunching()
+        var results = Results()
+        coldContinuations(peer, continuer, into: &results)
+        if continuer.failures > 0 { say("\(continuer.failures) continuations failed") }
+        return results
+    }
+
+    /// The cold continuation's rows: the whole, beside GIO's handshake and a round trip
+    /// (issue 30's aim), and its two parts (linking, then continuing).
+    static func coldFigures(_ results: Results) -> [Figure] {
+        [
+            Figure(name: "cold continuation p50", value: percentile(results.cold, 50), baselineName: "TLS handshake + round trip p50",
+                   baseline: percentile(results.handshakeRTT, 50), unit: "µs", aim: "aim ≤ 1.3×"),
+            Figure(name: "cold: new node to nearby p50", value: percentile(results.coldToNearby, 50),
+                   baselineName: "TLS handshake + round trip p50", baseline: percentile(results.handshakeRTT, 50), unit: "µs", aim: ""),
+            Figure(name: "cold: continue to restore p50", value: percentile(results.coldContinue, 50),
+                   baselineName: "TLS handshake + round trip p50", baseline: percentile(results.handshakeRTT, 50), unit: "µs", aim: ""),
+        ]
     }
 
     /// Heap per advertised activity on the receiving device: 50 devices (another process) are

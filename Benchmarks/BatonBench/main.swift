@@ -12,6 +12,8 @@
 //     BatonBench --cold-start-only (a restarted batond to linked, on two namespace hosts with Avahi: issue 31; needs root)
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
 //     BatonBench --coding    (the payload coding rows alone: encode and decode a 3 KB userInfo, beside binary plists)
+//     BatonBench --handshake (issue 30's rows alone: a mutual TLS 1.3 handshake through GIO beside OpenSSL's, and the
+//                             cold continuation beside GIO's handshake + one round trip, with its two parts)
 import Baton
 import Foundation
 
@@ -48,6 +50,20 @@ if CommandLine.arguments.contains("--gtk-only") {  // the GTK figure alone
 
 if CommandLine.arguments.contains("--profile-payload") {  // a loop for perf/callgrind, no figures
     MainActor.assumeIsolated { for _ in 0..<20 { _ = ActivityBenchmarks.payloadCoding() } }
+    exit(0)
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--tls-server") {  // the GIO side's server of the handshake figure
+    MainActor.assumeIsolated { HandshakeBenchmarks.runServer(Array(CommandLine.arguments[(index + 1)...])) }
+}
+
+if CommandLine.arguments.contains("--handshake") {  // issue 30's rows alone: handshakes, and the cold continuation
+    MainActor.assumeIsolated {
+        do { for figure in try HandshakeBenchmarks.figures() { say(figure.line()) } } catch {
+            say("handshake benchmarks failed: \(error)")
+            exit(1)
+        }
+    }
     exit(0)
 }
 
@@ -195,8 +211,7 @@ let figures: [Figure] = MainActor.assumeIsolated {
                baseline: percentile(continuity.rtt, 99), unit: "µs", aim: ""),
         Figure(name: "warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare D-Bus call over TLS p50",
                baseline: percentile(continuity.dbusRTT, 50), unit: "µs", aim: "GDBus's own floor"),
-        Figure(name: "cold continuation p50", value: percentile(continuity.cold, 50), baselineName: "TLS handshake + round trip p50",
-               baseline: percentile(continuity.handshakeRTT, 50), unit: "µs", aim: ""),
+    ] + ContinuityBenchmarks.coldFigures(continuity) + [
         Figure(name: "advertisement propagation p50", value: percentile(continuity.propagation, 50),
                baselineName: "bare TLS round trip p50", baseline: percentile(continuity.propagationRTT, 50), unit: "µs", aim: ""),
         Figure(name: "memory per mutual-TLS link", value: continuity.bytesPerLink / 1024, baselineName: "(no baseline)",

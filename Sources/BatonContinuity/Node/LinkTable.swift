@@ -134,18 +134,17 @@ final class LinkTable {
         follow(link)
         bus.startMessageProcessing()  // the object is exported: calls may come in now
         do {
-            // The peer's list first: if newer, it names the peer (and the devices added since)
-            // before its activity is shown.
-            let data = try await bus.call(.getRevocations)
-            if links[link.id] === link {
-                events?.peerSent(revocationData: data, from: link)
-            }
+            // Both asked in one flight. The peer's list is taken first: if newer, it names the
+            // peer (and the devices added since) before its activity is shown.
             // A CurrentChanged handled while the answer was on its way is at least as new as
             // the answer (the peer answered before or after sending it, and sends another for
             // any change after answering); the answer may still be handled after it, so it is
             // then dropped rather than put back the older activity.
             let signalsBefore = link.currentSignals
-            let metadata = try await bus.call(.getCurrent)
+            let (data, metadata) = try await bus.call(.getRevocations, .getCurrent)
+            if links[link.id] === link {
+                events?.peerSent(revocationData: data, from: link)
+            }
             if link.currentSignals == signalsBefore { remoteChanged(link, metadata) }
             if links[link.id] === link { events?.linkCameUp(link) }
         } catch {

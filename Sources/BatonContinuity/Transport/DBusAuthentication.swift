@@ -46,14 +46,53 @@ extension DBusConnection {
 
     /// Authenticates to the serving side (`ANONYMOUS`) within `timeout`. Message processing
     /// has not started. On failure the caller closes.
-    package func authenticateToServer(timeout: Duration) async throws {
+    ///
+    /// `pipelined`: the D-Bus specification lets a client send `BEGIN` (and its first messages)
+    /// without waiting for the server's `OK` when it knows the mechanism will be accepted, as
+    /// sd-bus does. Then this writes `AUTH ANONYMOUS` and `BEGIN` in one flight and returns at
+    /// once: calls made from then on go out right behind them, so authentication costs no round
+    /// trip of its own. The server's answer is still read and checked before any message from
+    /// the server is: anything but `OK` (or no answer within `timeout`) closes the connection,
+    /// and the calls waiting fail as on any closed connection. A server that refuses never sees
+    /// the calls as messages (after its `REJECTED` it reads them as authentication lines, and
+    /// closes at its line caps).
+    package func authenticateToServer(timeout: Duration, pipelined: Bool = false) async throws {
         let deadline = MainLoop.after(timeout) { [weak self] in self?.abortTransport() }
-        defer { deadline.cancel() }
-        writeLine("\0AUTH ANONYMOUS " + "baton".utf8.map { String(format: "%02x", $0) }.joined())
-        let answer = try await readLine()
-        guard answer.hasPrefix("OK ") else { throw Self.authenticationError("the other side did not accept ANONYMOUS") }
-        writeLine("BEGIN")
-        guard !isClosed else { throw Self.authenticationError("the other side closed the connection after accepting it") }
+        let hello = "\0AUTH ANONYMOUS " + "baton".utf8.map { String(format: "%02x", $0) }.joined()
+        guard pipelined else {
+            defer { deadline.cancel() }
+            writeLine(hello)
+            let answer = try await readLine()
+            guard answer.hasPrefix("OK ") else { throw Self.authenticationError("the other side did not accept ANONYMOUS") }
+            writeLine("BEGIN")
+            guard !isClosed else { throw Self.authenticationError("the other side closed the connection after accepting it") }
+            return
+        }
+        Array((hello + "\r\nBEGIN\r\n").utf8).withUnsafeBytes { writeRaw($0) }
+        guard !isClosed else {
+            deadline.cancel()
+            throw Self.authenticationError("the connection ended as authentication began")
+        }
+        awaitingServerAnswer = true
+        Task { @MainActor in
+            defer { deadline.cancel() }
+            await self.takeServerAnswer()
+        }
+    }
+
+    /// Reads the server's answer to a pipelined authentication: `OK` lets messages through
+    /// (now, or when `startMessageProcessing()` is called); anything else closes.
+    private func takeServerAnswer() async {
+        do {
+            let answer = try await readLine()
+            guard answer.hasPrefix("OK ") else { throw Self.authenticationError("the other side did not accept ANONYMOUS") }
+        } catch {
+            awaitingServerAnswer = false
+            refusePipelinedAuthentication((error as? GLibError)?.message ?? "\(error)")
+            return
+        }
+        awaitingServerAnswer = false
+        if processing { beginReadingMessages() }
     }
 
     /// The next line (without its CR LF), read on the loop.

@@ -76,6 +76,9 @@ package final class DBusConnection {
     /// sender that waits for room in the queue.
     package var onOutputSent: (@MainActor () -> Void)?
     var processing = false
+    /// Set while a pipelined authentication waits for the server's answer
+    /// (`authenticateToServer(timeout:pipelined:)`): no message is read before it.
+    var awaitingServerAnswer = false
     /// Set by `pauseReading()`.
     var readingPaused = false
     package private(set) var isClosed = false
@@ -140,6 +143,12 @@ package final class DBusConnection {
     package func startMessageProcessing() {
         guard !isClosed, !processing else { return }
         processing = true
+        if !awaitingServerAnswer { beginReadingMessages() }
+    }
+
+    /// Watches the stream for messages and handles those already read.
+    func beginReadingMessages() {
+        guard !isClosed else { return }
         if !readingPaused { readWatch = PollableWatch(input: inputStream) { [weak self] in self?.readAvailable() ?? .stop } }
         takeMessages()
     }
@@ -159,7 +168,7 @@ package final class DBusConnection {
     package func resumeReading() {
         guard !isClosed, readingPaused else { return }
         readingPaused = false
-        guard processing else { return }
+        guard processing, !awaitingServerAnswer else { return }
         readWatch = PollableWatch(input: inputStream) { [weak self] in self?.readAvailable() ?? .stop }
     }
 
@@ -211,6 +220,14 @@ package final class DBusConnection {
     /// Shuts the socket down both ways: whatever waits on it ends now (for a deadline).
     package func abortTransport() {
         g_socket_shutdown(socket, 1, 1, nil)
+    }
+
+    /// Closes the connection because the server did not accept a pipelined authentication
+    /// (or did not answer in time), saying so once.
+    func refusePipelinedAuthentication(_ reason: String) {
+        guard !isClosed else { return }
+        log.notice("\(reason): closing the \(kind)")
+        close()
     }
 
     /// Closes the connection because of what the peer did, saying so once, briefly.
