@@ -127,7 +127,14 @@ final class AgentInspectionWatcher: AgentToolApp {
     private func show(_ event: InspectionEvent) {
         if json { return line(["event": event]) }
         let dropped = event.dropped > 0 ? " (\(event.dropped) events left out before it)" : ""
-        let text = "\(InspectionText.timestamp(event.time)) \(shown(String(describing: event.event)))\(dropped)\n"
+        let what = if let record = event.continuation {
+            "continuation \(record.id) of \(InspectionText.subject(record)): \(shown(record.steps.last?.kind.words ?? ""))"
+        } else if let change = event.app {
+            "app \(shown(change.appID)) (pid \(change.processID)): \(shown(change.summary.words))"
+        } else {
+            shown(event.event.map { String(describing: $0) } ?? "")
+        }
+        let text = "\(InspectionText.timestamp(event.time)) \(what)\(dropped)\n"
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
@@ -178,6 +185,24 @@ enum InspectionText {
             Swift.print("nearby: \(shown(entry.activityType))\(title) from \(shown(entry.device)) (\(shown(entry.appID)), team \(shown(entry.teamIdentifier)))")
             Swift.print("  \(entry.explanation)")
         }
+        printContinuations(inspection.continuations, indent: "")
+    }
+
+    /// The continuations, oldest first, each step with its time.
+    static func printContinuations(_ records: [ContinuationRecord], indent: String) {
+        if records.isEmpty { return Swift.print("\(indent)continuations: none") }
+        for record in records {
+            let state = record.isFinished ? (record.failureCode.map { "failed, code \($0)" } ?? "continued") : "in progress"
+            Swift.print("\(indent)continuation \(record.id): \(subject(record)) — \(state)")
+            for step in record.steps { Swift.print("\(indent)  \(timestamp(step.time, milliseconds: true)) \(shown(step.kind.words))") }
+            if record.droppedSteps > 0 { Swift.print("\(indent)  (\(record.droppedSteps) more steps left out)") }
+        }
+    }
+
+    /// A continuation's activity type, title and originating device, escaped.
+    static func subject(_ record: ContinuationRecord) -> String {
+        let title = record.title.map { " '\(shown($0))'" } ?? ""
+        return "\(shown(record.activityType))\(title)" + (record.device.map { " from \(shown($0))" } ?? "")
     }
 
     static func printApp(_ app: AgentInspection.AppReport) {
@@ -211,6 +236,7 @@ enum InspectionText {
             let target = action.target.map { "goes to \(shown($0))" } ?? "reaches no target"
             Swift.print("  action \(shown(action.name)): \(target), \(action.isEnabled ? "enabled" : "disabled")")
         }
+        printContinuations(inspection.continuations, indent: "  ")
     }
 
     static func printActivity(_ activity: ActivityInspection, label: String) {
@@ -226,9 +252,9 @@ enum InspectionText {
         Swift.print("    \(declared), team \(shown(activity.teamIdentifier ?? "?")), eligible for handoff: \(activity.isEligibleForHandoff)")
     }
 
-    static func timestamp(_ date: Date) -> String {
+    static func timestamp(_ date: Date, milliseconds: Bool = false) -> String {
         let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        formatter.dateFormat = milliseconds ? "HH:mm:ss.SSS" : "yyyy-MM-dd HH:mm:ss"
         return formatter.string(from: date)
     }
 }

@@ -24,6 +24,8 @@ struct WaitingContinuation {
     let finish: @MainActor (Result<String, AgentContinuationFailure>) -> Void
     let expiry: LoopSource
     let id: UInt64
+    /// Its record in `Agent.continuationHistory`.
+    let record: UInt64
 }
 
 /// Continuing a nearby activity on this device, for `baton continue` (`Agent1.ContinueNearby`)
@@ -46,15 +48,23 @@ extension Agent {
     /// While a launched app starts, the activity's payload is fetched from the originating
     /// device beside the launch (`PayloadPrefetch`), and the app's own fetch takes it.
     public func continueNearby(_ activity: NearbyActivity, activationToken: String?,
-                               finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
+                               finish done: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
+        let history = continuationHistory
+        let record = history.begin(activityType: activity.activityType, title: activity.title, device: activity.device, sequence: activity.sequence)
+        let finish: @MainActor (Result<String, AgentContinuationFailure>) -> Void = { [weak history] outcome in
+            if case .failure(let failure) = outcome {
+                history?.record(.failed(code: HandoffFailure.code(forErrorName: failure.name).rawValue, reason: failure.message), in: record)
+            }
+            done(outcome)
+        }
         let (offer, joined) = route(for: activity)
         let appID: String
         switch offer {
         case .app(let id, _):
-            if let joined { return hand(activity, to: joined, finish: finish) }
+            if let joined { return hand(activity, to: joined, record: record, finish: finish) }
             appID = id
         case .browser(let url, _):
-            return openInBrowser(activity, url, finish: finish)
+            return openInBrowser(activity, url, record: record, finish: finish)
         case .differentTeam, .noAppDeclaresType:
             return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.unsupported,
                                                             offer.sentence(activityType: activity.activityType, team: activity.teamIdentifier))))
@@ -71,6 +81,7 @@ extension Agent {
         } catch {
             return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, "cannot launch \(appID): \(error)")))
         }
+        history.record(.appLaunched(appID: appID), in: record)
         if waitingForLaunch.count >= Self.maximumWaitingForLaunch {
             let oldest = waitingForLaunch.removeFirst()
             oldest.expiry.cancel()
@@ -85,7 +96,7 @@ extension Agent {
             waiting.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.timedOut,
                                                              "\(appID) did not join the agent within \(bound) of its launch")))
         }
-        waitingForLaunch.append(WaitingContinuation(activity: activity, finish: finish, expiry: expiry, id: id))
+        waitingForLaunch.append(WaitingContinuation(activity: activity, finish: finish, expiry: expiry, id: id, record: record))
         if prefetches.count >= 2 * Self.maximumWaitingForLaunch { prefetches.removeFirst().drop() }
         prefetches.append(PayloadPrefetch(activity: activity, continuation: id, node: node))
     }
@@ -174,7 +185,7 @@ extension Agent {
                 prefetch.app = app.number
                 prefetch.expiry = MainLoop.after(appCallTimeout) { [weak self] in self?.dropPrefetch(of: id) }
             }
-            hand(waiting.activity, to: app, finish: waiting.finish)
+            hand(waiting.activity, to: app, record: waiting.record, finish: waiting.finish)
         }
     }
 
@@ -196,8 +207,9 @@ extension Agent {
         prefetches.remove(at: index).drop()
     }
 
-    private func hand(_ activity: NearbyActivity, to app: JoinedApp,
+    private func hand(_ activity: NearbyActivity, to app: JoinedApp, record: UInt64,
                       finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
+        continuationHistory.record(.appJoined(appID: app.appID ?? ""), in: record)
         Task { @MainActor [weak self] in
             guard let self else { return }
             do {
@@ -211,14 +223,16 @@ extension Agent {
 
     /// Native app-to-web browser handoff (handoff-programming-guide): the page opens in the
     /// default browser, and the originating device is told (bounded by its call deadline).
-    private func openInBrowser(_ activity: NearbyActivity, _ url: URL,
+    private func openInBrowser(_ activity: NearbyActivity, _ url: URL, record: UInt64,
                                finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
         do { try WebBrowser.open(url) } catch {
             return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, "cannot open \(url.absoluteString): \(error)")))
         }
+        continuationHistory.record(.openedInBrowser(url: url.absoluteString), in: record)
         let node = node
+        let history = continuationHistory
         Task { @MainActor in
-            try? await node.confirmContinued(activity)
+            if (try? await node.confirmContinued(activity)) != nil { history.record(.wasContinuedSent, in: record) }
             finish(.success("browser"))
         }
     }

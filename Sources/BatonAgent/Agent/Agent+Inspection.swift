@@ -74,7 +74,7 @@ extension Agent {
         let own = node.identity.identifier
         let group = node.identity.revocations.deviceNames.filter { $0.key != own }.map(\.value).sorted()
         let nearby = apps.nearby.map { AgentInspection.NearbyInspection($0, offer: offer(for: $0)) }
-        return AgentInspection(device: device, groupDevices: group, nearby: nearby, apps: reports)
+        return AgentInspection(device: device, groupDevices: group, nearby: nearby, apps: reports, continuations: continuationHistory.records)
     }
 }
 
@@ -85,9 +85,10 @@ extension Agent {
     /// it takes what it was sent: a watcher that does not read costs the agent no memory per event.
     public static let maximumUnreadWatch = 256 * 1024
 
-    /// Answers `WatchInspection`: from `on`, each of the device's events (`DiagnosticEvent`) is
-    /// sent to `app` as an `InspectionEvent` signal, until it asks to stop or leaves. The
-    /// agent observes its events only while some app watches.
+    /// Answers `WatchInspection`: from `on`, each of the device's events (`DiagnosticEvent`)
+    /// and each step of a continuation the agent routes (`ContinuationRecord`) is sent to `app`
+    /// as an `InspectionEvent` signal, until it asks to stop or leaves. The agent observes
+    /// them only while some app watches.
     func answerWatch(_ call: DBusAnswer<AgentMethod>, from app: JoinedApp, on: Bool) {
         let number = app.number
         guard on else {
@@ -101,7 +102,7 @@ extension Agent {
         }
         var dropped = 0
         let encoder = InspectionJSON.encoder()
-        inspectionWatchers[number] = node.diagnostics.observe { [weak self, weak app] event in
+        let send: @MainActor (InspectionEvent) -> Void = { [weak self, weak app] event in
             guard let app, app.isJoined, !app.bus.isClosed else {
                 self?.inspectionWatchers[number] = nil
                 return
@@ -110,10 +111,53 @@ extension Agent {
                 dropped += 1
                 return
             }
-            guard let json = try? encoder.encode(InspectionEvent(time: Date(), event: event, dropped: dropped)) else { return }
+            var event = event
+            event.dropped = dropped
+            guard let json = try? encoder.encode(event) else { return }
             dropped = 0
             app.bus.emit(AgentSignal.inspectionEvent(event: String(decoding: json, as: UTF8.self)))
         }
+        inspectionWatchers[number] = InspectionWatch(
+            send: send,
+            events: node.diagnostics.observe { event in send(InspectionEvent(time: Date(), event: event)) },
+            continuations: continuationHistory.observe { record in send(InspectionEvent(time: Date(), continuation: record)) })
         call.reply(.watchInspection(on: on), ())
     }
+
+    /// Answers `InspectionChanged`: `app`'s summary goes to each watcher as an event. An app
+    /// sends it only while the agent asked it to (`tellAppsToWatch`).
+    func answerInspectionChanged(_ call: DBusAnswer<AgentMethod>, from app: JoinedApp, summary text: String) {
+        guard text.utf8.count <= AgentInterface.maximumSummary,
+              let summary = try? InspectionJSON.decoder().decode(InspectionSummary.self, from: Data(text.utf8)) else {
+            return call.fail(.refused, "a summary is JSON of at most \(AgentInterface.maximumSummary) bytes")
+        }
+        call.reply(.inspectionChanged(summary: text), ())
+        let change = InspectionEvent.AppChange(appID: app.appID ?? "", processID: app.pid, summary: summary)
+        for watch in inspectionWatchers.values { watch.send(InspectionEvent(time: Date(), app: change)) }
+    }
+
+    /// Tells `targets` (by default every joined app) to start or stop sending their
+    /// summaries (`App1.WatchInspection`): on while some app watches, off when none does, so
+    /// an app nobody watches sends nothing. Each call is bounded by `appCallTimeout`; an app
+    /// older than interface 6 refuses it, and is then only seen through `Inspect`.
+    func tellAppsToWatch(_ on: Bool, apps targets: [JoinedApp]? = nil) {
+        for app in targets ?? apps.apps.values.filter(\.isJoined) {
+            let timeout = appCallTimeout
+            let log = log
+            Task { @MainActor in
+                do { try await app.bus.call(.sendSummaries(on: on), timeout: timeout) } catch {
+                    log.debug("\(app.name) did not take WatchInspection: \(error)")
+                }
+            }
+        }
+    }
+}
+
+/// What one watching app is sent from (`Agent.answerWatch`): the device's events and the
+/// steps of the continuations the agent routes; both end when it is released.
+struct InspectionWatch {
+    /// Sends one event to the watching app (or counts it as left out).
+    let send: @MainActor (InspectionEvent) -> Void
+    let events: DiagnosticsObservation
+    let continuations: InspectionObservation
 }

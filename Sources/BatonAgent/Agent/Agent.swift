@@ -51,7 +51,11 @@ public final class Agent {
     /// How many launched apps' fetches were answered from a prefetch (for tests and the log).
     var prefetchesTaken = 0
     /// The apps watching the device's events (`WatchInspection`), by app number.
-    var inspectionWatchers: [UInt64: DiagnosticsObservation] = [:]
+    var inspectionWatchers: [UInt64: InspectionWatch] = [:] {
+        didSet { if oldValue.isEmpty != inspectionWatchers.isEmpty { tellAppsToWatch(!inspectionWatchers.isEmpty) } }
+    }
+    /// The continuations this agent routed, live and the last 50, step by step (`baton inspect`).
+    public let continuationHistory = ContinuationHistory()
     /// Called with the peers' activities when they change, as the apps are sent them: at most
     /// once per 50 ms, the latest list (`NearbyDelivery`; the agent's notifications).
     public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
@@ -187,6 +191,7 @@ public final class Agent {
             log.info("\(app.name) joined")
             node.diagnostics.publish(.appJoined(appID: appID, processID: app.pid))
             call.reply(.join(app: appID, team: team, types: types), AgentInterface.version)
+            if !inspectionWatchers.isEmpty { tellAppsToWatch(true, apps: [app]) }
             return handWaitingContinuations(to: app)
         }
         guard app.isJoined else { return call.fail(.notJoined, "call Join first") }
@@ -221,6 +226,8 @@ public final class Agent {
             answerInspection(call, from: app, app: filter, actions: actions)
         case .watchInspection(let on):
             answerWatch(call, from: app, on: on)
+        case .inspectionChanged(let summary):
+            answerInspectionChanged(call, from: app, summary: summary)
         case .continueNearby(let device, let sequence, let token):
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
                 return call.fail(.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
@@ -282,25 +289,36 @@ public final class Agent {
 
     /// Runs an app's call toward a nearby device through the node.
     private func forward(_ call: DBusAnswer<AgentMethod>, _ method: AgentMethod, _ activity: NearbyActivity, for app: JoinedApp?) async {
+        let history = continuationHistory
+        let streams = if case .openStreams = method { true } else { false }
+        let record = history.record(of: activity, streams: streams)
         do {
             switch method {
             case .fetchPayload(let device, let sequence):
-                if let app, let prefetch = takePrefetch(of: activity, for: app) {
-                    return call.reply(.fetchPayload(device: device, sequence: sequence), try await prefetch.fetch.loopValue())
+                let payload = if let app, let prefetch = takePrefetch(of: activity, for: app) {
+                    try await prefetch.fetch.loopValue()
+                } else {
+                    try await node.fetchPayload(of: activity)
                 }
-                call.reply(.fetchPayload(device: device, sequence: sequence), try await node.fetchPayload(of: activity))
+                history.record(.payloadFetched(bytes: payload.count), in: record)
+                call.reply(.fetchPayload(device: device, sequence: sequence), payload)
             case .continued(let device, let sequence):
                 try await node.confirmContinued(activity)
+                history.record(.wasContinuedSent, in: record)
                 call.reply(.continued(device: device, sequence: sequence), ())
             case .openStreams(let device, let sequence):
                 let channel = try await node.openStreams(for: activity)
                 guard app != nil else { return channel.close() }
-                call.reply(.openStreams(device: device, sequence: sequence), relay.expect(channel))
+                history.record(.streamsOpened, in: record)
+                call.reply(.openStreams(device: device, sequence: sequence), relay.expect(channel) { [weak history] sent, received in
+                    history?.record(.streamsEnded(sent: sent, received: received), in: record)
+                })
             default:
                 call.fail(.refused, "not a call toward a nearby device")
             }
         } catch {
             let words = (error as? CocoaError).flatMap { ($0 as NSError).userInfo[NSLocalizedDescriptionKey] as? String } ?? "\(error)"
+            history.record(.failed(code: HandoffFailure.code(for: error).rawValue, reason: words), in: record)
             call.fail(HandoffFailure.AgentErrorName(HandoffFailure.code(for: error)), words)
         }
     }

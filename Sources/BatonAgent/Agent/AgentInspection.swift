@@ -17,13 +17,30 @@ public struct AgentInspection: Codable, Sendable, Equatable {
     public var nearby: [NearbyInspection]
     /// The joined apps, each with its inspection or why there is none.
     public var apps: [AppReport]
+    /// The continuations the agent routed, live and the last `ContinuationHistory.capacity`,
+    /// oldest first (`Agent.continuationHistory`); each app's own are in its inspection.
+    public var continuations: [ContinuationRecord]
 
     /// An inspection with these parts.
-    public init(device: AgentStatus, groupDevices: [String], nearby: [NearbyInspection], apps: [AppReport]) {
+    public init(device: AgentStatus, groupDevices: [String], nearby: [NearbyInspection], apps: [AppReport],
+                continuations: [ContinuationRecord] = []) {
         self.device = device
         self.groupDevices = groupDevices
         self.nearby = nearby
         self.apps = apps
+        self.continuations = continuations
+    }
+
+    private enum CodingKeys: String, CodingKey { case device, groupDevices, nearby, apps, continuations }
+
+    /// Reads an inspection; one without `continuations` (an agent of interface 5) has none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        device = try c.decode(AgentStatus.self, forKey: .device)
+        groupDevices = try c.decode([String].self, forKey: .groupDevices)
+        nearby = try c.decode([NearbyInspection].self, forKey: .nearby)
+        apps = try c.decode([AppReport].self, forKey: .apps)
+        continuations = try c.decodeIfPresent([ContinuationRecord].self, forKey: .continuations) ?? []
     }
 
     /// An activity a linked device advertises, and what continuing it here would do.

@@ -22,19 +22,21 @@ final class StreamRelay {
     /// How long a token waits for its connection, and how many wait at once.
     var tokenLifetime: Duration = .seconds(30)
     var maximumWaiting = 32
-    private var waiting: [(token: Data, channel: any ContinuationStreamChannel, expiry: LoopSource)] = []
+    private var waiting: [(token: Data, channel: any ContinuationStreamChannel, expiry: LoopSource,
+                           ended: (@MainActor (Int, Int) -> Void)?)] = []
     private var running: [ObjectIdentifier: LocalStream] = [:]
     /// Stream connections refused for a token that was not waiting (only the first is logged).
     private(set) var refusedConnections = 0
     let log = Logger(label: "baton.agent")
 
-    /// A token for `channel`; the app's connection with it is relayed to `channel`.
-    func expect(_ channel: any ContinuationStreamChannel) -> Data {
+    /// A token for `channel`; the app's connection with it is relayed to `channel`. `ended`, if
+    /// given, is told the bytes relayed toward `channel` and from it once the relay ends.
+    func expect(_ channel: any ContinuationStreamChannel, ended: (@MainActor (Int, Int) -> Void)? = nil) -> Data {
         while waiting.count >= maximumWaiting, let oldest = waiting.first { cancel(oldest.token) }
         var generator = SystemRandomNumberGenerator()
         let token = Data((0..<Self.tokenSize).map { _ in UInt8.random(in: 0...255, using: &generator) })
         let expiry = MainLoop.after(tokenLifetime) { [weak self] in self?.cancel(token) }
-        waiting.append((token, channel, expiry))
+        waiting.append((token, channel, expiry, ended))
         return token
     }
 
@@ -55,19 +57,21 @@ final class StreamRelay {
         let entry = waiting.remove(at: index)
         entry.expiry.cancel()
         let channel = entry.channel
+        let ended = entry.ended
         let key = ObjectIdentifier(local)
         running[key] = local
         Task { @MainActor [weak self] in
             // With the loop preferred, the two copies and the wait for them stay on the loop
             // thread (a child task would otherwise start, and its end resume this one, on Swift's pool).
-            await withTaskExecutorPreference(LoopTaskExecutor.shared) { @MainActor in
-                async let up: Void = Self.copy(from: local, to: channel, app: local)
-                async let down: Void = Self.copy(from: channel, to: local, app: local)
-                _ = await (up, down)
+            let bytes = await withTaskExecutorPreference(LoopTaskExecutor.shared) { @MainActor in
+                async let up = Self.copy(from: local, to: channel, app: local)
+                async let down = Self.copy(from: channel, to: local, app: local)
+                return await (up, down)
             }
             channel.close()
             local.close()
             self?.running[key] = nil
+            ended?(bytes.0, bytes.1)
         }
     }
 
@@ -78,14 +82,15 @@ final class StreamRelay {
     /// on an error both are broken (`abort()`: the far side reads a failure, never an end), and
     /// the other direction then ends too. It runs on the loop thread from start to end (the
     /// channels' reads and writes run on their caller's actor), taking each time all that has
-    /// arrived, up to `chunk`: several TLS records or frames in one turn.
+    /// arrived, up to `chunk`: several TLS records or frames in one turn. Returns the bytes copied.
     ///
     /// A Handoff error of the device's stream (the device refused an open the app had already
     /// written to: `LinkStream`) goes to the app's connection `app` as a failure frame first, so
     /// the app's reads throw that code, as they do in an app that runs its own node.
     private static func copy(from source: any ContinuationStreamChannel, to destination: any ContinuationStreamChannel,
-                             app: LocalStream) async {
+                             app: LocalStream) async -> Int {
         var failing: any ContinuationStreamChannel = source
+        var copied = 0
         do {
             while true {
                 failing = source
@@ -93,6 +98,7 @@ final class StreamRelay {
                 if chunk.isEmpty { break }
                 failing = destination
                 try await destination.write(chunk)
+                copied += chunk.count
             }
             failing = destination
             try await destination.finishWriting()
@@ -101,6 +107,7 @@ final class StreamRelay {
             source.abort()
             destination.abort()
         }
+        return copied
     }
 
     func closeAll() {

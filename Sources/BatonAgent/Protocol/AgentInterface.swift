@@ -8,8 +8,11 @@ import Foundation
 /// The D-Bus engine (`DBusConnection`) checks every incoming call's arguments against them.
 enum AgentInterface {
     /// The version `Join` returns; a new method or signal raises it (2: pairing windows; 3:
-    /// `HoldPayload` and `PayloadChanged`; 4: `GetStatus`; 5: `Inspect`, both ways).
-    static let version: UInt32 = 5
+    /// `HoldPayload` and `PayloadChanged`; 4: `GetStatus`; 5: `Inspect`, both ways; 6:
+    /// `App1.WatchInspection` and `Agent1.InspectionChanged`).
+    static let version: UInt32 = 6
+    /// The largest `InspectionChanged` summary an app may send, in bytes.
+    static let maximumSummary = 4096
 
     static let agentName = "org.baton.Agent1"
     static let agentPath = "/org/baton/Agent"

@@ -44,6 +44,10 @@ enum AgentMethod: DBusMethodValue, Equatable {
     case inspect(app: String, actions: [String])
     /// Starts (`on`) or stops sending this app `InspectionEvent` signals (version 5).
     case watchInspection(on: Bool)
+    /// The calling app's `InspectionSummary` changed (JSON, `s`, at most
+    /// `AgentInterface.maximumSummary` bytes): sent only while the agent asked it to
+    /// (`App1.WatchInspection`), at most once per turn of the app's loop (version 6).
+    case inspectionChanged(summary: String)
 
     enum Member: String, DBusMember {
         case join = "Join"
@@ -61,6 +65,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case closePairingWindow = "ClosePairingWindow"
         case inspect = "Inspect"
         case watchInspection = "WatchInspection"
+        case inspectionChanged = "InspectionChanged"
 
         var inArguments: [DBusArgument] {
             let activity = [DBusArgument("device", "s"), DBusArgument("sequence", "t")]
@@ -76,6 +81,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .answerPairing: [DBusArgument("request", "t"), DBusArgument("confirmed", "b")]
             case .inspect: [DBusArgument("app", "s"), DBusArgument("actions", "as")]
             case .watchInspection: [DBusArgument("on", "b")]
+            case .inspectionChanged: [DBusArgument("summary", "s")]
             }
         }
 
@@ -89,7 +95,8 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .openStreams: [DBusArgument("token", "ay")]
             case .continueNearby: [DBusArgument("app", "s")]
             case .openPairingWindow: [DBusArgument("listening", "u")]
-            case .setAdvertisement, .holdPayload, .payloadChanged, .continued, .answerPairing, .closePairingWindow, .watchInspection: []
+            case .setAdvertisement, .holdPayload, .payloadChanged, .continued, .answerPairing, .closePairingWindow, .watchInspection,
+                 .inspectionChanged: []
             }
         }
     }
@@ -111,6 +118,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .closePairingWindow: .closePairingWindow
         case .inspect: .inspect
         case .watchInspection: .watchInspection
+        case .inspectionChanged: .inspectionChanged
         }
     }
 
@@ -128,6 +136,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .answerPairing(let request, let confirmed): [.uint64(request), .bool(confirmed)]
         case .inspect(let app, let actions): [.string(app), .array(elementType: "s", actions.map(Variant.string))]
         case .watchInspection(let on): [.bool(on)]
+        case .inspectionChanged(let summary): [.string(summary)]
         }
     }
 
@@ -174,6 +183,9 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .watchInspection:
             guard case .bool(let on) = a[0] else { return nil }
             self = .watchInspection(on: on)
+        case .inspectionChanged:
+            guard case .string(let summary) = a[0] else { return nil }
+            self = .inspectionChanged(summary: summary)
         }
     }
 }
@@ -226,6 +238,8 @@ extension DBusCall where Method == AgentMethod, Reply == Void {
     static func payloadChanged(id: UInt64) -> Self { Self(.payloadChanged(id: id)) }
     /// Starts or stops `InspectionEvent` signals to this app.
     static func watchInspection(on: Bool) -> Self { Self(.watchInspection(on: on)) }
+    /// The app's `InspectionSummary` changed (JSON).
+    static func inspectionChanged(summary: String) -> Self { Self(.inspectionChanged(summary: summary)) }
     /// Answers pairing request `request`.
     static func answerPairing(request: UInt64, confirmed: Bool) -> Self { Self(.answerPairing(request: request, confirmed: confirmed)) }
     /// Closes the pairing window the caller opened.
