@@ -175,7 +175,9 @@ enum InspectionText {
         Swift.print("discovery: \(device.discovery.working ? "" : "NOT WORKING: ")\(shown(device.discovery.explanation))")
         if device.links.isEmpty { Swift.print("links: none") }
         for link in device.links {
-            Swift.print("link: \(shown(link.device)) at \(shown(link.address)), since \(timestamp(link.since)) (RTT not measured)")
+            let roundTrip = link.roundTripMilliseconds.map { String(format: "round trip %.2f ms", $0) }
+                ?? "no answer to a ping within \(ContinuityNode.roundTripDeadline)"
+            Swift.print("link: \(shown(link.device)) at \(shown(link.address)), since \(timestamp(link.since)), \(roundTrip)")
         }
         let unlinked = inspection.groupDevices.filter { name in !device.links.contains { $0.device == name } }
         if !unlinked.isEmpty { Swift.print("not linked: \(unlinked.map(shown).joined(separator: ", "))") }

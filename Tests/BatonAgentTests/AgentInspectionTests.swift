@@ -231,6 +231,8 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertEqual(event?.continuation?.steps.last?.kind, .streamsEnded(sent: "send 1000".utf8.count, received: 1000))
 
         var inspection = try inspect(socket("b.sock"))
+        let link = try XCTUnwrap(inspection.device.links.first { $0.device == "A" }, "B is linked to A")
+        XCTAssertGreaterThan(try XCTUnwrap(link.roundTripMilliseconds, "the link's round trip, measured as B is inspected"), 0)
         var routed = try XCTUnwrap(inspection.continuations.last, "the agent's record")
         XCTAssertEqual(names(routed.steps), ["asked", "appJoined", "payloadFetched", "wasContinuedSent", "streamsOpened", "streamsEnded"])
         XCTAssertEqual(routed.steps[1].kind, .appJoined(appID: "com.example.probe"))
@@ -277,6 +279,8 @@ final class AgentInspectionTests: AgentTestCase {
         let text = try runProduct("baton", ["inspect", "--agent", socket("b.sock")], timeout: 60)
         XCTAssertTrue(text.stdout.contains("continuation 2: \(type) 'Probe' from A — failed, code \(code)"), text.stdout)
         XCTAssertTrue(text.stdout.contains("wasContinued sent"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("link: A at 127.0.0.1, since "), text.stdout)
+        XCTAssertTrue(text.stdout.contains(" ms\n"), "the round trip: \(text.stdout)")
         _ = agentA
     }
 
