@@ -94,9 +94,9 @@ extension Agent {
     public static let maximumUnreadWatch = 256 * 1024
 
     /// Answers `WatchInspection`: from `on`, each of the device's events (`DiagnosticEvent`)
-    /// and each step of a continuation the agent routes (`ContinuationRecord`) is sent to `app`
-    /// as an `InspectionEvent` signal, until it asks to stop or leaves. The agent observes
-    /// them only while some app watches.
+    /// and each continuation the agent routes (`ContinuationRecord`, after its newest steps,
+    /// once per turn of the loop) is sent to `app` as an `InspectionEvent` signal, until it asks
+    /// to stop or leaves. The agent observes them only while some app watches.
     func answerWatch(_ call: DBusAnswer<AgentMethod>, from app: JoinedApp, on: Bool) {
         let number = app.number
         guard on else {
@@ -125,10 +125,23 @@ extension Agent {
             dropped = 0
             app.bus.emit(AgentSignal.inspectionEvent(event: String(decoding: json, as: UTF8.self)))
         }
+        var waiting: [ContinuationRecord] = []
+        var flush: LoopSource?
         inspectionWatchers[number] = InspectionWatch(
             send: send,
             events: node.diagnostics.observe { event in send(InspectionEvent(time: Date(), event: event)) },
-            continuations: continuationHistory.observe { record in send(InspectionEvent(time: Date(), continuation: record)) })
+            continuations: continuationHistory.observe { record in
+                // Sent from an idle source, each record once per turn with its newest steps: the
+                // continuation's own I/O goes first.
+                if let index = waiting.firstIndex(where: { $0.id == record.id }) { waiting[index] = record } else { waiting.append(record) }
+                guard flush == nil else { return }
+                flush = MainLoop.idle {
+                    flush = nil
+                    let records = waiting
+                    waiting = []
+                    for record in records { send(InspectionEvent(time: record.steps.last?.time ?? Date(), continuation: record)) }
+                }
+            })
         call.reply(.watchInspection(on: on), ())
     }
 
