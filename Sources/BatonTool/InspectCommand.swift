@@ -30,8 +30,8 @@ struct InspectCommand: ParsableCommand {
     var agent: String?
 
     func run() throws {
-        if watch { return try AgentInspectionWatcher.watch(socket: agent, app: appID, actions: action, json: json) }
-        let inspection = try AgentInspectionReader.read(socket: agent, app: appID, actions: action)
+        if watch { return try AgentInspectionTool.watch(socket: agent, app: appID, actions: action, json: json) }
+        let inspection = try AgentInspectionTool.read(socket: agent, app: appID, actions: action)
         if json {
             FileHandle.standardOutput.write((try? InspectionJSON.encoder(pretty: true).encode(inspection)) ?? Data("{}".utf8))
             print()
@@ -41,91 +41,62 @@ struct InspectCommand: ParsableCommand {
     }
 }
 
-/// Asks the agent for its inspection, as a tool joined to it.
-final class AgentInspectionReader: AgentToolApp {
+/// `baton inspect` and `baton why` as a tool joined to the agent: asks for the inspection once
+/// (`read`), or watches (`watch`): the picture, then the device's events as they come.
+final class AgentInspectionTool: AgentToolApp {
+    /// What the tool does once joined.
+    enum Mode {
+        /// Takes the inspection and ends.
+        case read(done: @MainActor (Result<AgentInspection, any Error>) -> Void)
+        /// Prints the picture, then each event (JSON lines with `json`), until interrupted.
+        case watch(json: Bool)
+    }
+
     let app: String?
     let actions: [String]
-    let done: @MainActor (Result<AgentInspection, any Error>) -> Void
-
-    init(connection: AgentConnection, app: String?, actions: [String], done: @escaping @MainActor (Result<AgentInspection, any Error>) -> Void) {
-        self.app = app
-        self.actions = actions
-        self.done = done
-        super.init(connection: connection)
-    }
-
-    override func joined() {
-        super.joined()
-        Task { @MainActor in
-            do { done(.success(try await connection.inspect(app: app, actions: actions))) } catch { done(.failure(error)) }
-            Application.shared.terminate(nil)
-        }
-    }
-
-    /// The agent's inspection at `socket` (default: the user's); exit status 3 when no agent runs.
-    nonisolated static func read(socket explicit: String?, app: String?, actions: [String]) throws -> AgentInspection {
-        try MainActor.assumeIsolated { try readOnMain(socket: explicit, app: app, actions: actions) }
-    }
-
-    private static func readOnMain(socket explicit: String?, app: String?, actions: [String]) throws -> AgentInspection {
-        let path = explicit ?? AgentConnection.defaultSocketPath
-        guard let socket = ThroughAgent.runningAgent(path) else {
-            FileHandle.standardError.write(Data("baton: no agent runs at \(shown(path)) (`baton agent start`)\n".utf8))
-            throw ExitCode(3)
-        }
-        var outcome: Result<AgentInspection, any Error>?
-        let failure = ThroughAgent.run({ connection in
-            AgentInspectionReader(connection: connection, app: app, actions: actions) { outcome = $0 }
-        }, socket: socket)
-        if let failure { throw ValidationError(failure) }
-        switch outcome {
-        case .success(let inspection): return inspection
-        case .failure(let error): throw ValidationError("the agent did not inspect: \(error)")
-        case nil: throw ValidationError("the agent did not answer")
-        }
-    }
-}
-
-/// `baton inspect --watch`: the picture, then the device's events as they come.
-final class AgentInspectionWatcher: AgentToolApp {
-    let app: String?
-    let actions: [String]
-    let json: Bool
+    let mode: Mode
+    /// The events that came before the picture was printed; nil once it was.
     private var waiting: [InspectionEvent]? = []
 
-    init(connection: AgentConnection, app: String?, actions: [String], json: Bool) {
+    init(connection: AgentConnection, app: String?, actions: [String], mode: Mode) {
         self.app = app
         self.actions = actions
-        self.json = json
+        self.mode = mode
         super.init(connection: connection)
     }
 
     override func joined() {
         super.joined()
         Task { @MainActor in
-            do {
-                // Watch first, so nothing between the picture and the first event is missed.
-                try await connection.watchInspection { [weak self] event in
-                    guard let self else { return }
-                    if self.waiting != nil { self.waiting?.append(event) } else { self.show(event) }
-                }
-                let inspection = try await connection.inspect(app: app, actions: actions)
-                if json { line(["inspection": inspection]) } else {
-                    InspectionText.print(inspection, onlyApp: app != nil)
-                    fflush(nil)  // the events are written unbuffered after it
-                }
-                let early = waiting ?? []
-                waiting = nil
-                for event in early { show(event) }
-            } catch {
-                failure = "the agent did not inspect: \(error)"
+            switch mode {
+            case .read(let done):
+                do { done(.success(try await connection.inspect(app: app, actions: actions))) } catch { done(.failure(error)) }
                 Application.shared.terminate(nil)
+            case .watch(let json):
+                do {
+                    // Watch first, so nothing between the picture and the first event is missed.
+                    try await connection.watchInspection { [weak self] event in
+                        guard let self else { return }
+                        if self.waiting != nil { self.waiting?.append(event) } else { self.show(event, json: json) }
+                    }
+                    let inspection = try await connection.inspect(app: app, actions: actions)
+                    if json { Self.line(["inspection": inspection]) } else {
+                        InspectionText.print(inspection, onlyApp: app != nil)
+                        fflush(nil)  // the events are written unbuffered after it
+                    }
+                    let early = waiting ?? []
+                    waiting = nil
+                    for event in early { show(event, json: json) }
+                } catch {
+                    failure = "the agent did not inspect: \(error)"
+                    Application.shared.terminate(nil)
+                }
             }
         }
     }
 
-    private func show(_ event: InspectionEvent) {
-        if json { return line(["event": event]) }
+    private func show(_ event: InspectionEvent, json: Bool) {
+        if json { return Self.line(["event": event]) }
         let dropped = event.dropped > 0 ? " (\(event.dropped) events left out before it)" : ""
         let what = if let record = event.continuation {
             "continuation \(record.id) of \(InspectionText.subject(record)): \(shown(record.steps.last?.kind.words ?? ""))"
@@ -138,25 +109,40 @@ final class AgentInspectionWatcher: AgentToolApp {
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    private func line<Value: Encodable>(_ value: [String: Value]) {
+    private static func line<Value: Encodable>(_ value: [String: Value]) {
         guard let data = try? InspectionJSON.encoder().encode(value) else { return }
         FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    /// The agent's inspection at `socket` (default: the user's); exit status 3 when no agent runs.
+    nonisolated static func read(socket explicit: String?, app: String?, actions: [String]) throws -> AgentInspection {
+        try MainActor.assumeIsolated {
+            var outcome: Result<AgentInspection, any Error>?
+            try run(socket: explicit, app: app, actions: actions, mode: .read { outcome = $0 })
+            switch outcome {
+            case .success(let inspection): return inspection
+            case .failure(let error): throw ValidationError("the agent did not inspect: \(error)")
+            case nil: throw ValidationError("the agent did not answer")
+            }
+        }
     }
 
     /// Watches the agent at `socket` (default: the user's) until the process is interrupted or
     /// the agent goes; exit status 3 when no agent runs.
     nonisolated static func watch(socket explicit: String?, app: String?, actions: [String], json: Bool) throws {
-        try MainActor.assumeIsolated {
-            let path = explicit ?? AgentConnection.defaultSocketPath
-            guard let socket = ThroughAgent.runningAgent(path) else {
-                FileHandle.standardError.write(Data("baton: no agent runs at \(shown(path)) (`baton agent start`)\n".utf8))
-                throw ExitCode(3)
-            }
-            let failure = ThroughAgent.run({ connection in
-                AgentInspectionWatcher(connection: connection, app: app, actions: actions, json: json)
-            }, socket: socket)
-            if let failure { throw ValidationError(failure) }
+        try MainActor.assumeIsolated { try run(socket: explicit, app: app, actions: actions, mode: .watch(json: json)) }
+    }
+
+    private static func run(socket explicit: String?, app: String?, actions: [String], mode: Mode) throws {
+        let path = explicit ?? AgentConnection.defaultSocketPath
+        guard let socket = ThroughAgent.runningAgent(path) else {
+            FileHandle.standardError.write(Data("baton: no agent runs at \(shown(path)) (`baton agent start`)\n".utf8))
+            throw ExitCode(3)
         }
+        let failure = ThroughAgent.run({ connection in
+            AgentInspectionTool(connection: connection, app: app, actions: actions, mode: mode)
+        }, socket: socket)
+        if let failure { throw ValidationError(failure) }
     }
 }
 
