@@ -168,10 +168,11 @@ enum InspectionText {
         let unlinked = inspection.groupDevices.filter { name in !device.links.contains { $0.device == name } }
         if !unlinked.isEmpty { Swift.print("not linked: \(unlinked.map(shown).joined(separator: ", "))") }
         if inspection.nearby.isEmpty { Swift.print("nearby: nothing advertised by a linked device") }
-        for entry in inspection.nearby {
+        for nearby in inspection.nearby {
+            let entry = nearby.activity
             let title = entry.title.map { " '\(shown($0))'" } ?? ""
             Swift.print("nearby: \(shown(entry.activityType))\(title) from \(shown(entry.device)) (\(shown(entry.appID)), team \(shown(entry.teamIdentifier)))")
-            Swift.print("  \(entry.explanation)")
+            Swift.print("  \(nearby.explanation)")
         }
         printContinuations(inspection.continuations, indent: "")
     }

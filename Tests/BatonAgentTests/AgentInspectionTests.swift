@@ -107,6 +107,8 @@ final class AgentInspectionTests: AgentTestCase {
         "ActionInspection": (["name", "isKnown", "isEnabled"], ["menuItemTitle", "target", "targetTypeName"]),
         "ContinuationRecord": (["id", "activityType", "steps", "droppedSteps"], ["title", "device", "sequence"]),
         "ContinuationStep": (["time", "kind"], []),
+        "NearbyInspection": (["device", "sequence", "activityType", "appID", "teamIdentifier", "offer", "explanation"],
+                             ["title", "webpageURL"]),
     ]
 
     /// The steps' kinds of docs/INSPECT.md: each an object with one key.
@@ -137,6 +139,7 @@ final class AgentInspectionTests: AgentTestCase {
     private func checkSchema(_ document: [String: Any]) throws {
         let top = try checkObject(document, as: "AgentInspection")
         try checkContinuations(top["continuations"])
+        for nearby in try XCTUnwrap(top["nearby"] as? [Any]) { _ = try checkObject(nearby, as: "NearbyInspection") }
         for app in try XCTUnwrap(top["apps"] as? [Any]) {
             let report = try checkObject(app, as: "AppReport")
             guard let inspection = report["inspection"] else { continue }
@@ -177,13 +180,13 @@ final class AgentInspectionTests: AgentTestCase {
         _ = try probe(socket("b.sock"), ["--ok"])
         answer = try why(type, socket("b.sock"))
         XCTAssertEqual(answer.reason, "offeredToApp", answer.sentence)
-        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.device == "A" }?.offer, .app(appID: "com.example.probe", isRunning: true))
+        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.activity.device == "A" }?.offer, .app(appID: "com.example.probe", isRunning: true))
 
         // A web browser's activity on A no app here claims: the browser opens its page.
         let browsing = "NSUserActivityTypeBrowsingWeb"
         _ = try probe(socket("a.sock"), ["--ok", "--browsing", "--webpage", "https://example.com/note"])
         XCTAssertTrue(agentB.waitForNearby(from: "A", browsing), agentB.output)
-        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.device == "A" }?.offer,
+        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.activity.device == "A" }?.offer,
                        .browser(url: URL(string: "https://example.com/note")!, otherTeamApps: []))
         answer = try why(browsing, socket("b.sock"))
         XCTAssertEqual(answer.reason, "offeredToBrowser", answer.sentence)
@@ -274,6 +277,7 @@ final class AgentInspectionTests: AgentTestCase {
         let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(raw.stdout.utf8)) as? [String: Any])
         try checkSchema(document)
         XCTAssertEqual((document["continuations"] as? [Any])?.count, 2)
+        XCTAssertEqual((document["nearby"] as? [Any])?.count, 1, "A's activity, with its offer here")
 
         // As text: each step, with the code.
         let text = try runProduct("baton", ["inspect", "--agent", socket("b.sock")], timeout: 60)

@@ -117,14 +117,12 @@ extension Agent {
     /// `otherTeamApps` empty: continuing does not need them, and finding them reads the
     /// installed apps' files.
     func route(for activity: NearbyActivity, naming: Bool = false) -> (offer: ActivityOffer, joined: JoinedApp?) {
-        let joined = apps.apps.values.filter { Self.joinedApp($0, continues: activity) }
-        if let app = joined.max(by: { $0.activeSince < $1.activeSince }), let appID = app.appID {
-            return (.app(appID: appID, isRunning: true), app)
-        }
-        if let launcher, let appID = launcher.appID(continuing: activity) { return (.app(appID: appID, isRunning: false), nil) }
-        if let url = activity.webpageURL { return (.browser(url: url, otherTeamApps: naming ? appsOfOtherTeams(declaring: activity) : []), nil) }
-        let others = appsOfOtherTeams(declaring: activity)
-        return (others.isEmpty ? .noAppDeclaresType : .differentTeam(apps: others), nil)
+        let joined = apps.apps.values.filter { Self.joinedApp($0, continues: activity) }.max { $0.activeSince < $1.activeSince }
+        let launcher = launcher
+        let offer = ActivityOffer.decide(activity, runningApp: joined?.appID, installedApp: { launcher?.appID(continuing: activity) },
+                                         otherTeamApps: { self.appsOfOtherTeams(declaring: activity) }, naming: naming)
+        if case .app(_, true) = offer { return (offer, joined) }
+        return (offer, nil)
     }
 
     /// Whether the joined `app` takes `activity`: it is of the activity's team and declares its type.
@@ -140,11 +138,7 @@ extension Agent {
         for app in apps.apps.values where app.isJoined && app.teamIdentifier != team && app.activityTypes.contains(type) {
             if let id = app.appID, !found.contains(id) { found.append(id) }
         }
-        for installed in InstalledApps.apps(report: { _ in }) where installed.manifest.teamIdentifier != team {
-            let manifest = installed.manifest
-            guard manifest.activityTypes.contains(type) || manifest.documentTypes.contains(where: { $0.activityType == type }) else { continue }
-            if !found.contains(manifest.appID) { found.append(manifest.appID) }
-        }
+        for id in ActivityOffer.installedAppsOfOtherTeams(declaring: activity) where !found.contains(id) { found.append(id) }
         return found
     }
 

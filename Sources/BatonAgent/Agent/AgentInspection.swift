@@ -43,22 +43,11 @@ public struct AgentInspection: Codable, Sendable, Equatable {
         continuations = try c.decodeIfPresent([ContinuationRecord].self, forKey: .continuations) ?? []
     }
 
-    /// An activity a linked device advertises, and what continuing it here would do.
+    /// An activity a linked device advertises, and what continuing it here would do. Its JSON
+    /// has the activity's fields (`NearbyActivity`'s) beside `offer` and `explanation`.
     public struct NearbyInspection: Codable, Sendable, Equatable {
-        /// The advertising device's name.
-        public var device: String
-        /// The advertisement's sequence number on that device.
-        public var sequence: UInt64
-        /// The activity type.
-        public var activityType: String
-        /// Its title.
-        public var title: String?
-        /// The originating app's id.
-        public var appID: String
-        /// The originating app's team.
-        public var teamIdentifier: String
-        /// Its web page, if any.
-        public var webpageURL: URL?
+        /// The activity, as the linked device advertises it.
+        public var activity: NearbyActivity
         /// Where it goes if continued here, or why nowhere (`Agent.offer(for:)`).
         public var offer: ActivityOffer
         /// `offer` in one sentence (escaped).
@@ -66,15 +55,27 @@ public struct AgentInspection: Codable, Sendable, Equatable {
 
         /// `activity` with the offer decided for it.
         public init(_ activity: NearbyActivity, offer: ActivityOffer) {
-            device = activity.device
-            sequence = activity.sequence
-            activityType = activity.activityType
-            title = activity.title
-            appID = activity.appID
-            teamIdentifier = activity.teamIdentifier
-            webpageURL = activity.webpageURL
+            self.activity = activity
             self.offer = offer
             explanation = offer.sentence(activityType: activity.activityType, team: activity.teamIdentifier)
+        }
+
+        private enum CodingKeys: String, CodingKey { case offer, explanation }
+
+        /// Reads the activity's fields and the offer beside them.
+        public init(from decoder: any Decoder) throws {
+            activity = try NearbyActivity(from: decoder)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            offer = try container.decode(ActivityOffer.self, forKey: .offer)
+            explanation = try container.decode(String.self, forKey: .explanation)
+        }
+
+        /// Writes the activity's fields and the offer beside them, in one object.
+        public func encode(to encoder: any Encoder) throws {
+            try activity.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(offer, forKey: .offer)
+            try container.encode(explanation, forKey: .explanation)
         }
     }
 
