@@ -80,7 +80,8 @@ extension AgentConnection {
             inspectionPush = nil
             return
         }
-        guard inspectionPush == nil else { return }
+        // Made anew each time: after a reconnection the agent asks again, and a push whose send
+        // failed has stopped.
         inspectionPush = InspectionPush { [weak self] text in
             guard let self, self.isJoined, let bus = self.bus else { return false }
             do {
