@@ -40,6 +40,8 @@ struct WhyAnswer: Codable, Equatable {
         case notAdvertised
         /// The device is linked.
         case deviceLinked
+        /// This device cut the device's link because the group's list revoked it.
+        case deviceRevoked
         /// The device is in the group's list but not linked now.
         case deviceNotLinked
         /// No device of that name in the group's list this device holds (unknown, or revoked and
@@ -59,6 +61,11 @@ struct WhyAnswer: Codable, Equatable {
             return WhyAnswer(subject: subject, reason: .deviceLinked,
                              sentence: "\(name) is linked (at \(shown(link.address)) since \(InspectionText.timestamp(link.since))) and \(advertises).",
                              facts: offers.map(\.explanation))
+        }
+        if inspection.revokedDevices.contains(subject) {
+            return WhyAnswer(subject: subject, reason: .deviceRevoked,
+                             sentence: "\(name) has been revoked: this device cut its link when the group's signed list revoked it, and refuses it since.",
+                             facts: ["revoked here: \(inspection.revokedDevices.map(shown).joined(separator: ", "))"] + linkFacts)
         }
         if inspection.groupDevices.contains(subject) {
             let failures = inspection.device.recentFailures.filter { $0.text.contains(subject) }.map { "failure: \(shown($0.text))" }

@@ -93,7 +93,7 @@ final class AgentInspectionTests: AgentTestCase {
 
     /// The keys of each object of docs/INSPECT.md's schema: required, then optional.
     private static let schema: [String: (required: Set<String>, optional: Set<String>)] = [
-        "AgentInspection": (["device", "groupDevices", "nearby", "apps", "continuations"], []),
+        "AgentInspection": (["device", "groupDevices", "nearby", "apps", "continuations", "revokedDevices"], []),
         "AppReport": (["appID", "processID", "isAdvertised", "didNotAnswer"], ["advertisedActivityType", "inspection", "problem"]),
         "ApplicationInspection": (["processID", "isActive", "isHidden", "isFinishedLaunching", "windows", "otherActivities", "actions",
                                    "continuations"],
@@ -286,6 +286,26 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertTrue(text.stdout.contains("link: A at 127.0.0.1, since "), text.stdout)
         XCTAssertTrue(text.stdout.contains(" ms\n"), "the round trip: \(text.stdout)")
         _ = agentA
+    }
+
+    /// A device the group revokes while linked: this device cuts its link (the trust code's
+    /// decision, from the signed list) and `baton why` says it was revoked — not merely not
+    /// linked, as a device of the list that is away is, nor unknown.
+    func testWhyTellsARevokedDeviceFromOneNotLinkedAndAnUnknownOne() throws {
+        let folders = try devices("A", "C", "D")
+        let (agentA, address) = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let (agentC, _) = try isolatedAgent(folders[1], socket: socket("c.sock"), peers: [address])
+        XCTAssertTrue(agentA.waitFor(.linked(peer: "C", dialed: false)), agentA.output)
+        XCTAssertEqual(try why("C", socket("a.sock")).reason, "deviceLinked")
+
+        let authority = try GroupAuthority.load(from: ConfigDirectory(url: root.appendingPathComponent("admin")))
+        try authority.revokeDevice(named: "C").write(to: URL(fileURLWithPath: folders[0]).appendingPathComponent("revocations"), options: .atomic)
+        XCTAssertTrue(agentA.waitFor(.unlinked(peer: "C", reason: .revoked)), agentA.output)
+        let answer = try why("C", socket("a.sock"))
+        XCTAssertEqual(answer.reason, "deviceRevoked", answer.sentence)
+        XCTAssertEqual(try why("D", socket("a.sock")).reason, "deviceNotLinked", "in the list, never linked")
+        XCTAssertEqual(try why("Z", socket("a.sock")).reason, "deviceUnknown")
+        _ = agentC
     }
 
     /// An activity not eligible for handoff, or past its expiration date, is not advertised

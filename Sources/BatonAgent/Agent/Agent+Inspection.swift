@@ -82,7 +82,8 @@ extension Agent {
         let own = node.identity.identifier
         let group = node.identity.revocations.deviceNames.filter { $0.key != own }.map(\.value).sorted()
         let nearby = apps.nearby.map { AgentInspection.NearbyInspection($0, offer: offer(for: $0)) }
-        return AgentInspection(device: device, groupDevices: group, nearby: nearby, apps: reports, continuations: continuationHistory.records)
+        return AgentInspection(device: device, groupDevices: group, nearby: nearby, apps: reports, continuations: continuationHistory.records,
+                               revokedDevices: revokedDevices)
     }
 }
 

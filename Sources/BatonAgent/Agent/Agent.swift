@@ -56,6 +56,10 @@ public final class Agent {
     }
     /// The continuations this agent routed, live and the last 50, step by step (`baton inspect`).
     public let continuationHistory = ContinuationHistory()
+    /// The devices whose links the node cut because the group's signed list revoked them
+    /// (`unlinked` with reason `revoked`), newest last, at most 32 (`baton why`).
+    var revokedDevices: [String] = []
+    private var revocationObservation: DiagnosticsObservation?
     /// Called with the peers' activities when they change, as the apps are sent them: at most
     /// once per 50 ms, the latest list (`NearbyDelivery`; the agent's notifications).
     public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
@@ -89,6 +93,12 @@ public final class Agent {
         apps.delivery.close = { [weak self] app in
             self?.apps.remove(app, reason: .doesNotRead)
             app.bus.close()
+        }
+        revocationObservation = node.diagnostics.observe { [weak self] event in
+            guard let self, case .unlinked(let peer, .revoked) = event else { return }
+            self.revokedDevices.removeAll { $0 == peer }
+            self.revokedDevices.append(peer)
+            if self.revokedDevices.count > 32 { self.revokedDevices.removeFirst() }
         }
     }
 

@@ -20,20 +20,25 @@ public struct AgentInspection: Codable, Sendable, Equatable {
     /// The continuations the agent routed, live and the last `ContinuationHistory.capacity`,
     /// oldest first (`Agent.continuationHistory`); each app's own are in its inspection.
     public var continuations: [ContinuationRecord]
+    /// The devices whose links this device cut because the group's signed list revoked them
+    /// (the node's own decision, `unlinked` with reason `revoked`), since the agent started.
+    public var revokedDevices: [String]
 
     /// An inspection with these parts.
     public init(device: AgentStatus, groupDevices: [String], nearby: [NearbyInspection], apps: [AppReport],
-                continuations: [ContinuationRecord] = []) {
+                continuations: [ContinuationRecord] = [], revokedDevices: [String] = []) {
         self.device = device
         self.groupDevices = groupDevices
         self.nearby = nearby
         self.apps = apps
         self.continuations = continuations
+        self.revokedDevices = revokedDevices
     }
 
-    private enum CodingKeys: String, CodingKey { case device, groupDevices, nearby, apps, continuations }
+    private enum CodingKeys: String, CodingKey { case device, groupDevices, nearby, apps, continuations, revokedDevices }
 
-    /// Reads an inspection; one without `continuations` (an agent of interface 5) has none.
+    /// Reads an inspection; one without `continuations` or `revokedDevices` (an agent of
+    /// interface 5) has none.
     public init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         device = try c.decode(AgentStatus.self, forKey: .device)
@@ -41,6 +46,7 @@ public struct AgentInspection: Codable, Sendable, Equatable {
         nearby = try c.decode([NearbyInspection].self, forKey: .nearby)
         apps = try c.decode([AppReport].self, forKey: .apps)
         continuations = try c.decodeIfPresent([ContinuationRecord].self, forKey: .continuations) ?? []
+        revokedDevices = try c.decodeIfPresent([String].self, forKey: .revokedDevices) ?? []
     }
 
     /// An activity a linked device advertises, and what continuing it here would do. Its JSON
