@@ -8,6 +8,7 @@
 //     BatonBench --relay-runs N   (--relay N times, each in its own process: per figure the median and range of value,
 //                                  baseline and ratio over the runs, and in how many runs the ratio met its aim)
 //     BatonBench --gtk-only  (the GTK focus figure alone: a child on the bench's own Xvfb; built only with GTK 4)
+//     BatonBench --inspection-only (a warm continuation through agents while `baton inspect --watch` runs, beside none: issue 28)
 //     BatonBench --exit-only (batond's exit after SIGTERM, linked to a peer, beside a plain process's: issue 31)
 //     BatonBench --cold-start-only (a restarted batond to linked, on two namespace hosts with Avahi: issue 31; needs root)
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
@@ -127,6 +128,19 @@ if CommandLine.arguments.contains("--relay") {
     exit(0)
 }
 
+if CommandLine.arguments.contains("--inspection-only") {  // issue 28: a warm continuation while `baton inspect --watch` runs
+    MainActor.assumeIsolated {
+        do {
+            let results = try InspectionBenchmarks.run()
+            say(InspectionBenchmarks.figure(results).line())
+            say("(\(results.events) events to the watchers over \(results.watched.count) watched continuations)")
+        } catch {
+            say("inspection benchmarks failed: \(error)")
+        }
+    }
+    exit(0)
+}
+
 if CommandLine.arguments.contains("--exit-only") {  // issue 31: batond's exit after SIGTERM, beside a plain process's
     MainActor.assumeIsolated {
         do { for figure in AgentExitBenchmarks.figures(try AgentExitBenchmarks.run()) { say(figure.line()) } } catch {
@@ -204,6 +218,9 @@ let figures: [Figure] = MainActor.assumeIsolated {
     }
     say("cold start: two namespace hosts, \(2 * ColdStartBenchmarks.runs) restarts of one agent …")
     coldStartLines = ColdStartBenchmarks.lines()
+    do { agentFigures.append(InspectionBenchmarks.figure(try InspectionBenchmarks.run())) } catch {
+        say("inspection benchmarks failed: \(error)")
+    }
     continuityFigures = [
         Figure(name: "warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare TLS round trip p50",
                baseline: percentile(continuity.rtt, 50), unit: "µs", aim: "aim ≤ 3×"),

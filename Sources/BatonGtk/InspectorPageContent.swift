@@ -8,8 +8,8 @@ import Foundation
 /// main windows from the first responder up to the app delegate, the current activity and the
 /// other live ones (and why each is or is not offered to other devices), the activities other
 /// devices offer here (and whether this app continues them), where the main menu's
-/// actions would go now and whether they are enabled, and which Baton window or view backs the
-/// object selected in the Inspector.
+/// actions would go now and whether they are enabled, the app's continuations step by step,
+/// and which Baton window or view backs the object selected in the Inspector.
 @MainActor
 struct InspectorPageContent: Equatable {
     /// A heading and its lines.
@@ -45,6 +45,9 @@ struct InspectorPageContent: Equatable {
         }
         if !actions.isEmpty {
             sections.append(Section(heading: "Menu actions now", lines: Self.actions(actions)))
+        }
+        if !inspection.continuations.isEmpty {
+            sections.append(Section(heading: "Continuations (newest first)", lines: inspection.continuations.reversed().flatMap(Self.continuation)))
         }
         if let selected, let line = Self.describe(selected: selected, in: app) {
             sections.append(Section(heading: "Selected in the Inspector", lines: [line]))
@@ -150,6 +153,17 @@ struct InspectorPageContent: Equatable {
             here = "this app has no manifest"
         }
         return "\(text(activity.device)): \(text(activity.activityType))\(title) from \(text(activity.appID)), \(here)"
+    }
+
+    /// A continuation: what and from where, then each step with its time (milliseconds).
+    private static func continuation(_ record: ContinuationRecord) -> [String] {
+        let title = record.title.map { " '\(text($0))'" } ?? ""
+        let from = record.device.map { " from \(text($0))" } ?? ""
+        let state = record.isFinished ? (record.failureCode.map { "failed, code \($0)" } ?? "continued") : "in progress"
+        let formatter = DateFormatter()
+        formatter.dateFormat = "HH:mm:ss.SSS"
+        return ["\(record.id). \(text(record.activityType))\(title)\(from): \(state)"]
+            + record.steps.map { "    \(formatter.string(from: $0.time))  \(text($0.kind.words))" }
     }
 
     private static func saves(_ activity: ActivityInspection) -> String {

@@ -75,10 +75,15 @@ final class BrowserContinuer: DeviceApp {
             failure = "nothing nearby to continue"
             return finished()
         }
-        guard entry.continuesInBrowser, let url = entry.webpageURL else {
-            failure = entry.webpageURL == nil
-                ? "\(shown(entry.activityType)) from \(shown(entry.device)) has no web page; run an app that continues it (\(shown(entry.appID)))"
-                : "an app installed here continues \(shown(entry.activityType)): run it to continue"
+        // The rule the agent follows too (`ActivityOffer.decide`), for this tool and the installed apps.
+        let offer = entry.offerHere()
+        guard case .browser(let url, _) = offer else {
+            if case .app(let appID, _) = offer {
+                failure = "an app installed here continues \(shown(entry.activityType)): run it to continue (\(shown(appID)))"
+            } else {
+                failure = offer.sentence(activityType: entry.activityType, team: entry.teamIdentifier)
+                    + " Run an app that continues it (\(shown(entry.appID)))."
+            }
             return finished()
         }
         Application.shared.continueNearbyActivity(entry) { [unowned self] in

@@ -30,8 +30,8 @@ struct InspectCommand: ParsableCommand {
     var agent: String?
 
     func run() throws {
-        if watch { return try AgentInspectionWatcher.watch(socket: agent, app: appID, actions: action, json: json) }
-        let inspection = try AgentInspectionReader.read(socket: agent, app: appID, actions: action)
+        if watch { return try AgentInspectionTool.watch(socket: agent, app: appID, actions: action, json: json) }
+        let inspection = try AgentInspectionTool.read(socket: agent, app: appID, actions: action)
         if json {
             FileHandle.standardOutput.write((try? InspectionJSON.encoder(pretty: true).encode(inspection)) ?? Data("{}".utf8))
             print()
@@ -41,115 +41,108 @@ struct InspectCommand: ParsableCommand {
     }
 }
 
-/// Asks the agent for its inspection, as a tool joined to it.
-final class AgentInspectionReader: AgentToolApp {
+/// `baton inspect` and `baton why` as a tool joined to the agent: asks for the inspection once
+/// (`read`), or watches (`watch`): the picture, then the device's events as they come.
+final class AgentInspectionTool: AgentToolApp {
+    /// What the tool does once joined.
+    enum Mode {
+        /// Takes the inspection and ends.
+        case read(done: @MainActor (Result<AgentInspection, any Error>) -> Void)
+        /// Prints the picture, then each event (JSON lines with `json`), until interrupted.
+        case watch(json: Bool)
+    }
+
     let app: String?
     let actions: [String]
-    let done: @MainActor (Result<AgentInspection, any Error>) -> Void
-
-    init(connection: AgentConnection, app: String?, actions: [String], done: @escaping @MainActor (Result<AgentInspection, any Error>) -> Void) {
-        self.app = app
-        self.actions = actions
-        self.done = done
-        super.init(connection: connection)
-    }
-
-    override func joined() {
-        super.joined()
-        Task { @MainActor in
-            do { done(.success(try await connection.inspect(app: app, actions: actions))) } catch { done(.failure(error)) }
-            Application.shared.terminate(nil)
-        }
-    }
-
-    /// The agent's inspection at `socket` (default: the user's); exit status 3 when no agent runs.
-    nonisolated static func read(socket explicit: String?, app: String?, actions: [String]) throws -> AgentInspection {
-        try MainActor.assumeIsolated { try readOnMain(socket: explicit, app: app, actions: actions) }
-    }
-
-    private static func readOnMain(socket explicit: String?, app: String?, actions: [String]) throws -> AgentInspection {
-        let path = explicit ?? AgentConnection.defaultSocketPath
-        guard let socket = ThroughAgent.runningAgent(path) else {
-            FileHandle.standardError.write(Data("baton: no agent runs at \(shown(path)) (`baton agent start`)\n".utf8))
-            throw ExitCode(3)
-        }
-        var outcome: Result<AgentInspection, any Error>?
-        let failure = ThroughAgent.run({ connection in
-            AgentInspectionReader(connection: connection, app: app, actions: actions) { outcome = $0 }
-        }, socket: socket)
-        if let failure { throw ValidationError(failure) }
-        switch outcome {
-        case .success(let inspection): return inspection
-        case .failure(let error): throw ValidationError("the agent did not inspect: \(error)")
-        case nil: throw ValidationError("the agent did not answer")
-        }
-    }
-}
-
-/// `baton inspect --watch`: the picture, then the device's events as they come.
-final class AgentInspectionWatcher: AgentToolApp {
-    let app: String?
-    let actions: [String]
-    let json: Bool
+    let mode: Mode
+    /// The events that came before the picture was printed; nil once it was.
     private var waiting: [InspectionEvent]? = []
 
-    init(connection: AgentConnection, app: String?, actions: [String], json: Bool) {
+    init(connection: AgentConnection, app: String?, actions: [String], mode: Mode) {
         self.app = app
         self.actions = actions
-        self.json = json
+        self.mode = mode
         super.init(connection: connection)
     }
 
     override func joined() {
         super.joined()
         Task { @MainActor in
-            do {
-                // Watch first, so nothing between the picture and the first event is missed.
-                try await connection.watchInspection { [weak self] event in
-                    guard let self else { return }
-                    if self.waiting != nil { self.waiting?.append(event) } else { self.show(event) }
-                }
-                let inspection = try await connection.inspect(app: app, actions: actions)
-                if json { line(["inspection": inspection]) } else {
-                    InspectionText.print(inspection, onlyApp: app != nil)
-                    fflush(nil)  // the events are written unbuffered after it
-                }
-                let early = waiting ?? []
-                waiting = nil
-                for event in early { show(event) }
-            } catch {
-                failure = "the agent did not inspect: \(error)"
+            switch mode {
+            case .read(let done):
+                do { done(.success(try await connection.inspect(app: app, actions: actions))) } catch { done(.failure(error)) }
                 Application.shared.terminate(nil)
+            case .watch(let json):
+                do {
+                    // Watch first, so nothing between the picture and the first event is missed.
+                    try await connection.watchInspection { [weak self] event in
+                        guard let self else { return }
+                        if self.waiting != nil { self.waiting?.append(event) } else { self.show(event, json: json) }
+                    }
+                    let inspection = try await connection.inspect(app: app, actions: actions)
+                    if json { Self.line(["inspection": inspection]) } else {
+                        InspectionText.print(inspection, onlyApp: app != nil)
+                        fflush(nil)  // the events are written unbuffered after it
+                    }
+                    let early = waiting ?? []
+                    waiting = nil
+                    for event in early { show(event, json: json) }
+                } catch {
+                    failure = "the agent did not inspect: \(error)"
+                    Application.shared.terminate(nil)
+                }
             }
         }
     }
 
-    private func show(_ event: InspectionEvent) {
-        if json { return line(["event": event]) }
+    private func show(_ event: InspectionEvent, json: Bool) {
+        if json { return Self.line(["event": event]) }
         let dropped = event.dropped > 0 ? " (\(event.dropped) events left out before it)" : ""
-        let text = "\(InspectionText.timestamp(event.time)) \(shown(String(describing: event.event)))\(dropped)\n"
+        let what = if let record = event.continuation {
+            "continuation \(record.id) of \(InspectionText.subject(record)): \(shown(record.steps.last?.kind.words ?? ""))"
+        } else if let change = event.app {
+            "app \(shown(change.appID)) (pid \(change.processID)): \(shown(change.summary.words))"
+        } else {
+            shown(event.event.map { String(describing: $0) } ?? "")
+        }
+        let text = "\(InspectionText.timestamp(event.time)) \(what)\(dropped)\n"
         FileHandle.standardOutput.write(Data(text.utf8))
     }
 
-    private func line<Value: Encodable>(_ value: [String: Value]) {
+    private static func line<Value: Encodable>(_ value: [String: Value]) {
         guard let data = try? InspectionJSON.encoder().encode(value) else { return }
         FileHandle.standardOutput.write(data + Data("\n".utf8))
+    }
+
+    /// The agent's inspection at `socket` (default: the user's); exit status 3 when no agent runs.
+    nonisolated static func read(socket explicit: String?, app: String?, actions: [String]) throws -> AgentInspection {
+        try MainActor.assumeIsolated {
+            var outcome: Result<AgentInspection, any Error>?
+            try run(socket: explicit, app: app, actions: actions, mode: .read { outcome = $0 })
+            switch outcome {
+            case .success(let inspection): return inspection
+            case .failure(let error): throw ValidationError("the agent did not inspect: \(error)")
+            case nil: throw ValidationError("the agent did not answer")
+            }
+        }
     }
 
     /// Watches the agent at `socket` (default: the user's) until the process is interrupted or
     /// the agent goes; exit status 3 when no agent runs.
     nonisolated static func watch(socket explicit: String?, app: String?, actions: [String], json: Bool) throws {
-        try MainActor.assumeIsolated {
-            let path = explicit ?? AgentConnection.defaultSocketPath
-            guard let socket = ThroughAgent.runningAgent(path) else {
-                FileHandle.standardError.write(Data("baton: no agent runs at \(shown(path)) (`baton agent start`)\n".utf8))
-                throw ExitCode(3)
-            }
-            let failure = ThroughAgent.run({ connection in
-                AgentInspectionWatcher(connection: connection, app: app, actions: actions, json: json)
-            }, socket: socket)
-            if let failure { throw ValidationError(failure) }
+        try MainActor.assumeIsolated { try run(socket: explicit, app: app, actions: actions, mode: .watch(json: json)) }
+    }
+
+    private static func run(socket explicit: String?, app: String?, actions: [String], mode: Mode) throws {
+        let path = explicit ?? AgentConnection.defaultSocketPath
+        guard let socket = ThroughAgent.runningAgent(path) else {
+            FileHandle.standardError.write(Data("baton: no agent runs at \(shown(path)) (`baton agent start`)\n".utf8))
+            throw ExitCode(3)
         }
+        let failure = ThroughAgent.run({ connection in
+            AgentInspectionTool(connection: connection, app: app, actions: actions, mode: mode)
+        }, socket: socket)
+        if let failure { throw ValidationError(failure) }
     }
 }
 
@@ -168,16 +161,37 @@ enum InspectionText {
         Swift.print("discovery: \(device.discovery.working ? "" : "NOT WORKING: ")\(shown(device.discovery.explanation))")
         if device.links.isEmpty { Swift.print("links: none") }
         for link in device.links {
-            Swift.print("link: \(shown(link.device)) at \(shown(link.address)), since \(timestamp(link.since)) (RTT not measured)")
+            let roundTrip = link.roundTripMilliseconds.map { String(format: "round trip %.2f ms", $0) }
+                ?? "no answer to a ping within \(ContinuityNode.roundTripDeadline)"
+            Swift.print("link: \(shown(link.device)) at \(shown(link.address)), since \(timestamp(link.since)), \(roundTrip)")
         }
         let unlinked = inspection.groupDevices.filter { name in !device.links.contains { $0.device == name } }
         if !unlinked.isEmpty { Swift.print("not linked: \(unlinked.map(shown).joined(separator: ", "))") }
         if inspection.nearby.isEmpty { Swift.print("nearby: nothing advertised by a linked device") }
-        for entry in inspection.nearby {
+        for nearby in inspection.nearby {
+            let entry = nearby.activity
             let title = entry.title.map { " '\(shown($0))'" } ?? ""
             Swift.print("nearby: \(shown(entry.activityType))\(title) from \(shown(entry.device)) (\(shown(entry.appID)), team \(shown(entry.teamIdentifier)))")
-            Swift.print("  \(entry.explanation)")
+            Swift.print("  \(nearby.explanation)")
         }
+        printContinuations(inspection.continuations, indent: "")
+    }
+
+    /// The continuations, oldest first, each step with its time.
+    static func printContinuations(_ records: [ContinuationRecord], indent: String) {
+        if records.isEmpty { return Swift.print("\(indent)continuations: none") }
+        for record in records {
+            let state = record.isFinished ? (record.failureCode.map { "failed, code \($0)" } ?? "continued") : "in progress"
+            Swift.print("\(indent)continuation \(record.id): \(subject(record)) — \(state)")
+            for step in record.steps { Swift.print("\(indent)  \(timestamp(step.time, milliseconds: true)) \(shown(step.kind.words))") }
+            if record.droppedSteps > 0 { Swift.print("\(indent)  (\(record.droppedSteps) more steps left out)") }
+        }
+    }
+
+    /// A continuation's activity type, title and originating device, escaped.
+    static func subject(_ record: ContinuationRecord) -> String {
+        let title = record.title.map { " '\(shown($0))'" } ?? ""
+        return "\(shown(record.activityType))\(title)" + (record.device.map { " from \(shown($0))" } ?? "")
     }
 
     static func printApp(_ app: AgentInspection.AppReport) {
@@ -211,6 +225,7 @@ enum InspectionText {
             let target = action.target.map { "goes to \(shown($0))" } ?? "reaches no target"
             Swift.print("  action \(shown(action.name)): \(target), \(action.isEnabled ? "enabled" : "disabled")")
         }
+        printContinuations(inspection.continuations, indent: "  ")
     }
 
     static func printActivity(_ activity: ActivityInspection, label: String) {
@@ -226,9 +241,9 @@ enum InspectionText {
         Swift.print("    \(declared), team \(shown(activity.teamIdentifier ?? "?")), eligible for handoff: \(activity.isEligibleForHandoff)")
     }
 
-    static func timestamp(_ date: Date) -> String {
+    static func timestamp(_ date: Date, milliseconds: Bool = false) -> String {
         let formatter = DateFormatter()
-        formatter.dateFormat = "yyyy-MM-dd HH:mm:ss"
+        formatter.dateFormat = milliseconds ? "HH:mm:ss.SSS" : "yyyy-MM-dd HH:mm:ss"
         return formatter.string(from: date)
     }
 }

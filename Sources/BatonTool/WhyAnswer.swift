@@ -40,6 +40,8 @@ struct WhyAnswer: Codable, Equatable {
         case notAdvertised
         /// The device is linked.
         case deviceLinked
+        /// This device cut the device's link because the group's list revoked it.
+        case deviceRevoked
         /// The device is in the group's list but not linked now.
         case deviceNotLinked
         /// No device of that name in the group's list this device holds (unknown, or revoked and
@@ -54,11 +56,16 @@ struct WhyAnswer: Codable, Equatable {
         let links = inspection.device.links
         let linkFacts = links.isEmpty ? ["no device is linked"] : links.map { "linked: \(shown($0.device)) at \(shown($0.address))" }
         if let link = links.first(where: { $0.device == subject }) {
-            let offers = inspection.nearby.filter { $0.device == subject }
-            let advertises = offers.isEmpty ? "advertises nothing now" : "advertises " + offers.map { shown($0.activityType) }.joined(separator: ", ")
+            let offers = inspection.nearby.filter { $0.activity.device == subject }
+            let advertises = offers.isEmpty ? "advertises nothing now" : "advertises " + offers.map { shown($0.activity.activityType) }.joined(separator: ", ")
             return WhyAnswer(subject: subject, reason: .deviceLinked,
                              sentence: "\(name) is linked (at \(shown(link.address)) since \(InspectionText.timestamp(link.since))) and \(advertises).",
                              facts: offers.map(\.explanation))
+        }
+        if inspection.revokedDevices.contains(subject) {
+            return WhyAnswer(subject: subject, reason: .deviceRevoked,
+                             sentence: "\(name) has been revoked: this device cut its link when the group's signed list revoked it, and refuses it since.",
+                             facts: ["revoked here: \(inspection.revokedDevices.map(shown).joined(separator: ", "))"] + linkFacts)
         }
         if inspection.groupDevices.contains(subject) {
             let failures = inspection.device.recentFailures.filter { $0.text.contains(subject) }.map { "failure: \(shown($0.text))" }
@@ -66,7 +73,7 @@ struct WhyAnswer: Codable, Equatable {
                              sentence: "\(name) is in the group but not linked now: nothing it advertises reaches this device.",
                              facts: ["discovery: \(shown(inspection.device.discovery.explanation))"] + failures + linkFacts)
         }
-        let offers = inspection.nearby.filter { $0.activityType == subject }
+        let offers = inspection.nearby.filter { $0.activity.activityType == subject }
         if let offer = offers.first {
             let reason: Reason = switch offer.offer {
             case .app: .offeredToApp
@@ -75,7 +82,7 @@ struct WhyAnswer: Codable, Equatable {
             case .noAppDeclaresType: .noAppDeclaresType
             }
             return WhyAnswer(subject: subject, reason: reason, sentence: offer.explanation,
-                             facts: offers.map { "advertised by \(shown($0.device)) from \(shown($0.appID)), team \(shown($0.teamIdentifier))" })
+                             facts: offers.map { "advertised by \(shown($0.activity.device)) from \(shown($0.activity.appID)), team \(shown($0.activity.teamIdentifier))" })
         }
         for app in inspection.apps {
             guard let inspected = app.inspection else { continue }
@@ -105,6 +112,6 @@ struct WhyAnswer: Codable, Equatable {
         let silent = inspection.apps.filter(\.didNotAnswer).map { "\(shown($0.appID)) did not answer" }
         return WhyAnswer(subject: subject, reason: .notAdvertised,
                          sentence: "No linked device advertises \(name) now, and no app here holds it.",
-                         facts: linkFacts + inspection.nearby.map { "\(shown($0.device)) advertises \(shown($0.activityType))" } + silent)
+                         facts: linkFacts + inspection.nearby.map { "\(shown($0.activity.device)) advertises \(shown($0.activity.activityType))" } + silent)
     }
 }

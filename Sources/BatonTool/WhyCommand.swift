@@ -20,7 +20,7 @@ struct WhyCommand: ParsableCommand {
     var agent: String?
 
     func run() throws {
-        let inspection = try AgentInspectionReader.read(socket: agent, app: nil, actions: [])
+        let inspection = try AgentInspectionTool.read(socket: agent, app: nil, actions: [])
         let answer = WhyAnswer.answer(for: subject, in: inspection)
         if json {
             let encoder = JSONEncoder()

@@ -93,9 +93,10 @@ final class AgentInspectionTests: AgentTestCase {
 
     /// The keys of each object of docs/INSPECT.md's schema: required, then optional.
     private static let schema: [String: (required: Set<String>, optional: Set<String>)] = [
-        "AgentInspection": (["device", "groupDevices", "nearby", "apps"], []),
+        "AgentInspection": (["device", "groupDevices", "nearby", "apps", "continuations", "revokedDevices"], []),
         "AppReport": (["appID", "processID", "isAdvertised", "didNotAnswer"], ["advertisedActivityType", "inspection", "problem"]),
-        "ApplicationInspection": (["processID", "isActive", "isHidden", "isFinishedLaunching", "windows", "otherActivities", "actions"],
+        "ApplicationInspection": (["processID", "isActive", "isHidden", "isFinishedLaunching", "windows", "otherActivities", "actions",
+                                   "continuations"],
                                   ["appID", "teamIdentifier", "keyWindowNumber", "mainWindowNumber", "currentActivity"]),
         "WindowInspection": (["number", "title", "typeName", "isVisible", "isPanel", "isKey", "isMain"], ["firstResponder", "responderChain"]),
         "ResponderInspection": (["description", "typeName", "isFirstResponder"], ["userActivityType"]),
@@ -104,7 +105,26 @@ final class AgentInspectionTests: AgentTestCase {
                                ["title", "lastSaved", "payloadSize", "payloadError", "webpageURL", "expirationDate", "declaredInManifest",
                                 "teamIdentifier"]),
         "ActionInspection": (["name", "isKnown", "isEnabled"], ["menuItemTitle", "target", "targetTypeName"]),
+        "ContinuationRecord": (["id", "activityType", "steps", "droppedSteps"], ["title", "device", "sequence"]),
+        "ContinuationStep": (["time", "kind"], []),
+        "NearbyInspection": (["device", "sequence", "activityType", "appID", "teamIdentifier", "offer", "explanation"],
+                             ["title", "webpageURL"]),
     ]
+
+    /// The steps' kinds of docs/INSPECT.md: each an object with one key.
+    private static let stepKinds: Set<String> = ["asked", "appLaunched", "appJoined", "openedInBrowser", "willContinue", "payloadFetched",
+                                                 "continued", "failed", "wasContinuedSent", "streamsOpened", "streamsEnded"]
+
+    private func checkContinuations(_ records: Any?) throws {
+        for record in try XCTUnwrap(records as? [Any], "continuations is a list") {
+            let checked = try checkObject(record, as: "ContinuationRecord")
+            for step in try XCTUnwrap(checked["steps"] as? [Any]) {
+                let kind = try XCTUnwrap(try checkObject(step, as: "ContinuationStep")["kind"] as? [String: Any])
+                XCTAssertEqual(kind.count, 1, "\(kind)")
+                XCTAssertTrue(kind.keys.allSatisfy(Self.stepKinds.contains), "undocumented step \(kind)")
+            }
+        }
+    }
 
     private func checkObject(_ object: Any?, as name: String, file: StaticString = #filePath, line: UInt = #line) throws -> [String: Any] {
         let dictionary = try XCTUnwrap(object as? [String: Any], "\(name) is not an object", file: file, line: line)
@@ -118,6 +138,8 @@ final class AgentInspectionTests: AgentTestCase {
 
     private func checkSchema(_ document: [String: Any]) throws {
         let top = try checkObject(document, as: "AgentInspection")
+        try checkContinuations(top["continuations"])
+        for nearby in try XCTUnwrap(top["nearby"] as? [Any]) { _ = try checkObject(nearby, as: "NearbyInspection") }
         for app in try XCTUnwrap(top["apps"] as? [Any]) {
             let report = try checkObject(app, as: "AppReport")
             guard let inspection = report["inspection"] else { continue }
@@ -129,6 +151,7 @@ final class AgentInspectionTests: AgentTestCase {
             let activities = [snapshot["currentActivity"]].compactMap { $0 } + (snapshot["otherActivities"] as? [Any] ?? [])
             for activity in activities { _ = try checkObject(activity, as: "ActivityInspection") }
             for action in try XCTUnwrap(snapshot["actions"] as? [Any]) { _ = try checkObject(action, as: "ActionInspection") }
+            try checkContinuations(snapshot["continuations"])
         }
     }
 
@@ -157,13 +180,13 @@ final class AgentInspectionTests: AgentTestCase {
         _ = try probe(socket("b.sock"), ["--ok"])
         answer = try why(type, socket("b.sock"))
         XCTAssertEqual(answer.reason, "offeredToApp", answer.sentence)
-        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.device == "A" }?.offer, .app(appID: "com.example.probe", isRunning: true))
+        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.activity.device == "A" }?.offer, .app(appID: "com.example.probe", isRunning: true))
 
         // A web browser's activity on A no app here claims: the browser opens its page.
         let browsing = "NSUserActivityTypeBrowsingWeb"
         _ = try probe(socket("a.sock"), ["--ok", "--browsing", "--webpage", "https://example.com/note"])
         XCTAssertTrue(agentB.waitForNearby(from: "A", browsing), agentB.output)
-        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.device == "A" }?.offer,
+        XCTAssertEqual(try inspect(socket("b.sock")).nearby.first { $0.activity.device == "A" }?.offer,
                        .browser(url: URL(string: "https://example.com/note")!, otherTeamApps: []))
         answer = try why(browsing, socket("b.sock"))
         XCTAssertEqual(answer.reason, "offeredToBrowser", answer.sentence)
@@ -174,6 +197,115 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertEqual(try why("Z", socket("b.sock")).reason, "deviceUnknown")
         XCTAssertEqual(try why("com.example.nobody.has", socket("b.sock")).reason, "notAdvertised")
         _ = agentA
+    }
+
+    /// A step's name: its case without its values.
+    private func names(_ steps: [ContinuationStep]) -> [String] {
+        steps.map { String(String(describing: $0.kind).prefix { $0 != "(" }) }
+    }
+
+    /// Continuations step by step, in the agent that routes them and in the app that continues
+    /// them (handoff-programming-guide, "Continuing an Activity": `willContinue`, the payload,
+    /// then `continue` or `didFail`, then the originating device told): one that succeeds, with
+    /// streams and their bytes, and one that fails with its code; each step present, in order,
+    /// in `baton inspect` and, as it happens, in `--watch`.
+    func testInspectShowsEachContinuationStepByStepInTheAgentAndTheApp() throws {
+        let type = "com.example.probe.editing"
+        let folders = try devices("A", "B")
+        let (agentA, address) = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let (agentB, _) = try isolatedAgent(folders[1], socket: socket("b.sock"), peers: [address])
+        let probeA = try probe(socket("a.sock"), ["--ok", "--streams"])
+        let probeB = try probe(socket("b.sock"), ["--ok"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", type), agentB.output)
+        let watcher = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("b.sock")])
+        XCTAssertNotNil(watcher.waitForLine(containing: "{\"inspection\":"), watcher.output)
+        let noConfig = ["--config", root.appendingPathComponent("no-config").path]
+
+        // Continued, then 1000 bytes asked for over its streams.
+        var continued = try runProduct("baton", ["continue", "--agent", socket("b.sock")] + noConfig, timeout: 60)
+        XCTAssertEqual(continued.status, 0, continued.stderr)
+        XCTAssertNotNil(probeB.waitForLine(containing: "continued Probe"), probeB.output)
+        XCTAssertNotNil(watcher.waitForLine(containing: "wasContinuedSent"), watcher.output)
+        probeB.send("streams 1000")
+        XCTAssertNotNil(probeB.waitForLine(containing: "stream received 1000, pattern intact"), probeB.output)
+        let ended = try XCTUnwrap(watcher.waitForLine(containing: "streamsEnded"), watcher.output)
+        let event = try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(ended.utf8))["event"]
+        XCTAssertNil(event?.event)
+        XCTAssertEqual(event?.continuation?.steps.last?.kind, .streamsEnded(sent: "send 1000".utf8.count, received: 1000))
+
+        var inspection = try inspect(socket("b.sock"))
+        let link = try XCTUnwrap(inspection.device.links.first { $0.device == "A" }, "B is linked to A")
+        XCTAssertGreaterThan(try XCTUnwrap(link.roundTripMilliseconds, "the link's round trip, measured as B is inspected"), 0)
+        var routed = try XCTUnwrap(inspection.continuations.last, "the agent's record")
+        XCTAssertEqual(names(routed.steps), ["asked", "appJoined", "payloadFetched", "wasContinuedSent", "streamsOpened", "streamsEnded"])
+        XCTAssertEqual(routed.steps[1].kind, .appJoined(appID: "com.example.probe"))
+        XCTAssertEqual(routed.device, "A")
+        XCTAssertEqual(routed.activityType, type)
+        XCTAssertEqual(routed.steps.map(\.time), routed.steps.map(\.time).sorted(), "each step after the one before")
+        var app = try XCTUnwrap(inspection.apps.first { $0.processID == probeB.processIdentifier }?.inspection, "the app's own record")
+        var own = try XCTUnwrap(app.continuations.last)
+        XCTAssertEqual(names(own.steps), ["asked", "willContinue", "payloadFetched", "continued", "wasContinuedSent"])
+        XCTAssertEqual(own.steps[2].kind, routed.steps[2].kind, "the same payload, as the agent fetched it")
+        XCTAssertEqual(own.device, "A")
+
+        // An activity whose payload is too large: the fetch fails, with its code, on both sides.
+        probeA.terminate()
+        XCTAssertTrue(agentB.waitForWithdrawal(from: "A", type), agentB.output)
+        _ = try probe(socket("a.sock"), ["--oversize"])
+        XCTAssertTrue(agentB.waitForNearby(from: "A", type, occurrence: 2), agentB.output)
+        continued = try runProduct("baton", ["continue", "--agent", socket("b.sock")] + noConfig, timeout: 60)
+        XCTAssertEqual(continued.status, 0, "the app took it: \(continued.stderr)")
+        let failed = try XCTUnwrap(probeB.waitForLine(containing: "failed "), probeB.output)
+        let code = try XCTUnwrap(Int(failed.split(separator: " ").last ?? ""), failed)
+        XCTAssertEqual(code, CocoaError.userActivityHandoffUserInfoTooLarge.rawValue, failed)
+        XCTAssertNotNil(watcher.waitForLine(containing: "\"failed\""), watcher.output)
+
+        inspection = try inspect(socket("b.sock"))
+        XCTAssertEqual(inspection.continuations.count, 2)
+        routed = try XCTUnwrap(inspection.continuations.last)
+        XCTAssertEqual(names(routed.steps), ["asked", "appJoined", "failed"])
+        XCTAssertEqual(routed.failureCode, code)
+        app = try XCTUnwrap(inspection.apps.first { $0.processID == probeB.processIdentifier }?.inspection)
+        own = try XCTUnwrap(app.continuations.last)
+        XCTAssertEqual(names(own.steps), ["asked", "willContinue", "failed"])
+        XCTAssertEqual(own.failureCode, code)
+        guard case .failed(_, let reason)? = own.steps.last?.kind else { return XCTFail("\(own)") }
+        XCTAssertFalse(reason.isEmpty, "the cause in words")
+
+        // The JSON as documented.
+        let raw = try runProduct("baton", ["inspect", "--json", "--agent", socket("b.sock")], timeout: 60)
+        let document = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(raw.stdout.utf8)) as? [String: Any])
+        try checkSchema(document)
+        XCTAssertEqual((document["continuations"] as? [Any])?.count, 2)
+        XCTAssertEqual((document["nearby"] as? [Any])?.count, 1, "A's activity, with its offer here")
+
+        // As text: each step, with the code.
+        let text = try runProduct("baton", ["inspect", "--agent", socket("b.sock")], timeout: 60)
+        XCTAssertTrue(text.stdout.contains("continuation 2: \(type) 'Probe' from A — failed, code \(code)"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("wasContinued sent"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("link: A at 127.0.0.1, since "), text.stdout)
+        XCTAssertTrue(text.stdout.contains(" ms\n"), "the round trip: \(text.stdout)")
+        _ = agentA
+    }
+
+    /// A device the group revokes while linked: this device cuts its link (the trust code's
+    /// decision, from the signed list) and `baton why` says it was revoked — not merely not
+    /// linked, as a device of the list that is away is, nor unknown.
+    func testWhyTellsARevokedDeviceFromOneNotLinkedAndAnUnknownOne() throws {
+        let folders = try devices("A", "C", "D")
+        let (agentA, address) = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let (agentC, _) = try isolatedAgent(folders[1], socket: socket("c.sock"), peers: [address])
+        XCTAssertTrue(agentA.waitFor(.linked(peer: "C", dialed: false)), agentA.output)
+        XCTAssertEqual(try why("C", socket("a.sock")).reason, "deviceLinked")
+
+        let authority = try GroupAuthority.load(from: ConfigDirectory(url: root.appendingPathComponent("admin")))
+        try authority.revokeDevice(named: "C").write(to: URL(fileURLWithPath: folders[0]).appendingPathComponent("revocations"), options: .atomic)
+        XCTAssertTrue(agentA.waitFor(.unlinked(peer: "C", reason: .revoked)), agentA.output)
+        let answer = try why("C", socket("a.sock"))
+        XCTAssertEqual(answer.reason, "deviceRevoked", answer.sentence)
+        XCTAssertEqual(try why("D", socket("a.sock")).reason, "deviceNotLinked", "in the list, never linked")
+        XCTAssertEqual(try why("Z", socket("a.sock")).reason, "deviceUnknown")
+        _ = agentC
     }
 
     /// An activity not eligible for handoff, or past its expiration date, is not advertised
@@ -218,6 +350,35 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertEqual(try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(left.utf8))["event"]?.event,
                        .appLeft(appID: "com.example.probe", reason: nil))
         XCTAssertTrue(watcher.isRunning, "it follows until interrupted")
+    }
+
+    /// While `baton inspect --watch` runs, a joined app's own changes reach it as events
+    /// through the app's agent connection: its summary as the watch starts, then its current
+    /// activity replaced; once nobody watches, the app is told to stop.
+    func testWatchFollowsAnAppsOwnChangesThroughItsAgentConnection() throws {
+        let folders = try devices("A")
+        _ = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        let probe = try probe(socket("a.sock"), ["--ok"])
+        let watcher = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("a.sock")])
+        let probes = "\"appID\":\"com.example.probe\",\"processID\":\(probe.processIdentifier),\"summary\""
+        let first = try XCTUnwrap(watcher.waitForLine(containing: probes), watcher.output)
+        var change = try XCTUnwrap(try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(first.utf8))["event"]?.app)
+        XCTAssertEqual(change.summary.currentActivityTitle, "Probe")
+        XCTAssertTrue(change.summary.isActive)
+        probe.send("replace")
+        let replaced = try XCTUnwrap(watcher.waitForLine(containing: "Probe, replaced"), watcher.output)
+        change = try XCTUnwrap(try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(replaced.utf8))["event"]?.app)
+        XCTAssertEqual(change.appID, "com.example.probe")
+        XCTAssertEqual(change.summary.currentActivityType, "com.example.probe.editing")
+
+        // As text, in a second watcher.
+        let text = try start("baton", ["inspect", "--watch", "--agent", socket("a.sock")])
+        XCTAssertNotNil(text.waitForLine(containing: "app: com.example.probe"), text.output)
+        XCTAssertNotNil(text.waitForLine(containing: "current activity: com.example.probe.editing"), text.output)
+        probe.send("retitle Second")  // set without a notification: seen at the save that follows
+        probe.send("touch")
+        XCTAssertNotNil(text.waitForLine(containing: "app com.example.probe (pid \(probe.processIdentifier)): active,"), text.output)
+        XCTAssertTrue(text.output.contains("current activity com.example.probe.editing 'Second'"), text.output)
     }
 
     /// Strings from another device or an app are escaped before they reach the terminal: a

@@ -61,6 +61,7 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
                   <arg name="inspection" type="s" direction="out"/>
                 </method>
                 <method name="WatchInspection"><arg name="on" type="b" direction="in"/></method>
+                <method name="InspectionChanged"><arg name="summary" type="s" direction="in"/></method>
                 <signal name="InspectionEvent"><arg name="event" type="s"/></signal>
                 <signal name="PairingRequest">
                   <arg name="request" type="t"/><arg name="code" type="s"/><arg name="peer" type="s"/>
@@ -87,6 +88,7 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
                 <method name="Inspect">
                   <arg name="actions" type="as" direction="in"/><arg name="inspection" type="s" direction="out"/>
                 </method>
+                <method name="WatchInspection"><arg name="on" type="b" direction="in"/></method>
               </interface>
             </node>
             """
@@ -109,6 +111,7 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
             .continueNearby(device: "d", sequence: 6, activationToken: ""), .openPairingWindow(seconds: 60, host: "::", port: 0),
             .answerPairing(request: 7, confirmed: true), .closePairingWindow,
             .inspect(app: "", actions: ["copy"]), .inspect(app: "a", actions: []), .watchInspection(on: true),
+            .inspectionChanged(summary: "{}"),
         ]
         XCTAssertEqual(Set(methods.map(\.member)), Set(AgentMethod.Member.allCases))
         for method in methods {
@@ -125,7 +128,8 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
             XCTAssertEqual(try AgentSignal(signal.member, arguments: signal.arguments), signal)
         }
         let calls: [AppMethod] = [.fetchPayload(id: 1), .continued(id: 2), .streamsArrived(id: 3, token: Data([9])),
-                                  .continueNearby(activity: .dictionary([:])), .inspect(actions: ["copy", "paste"])]
+                                  .continueNearby(activity: .dictionary([:])), .inspect(actions: ["copy", "paste"]),
+                                  .watchInspection(on: false)]
         XCTAssertEqual(Set(calls.map(\.member)), Set(AppMethod.Member.allCases))
         for call in calls {
             XCTAssertEqual(try AppMethod(name: call.member.rawValue, arguments: call.arguments), call)

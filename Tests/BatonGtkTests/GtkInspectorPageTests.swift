@@ -44,6 +44,10 @@ final class GtkInspectorPageTests: XCTestCase {
                       lines.joined(separator: "\n"))
         XCTAssertTrue(lines.contains("CHECK nearby=desk: note.one 'Groceries' from org.example.notes, this app has no manifest"),
                       "the shown page followed the activities other devices offer\n" + lines.joined(separator: "\n"))
+        XCTAssertTrue(lines.contains { $0.hasPrefix("CHECK continuation=1. note.one 'Groceries' from desk: failed, code 4608 | ")
+            && $0.contains("T  asked | ") && $0.contains("T  willContinue | ")
+            && $0.contains("T  didFail, code 4608: this app has no manifest") },
+            "the shown page followed the continuation step by step\n" + lines.joined(separator: "\n"))
 
         XCTAssertTrue(lines.contains { $0.hasPrefix("CHECK picture saved=true") }, lines.joined(separator: "\n"))
         let pixels = try WindowPixels(png: picture)

@@ -239,6 +239,65 @@ final class InspectionTests: BatonTestCase {
         }
     }
 
+    /// The summary `baton inspect --watch` follows: key window, first responder, current
+    /// activity, once per change; a continuation's steps are recorded in order in the app's
+    /// history, and nothing is reported after cancel.
+    func testTheSummaryObserverAndTheContinuationHistoryFollowChanges() {
+        MainActor.assumeIsolated {
+            let (first, _) = showActivityWindow("summary-a", activity: UserActivity(activityType: "com.example.inspect.s"))
+            let (second, secondController) = showActivityWindow("summary-b", activity: nil)
+            Application.shared.activate()
+            drainIdle()
+            var seen: [InspectionSummary] = []
+            let observation = Application.shared.observeInspectionSummary { seen.append($0) }
+            first.makeKeyAndOrderFront(nil)
+            spin(until: { seen.last?.keyWindow?.contains("summary-a") == true })
+            XCTAssertEqual(seen.last?.currentActivityType, "com.example.inspect.s")
+            let count = seen.count
+            let field = FocusView(identifier: "summary-field")
+            second.makeKeyAndOrderFront(nil)
+            secondController.view.addSubview(field)
+            XCTAssertTrue(second.makeFirstResponder(field))
+            spin(until: { seen.last?.firstResponder == field.responderDescription })
+            XCTAssertGreaterThan(seen.count, count)
+            XCTAssertNil(seen.last?.currentActivityType)
+
+            // A local continuation this app's manifest does not declare: asked, willContinue, didFail.
+            let history = Application.shared.continuationHistory
+            let before = history.records.count
+            Application.shared.continueUserActivity(ofType: "com.example.inspect.undeclared") { Data() }
+            let record = history.records.last
+            XCTAssertEqual(history.records.count, min(before + 1, ContinuationHistory.capacity))
+            XCTAssertEqual(record?.activityType, "com.example.inspect.undeclared")
+            XCTAssertEqual(record?.steps.map(\.kind).prefix(2), [.asked, .willContinue])
+            if case .failed(let code, _)? = record?.steps.last?.kind {
+                XCTAssertEqual(code, CocoaError.userActivityHandoffFailed.rawValue)
+            } else {
+                XCTFail("\(String(describing: record))")
+            }
+
+            observation.cancel()
+            let after = seen.count
+            first.makeKeyAndOrderFront(nil)
+            drainIdle()
+            XCTAssertEqual(seen.count, after, "nothing after cancel")
+        }
+    }
+
+    /// The history keeps the last `capacity` records and at most `maximumSteps` steps each.
+    func testTheHistoryIsACappedRing() {
+        MainActor.assumeIsolated {
+            let history = ContinuationHistory()
+            for index in 0..<(ContinuationHistory.capacity + 5) { history.begin(activityType: "t\(index)") }
+            XCTAssertEqual(history.records.count, ContinuationHistory.capacity)
+            XCTAssertEqual(history.records.first?.activityType, "t5")
+            let id = history.begin(activityType: "many")
+            for _ in 0..<(ContinuationHistory.maximumSteps + 3) { history.record(.streamsOpened, in: id) }
+            XCTAssertEqual(history.records.last?.steps.count, ContinuationHistory.maximumSteps)
+            XCTAssertEqual(history.records.last?.droppedSteps, 4)
+        }
+    }
+
     func testTheSnapshotRoundTripsThroughJSON() throws {
         let snapshot = MainActor.assumeIsolated {
             let activity = UserActivity(activityType: "com.example.inspect.json")

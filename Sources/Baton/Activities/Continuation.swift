@@ -82,8 +82,10 @@ extension Application {
             completionHandler?()
             return
         }
-        let continuation = PendingContinuation(type: type, whenContinued: whenContinued, completionHandler: completionHandler)
+        let record = continuationHistory.begin(activityType: type, title: title, device: origin.deviceName)
+        let continuation = PendingContinuation(type: type, record: record, whenContinued: whenContinued, completionHandler: completionHandler)
         _ = delegate?.application(self, willContinueUserActivityWithType: type)
+        continuationHistory.record(.willContinue, in: record)
 
         guard let manifest else {
             return continuation.fail(.userActivityHandoffFailed, "this app has no manifest, so it declares no activity types")
@@ -113,6 +115,7 @@ extension Application {
                 }
                 continuation.fail(HandoffFailure.code(for: error), reason, underlying: error)
             case .success(let data):
+                Application.shared.continuationHistory.record(.payloadFetched(bytes: data.count), in: continuation.record)
                 do {
                     let activity = try UserActivity(payload: data)
                     activity.streamOpener = openingStreams
@@ -213,14 +216,17 @@ extension Application {
 @MainActor
 private final class PendingContinuation {
     let type: String
+    /// Its record in `Application.continuationHistory`.
+    let record: UInt64
     let whenContinued: (@MainActor () async -> Void)?
     let completionHandler: (@MainActor () -> Void)?
     var timer: LoopSource?
     var fetch: Task<Void, Never>?
     private(set) var isFinished = false
 
-    init(type: String, whenContinued: (@MainActor () async -> Void)?, completionHandler: (@MainActor () -> Void)?) {
+    init(type: String, record: UInt64, whenContinued: (@MainActor () async -> Void)?, completionHandler: (@MainActor () -> Void)?) {
         self.type = type
+        self.record = record
         self.whenContinued = whenContinued
         self.completionHandler = completionHandler
     }
@@ -228,6 +234,7 @@ private final class PendingContinuation {
     func fail(_ code: CocoaError.Code, _ reason: String, underlying: Error? = nil) {
         guard finish() else { return }
         let app = Application.shared
+        app.continuationHistory.record(.failed(code: code.rawValue, reason: reason), in: record)
         app.delegate?.application(app, didFailToContinueUserActivityWithType: type,
                                   error: Application.handoffError(code, reason, underlying: underlying))
         completionHandler?()
@@ -245,14 +252,29 @@ private final class PendingContinuation {
         let handled = app.delegate?.application(app, continue: activity, restorationHandler: restore) ?? false
         let noFormImplemented = app.continuationReachedBottomDefault
         app.continuationReachedBottomDefault = false
+        let history = app.continuationHistory
         if handled {
-            await whenContinued?()
+            history.record(.continued, in: record)
+            await tellOrigin()
         } else if let url = app.documentURL(ofContinued: activity) {
-            if await app.continueAsDocument(activity, at: url) { await whenContinued?() }
+            if await app.continueAsDocument(activity, at: url) {
+                history.record(.continued, in: record)
+                await tellOrigin()
+            } else {
+                history.record(.failed(code: CocoaError.userActivityHandoffFailed.rawValue, reason: "cannot open the document"), in: record)
+            }
         } else {
+            history.record(.failed(code: CocoaError.userActivityHandoffFailed.rawValue, reason: "handled by nobody"), in: record)
             app.logUnhandledContinuation(of: activity, noFormImplemented: noFormImplemented)
         }
         completionHandler?()
+    }
+
+    /// `whenContinued`, recorded as `wasContinuedSent` (a local continuation has none).
+    private func tellOrigin() async {
+        guard let whenContinued else { return }
+        await whenContinued()
+        Application.shared.continuationHistory.record(.wasContinuedSent, in: record)
     }
 
     private func finish() -> Bool {

@@ -143,11 +143,10 @@ extension AppManifest {
 
 extension NearbyActivity {
     /// Whether continuing this activity here opens its `webpageURL` in the browser: it has one,
-    /// and no app here (this one, or an installed one) of its team declares its type.
+    /// and no app here (this one, or an installed one) of its team declares its type — the
+    /// browser offer of `offerHere(naming:)`, the rule `Agent.offer(for:)` follows too.
     @MainActor
     public var continuesInBrowser: Bool {
-        guard webpageURL != nil else { return false }
-        if let manifest = Application.shared.manifest, manifest.canContinue(self) { return false }
-        return !InstalledApps.canContinue(self)
+        if case .browser = offerHere(naming: false) { true } else { false }
     }
 }

@@ -5,7 +5,7 @@ import Logging
 /// metadata only, never the payload: the payload is pulled from that device when the user
 /// continues, and saved there first (docs/PROTOCOL.md). Apple's Handoff advertises the same
 /// way (about-handoff, "Handoff Interactions").
-public struct NearbyActivity: Sendable, Hashable {
+public struct NearbyActivity: Sendable, Hashable, Codable {
     /// The advertising device's name, as the source of nearby activities shows it (the
     /// continuity layer takes it from the group's signed list, not from a certificate).
     public var device: String

@@ -36,11 +36,15 @@ public struct ApplicationInspection: Codable, Sendable, Equatable {
     public var otherActivities: [ActivityInspection]
     /// The answers for the action names asked about, in the order asked.
     public var actions: [ActionInspection]
+    /// This app's continuations, live and the last `ContinuationHistory.capacity`, oldest
+    /// first (`Application.continuationHistory`); empty when read from an app that kept none.
+    public var continuations: [ContinuationRecord]
 
     /// A snapshot with these facts.
     public init(appID: String?, teamIdentifier: String?, processID: Int32, isActive: Bool, isHidden: Bool,
                 isFinishedLaunching: Bool, windows: [WindowInspection], keyWindowNumber: Int?, mainWindowNumber: Int?,
-                currentActivity: ActivityInspection?, otherActivities: [ActivityInspection], actions: [ActionInspection]) {
+                currentActivity: ActivityInspection?, otherActivities: [ActivityInspection], actions: [ActionInspection],
+                continuations: [ContinuationRecord] = []) {
         self.appID = appID
         self.teamIdentifier = teamIdentifier
         self.processID = processID
@@ -53,6 +57,30 @@ public struct ApplicationInspection: Codable, Sendable, Equatable {
         self.currentActivity = currentActivity
         self.otherActivities = otherActivities
         self.actions = actions
+        self.continuations = continuations
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case appID, teamIdentifier, processID, isActive, isHidden, isFinishedLaunching, windows, keyWindowNumber,
+             mainWindowNumber, currentActivity, otherActivities, actions, continuations
+    }
+
+    /// Reads a snapshot; one without `continuations` (an app of agent interface 5) has none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        appID = try c.decodeIfPresent(String.self, forKey: .appID)
+        teamIdentifier = try c.decodeIfPresent(String.self, forKey: .teamIdentifier)
+        processID = try c.decode(Int32.self, forKey: .processID)
+        isActive = try c.decode(Bool.self, forKey: .isActive)
+        isHidden = try c.decode(Bool.self, forKey: .isHidden)
+        isFinishedLaunching = try c.decode(Bool.self, forKey: .isFinishedLaunching)
+        windows = try c.decode([WindowInspection].self, forKey: .windows)
+        keyWindowNumber = try c.decodeIfPresent(Int.self, forKey: .keyWindowNumber)
+        mainWindowNumber = try c.decodeIfPresent(Int.self, forKey: .mainWindowNumber)
+        currentActivity = try c.decodeIfPresent(ActivityInspection.self, forKey: .currentActivity)
+        otherActivities = try c.decode([ActivityInspection].self, forKey: .otherActivities)
+        actions = try c.decode([ActionInspection].self, forKey: .actions)
+        continuations = try c.decodeIfPresent([ContinuationRecord].self, forKey: .continuations) ?? []
     }
 
     /// The key window, if any.
@@ -74,7 +102,8 @@ extension Application {
             keyWindowNumber: keyWindow?.windowNumber, mainWindowNumber: mainWindow?.windowNumber,
             currentActivity: current.map { ActivityInspection($0, in: self) },
             otherActivities: liveActivities().filter { $0 !== current }.map { ActivityInspection($0, in: self) },
-            actions: actions.map(inspectAction(named:)))
+            actions: actions.map(inspectAction(named:)),
+            continuations: continuationHistory.records)
     }
 
     /// The windows on screen front to back (panels too), then the others in creation order.

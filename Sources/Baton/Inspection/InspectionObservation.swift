@@ -15,7 +15,7 @@ public final class InspectionObservation {
 extension Application {
     /// Calls `handler` with a new `inspection()` each time what it shows may have changed: the
     /// key or main window, a first responder, activation or hiding, a window closing, the
-    /// current or advertised activity, or a save of an activity. Changes in one turn of the
+    /// current or advertised activity, a save of an activity, or a step of a continuation. Changes in one turn of the
     /// loop are reported once, from an idle source, and only when the snapshot differs from
     /// the last one given. The first call comes after the next such change, not at once
     /// (call `inspection()` for the state now).
@@ -50,36 +50,49 @@ final class InspectionChanges {
         Application.didBecomeActiveNotification, Application.didResignActiveNotification,
         Application.didHideNotification, Application.didUnhideNotification,
         Application.currentUserActivityDidChangeNotification, UserActivity.didSaveNotification,
+        ContinuationHistory.didChangeNotification,
     ]
 
     private weak var application: Application?
     private var handlers: [Int: @MainActor (ApplicationInspection) -> Void] = [:]
+    private var summaryHandlers: [Int: @MainActor (InspectionSummary) -> Void] = [:]
     private var nextID = 0
     private var tokens: [any NSObjectProtocol] = []
     private var pending: LoopSource?
     private var last: ApplicationInspection?
+    private var lastSummary: InspectionSummary?
 
     private init(_ application: Application) { self.application = application }
 
     func add(_ handler: @escaping @MainActor (ApplicationInspection) -> Void) -> Int {
         nextID += 1
         handlers[nextID] = handler
+        if handlers.count == 1 { last = application?.inspection() }
+        if tokens.isEmpty { startWatching() }
+        return nextID
+    }
+
+    func addSummary(_ handler: @escaping @MainActor (InspectionSummary) -> Void) -> Int {
+        nextID += 1
+        summaryHandlers[nextID] = handler
+        if summaryHandlers.count == 1 { lastSummary = application?.inspectionSummary() }
         if tokens.isEmpty { startWatching() }
         return nextID
     }
 
     func remove(_ id: Int) {
         handlers[id] = nil
-        guard handlers.isEmpty else { return }
+        summaryHandlers[id] = nil
+        if handlers.isEmpty { last = nil }
+        if summaryHandlers.isEmpty { lastSummary = nil }
+        guard handlers.isEmpty && summaryHandlers.isEmpty else { return }
         for token in tokens { NotificationCenter.default.removeObserver(token) }
         tokens = []
         pending?.cancel()
         pending = nil
-        last = nil
     }
 
     private func startWatching() {
-        last = application?.inspection()
         tokens = Self.watched.map { name in
             NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
                 MainActor.assumeIsolated { self?.changed() }
@@ -89,7 +102,7 @@ final class InspectionChanges {
 
     /// Schedules one report for the loop's next idle turn.
     private func changed() {
-        guard pending == nil, !handlers.isEmpty else { return }
+        guard pending == nil, !handlers.isEmpty || !summaryHandlers.isEmpty else { return }
         pending = MainLoop.idle { [weak self] in
             guard let self else { return }
             pending = nil
@@ -99,6 +112,14 @@ final class InspectionChanges {
 
     private func report() {
         guard let application else { return }
+        if !summaryHandlers.isEmpty {
+            let summary = application.inspectionSummary()
+            if summary != lastSummary {
+                lastSummary = summary
+                for handler in summaryHandlers.values { handler(summary) }
+            }
+        }
+        guard !handlers.isEmpty else { return }
         let now = application.inspection()
         guard now != last else { return }
         last = now

@@ -77,6 +77,8 @@ open class Application: Responder {
     /// Activities current on the user's other devices, as the continuity layer sees them.
     public var nearbyActivities: [NearbyActivity] { nearbyStore }
     private var nearbyStore: [NearbyActivity] = []
+    /// This app's continuations, live and the last 50, step by step (`baton inspect`).
+    public let continuationHistory = ContinuationHistory()
     /// Who fetches nearby payloads: the continuity node, when one runs in this app.
     public weak var nearbySource: (any NearbyActivitySource)?
     /// Who confirms associated domains for web-to-app handoff: the continuity node installs

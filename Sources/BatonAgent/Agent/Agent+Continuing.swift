@@ -24,6 +24,8 @@ struct WaitingContinuation {
     let finish: @MainActor (Result<String, AgentContinuationFailure>) -> Void
     let expiry: LoopSource
     let id: UInt64
+    /// Its record in `Agent.continuationHistory`.
+    let record: UInt64
 }
 
 /// Continuing a nearby activity on this device, for `baton continue` (`Agent1.ContinueNearby`)
@@ -46,15 +48,23 @@ extension Agent {
     /// While a launched app starts, the activity's payload is fetched from the originating
     /// device beside the launch (`PayloadPrefetch`), and the app's own fetch takes it.
     public func continueNearby(_ activity: NearbyActivity, activationToken: String?,
-                               finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
+                               finish done: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
+        let history = continuationHistory
+        let record = history.begin(activityType: activity.activityType, title: activity.title, device: activity.device, sequence: activity.sequence)
+        let finish: @MainActor (Result<String, AgentContinuationFailure>) -> Void = { [weak history] outcome in
+            if case .failure(let failure) = outcome {
+                history?.record(.failed(code: HandoffFailure.code(forErrorName: failure.name).rawValue, reason: failure.message), in: record)
+            }
+            done(outcome)
+        }
         let (offer, joined) = route(for: activity)
         let appID: String
         switch offer {
         case .app(let id, _):
-            if let joined { return hand(activity, to: joined, finish: finish) }
+            if let joined { return hand(activity, to: joined, record: record, finish: finish) }
             appID = id
         case .browser(let url, _):
-            return openInBrowser(activity, url, finish: finish)
+            return openInBrowser(activity, url, record: record, finish: finish)
         case .differentTeam, .noAppDeclaresType:
             return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.unsupported,
                                                             offer.sentence(activityType: activity.activityType, team: activity.teamIdentifier))))
@@ -71,6 +81,7 @@ extension Agent {
         } catch {
             return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, "cannot launch \(appID): \(error)")))
         }
+        history.record(.appLaunched(appID: appID), in: record)
         if waitingForLaunch.count >= Self.maximumWaitingForLaunch {
             let oldest = waitingForLaunch.removeFirst()
             oldest.expiry.cancel()
@@ -85,7 +96,7 @@ extension Agent {
             waiting.finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.timedOut,
                                                              "\(appID) did not join the agent within \(bound) of its launch")))
         }
-        waitingForLaunch.append(WaitingContinuation(activity: activity, finish: finish, expiry: expiry, id: id))
+        waitingForLaunch.append(WaitingContinuation(activity: activity, finish: finish, expiry: expiry, id: id, record: record))
         if prefetches.count >= 2 * Self.maximumWaitingForLaunch { prefetches.removeFirst().drop() }
         prefetches.append(PayloadPrefetch(activity: activity, continuation: id, node: node))
     }
@@ -106,14 +117,12 @@ extension Agent {
     /// `otherTeamApps` empty: continuing does not need them, and finding them reads the
     /// installed apps' files.
     func route(for activity: NearbyActivity, naming: Bool = false) -> (offer: ActivityOffer, joined: JoinedApp?) {
-        let joined = apps.apps.values.filter { Self.joinedApp($0, continues: activity) }
-        if let app = joined.max(by: { $0.activeSince < $1.activeSince }), let appID = app.appID {
-            return (.app(appID: appID, isRunning: true), app)
-        }
-        if let launcher, let appID = launcher.appID(continuing: activity) { return (.app(appID: appID, isRunning: false), nil) }
-        if let url = activity.webpageURL { return (.browser(url: url, otherTeamApps: naming ? appsOfOtherTeams(declaring: activity) : []), nil) }
-        let others = appsOfOtherTeams(declaring: activity)
-        return (others.isEmpty ? .noAppDeclaresType : .differentTeam(apps: others), nil)
+        let joined = apps.apps.values.filter { Self.joinedApp($0, continues: activity) }.max { $0.activeSince < $1.activeSince }
+        let launcher = launcher
+        let offer = ActivityOffer.decide(activity, runningApp: joined?.appID, installedApp: { launcher?.appID(continuing: activity) },
+                                         otherTeamApps: { self.appsOfOtherTeams(declaring: activity) }, naming: naming)
+        if case .app(_, true) = offer { return (offer, joined) }
+        return (offer, nil)
     }
 
     /// Whether the joined `app` takes `activity`: it is of the activity's team and declares its type.
@@ -129,11 +138,7 @@ extension Agent {
         for app in apps.apps.values where app.isJoined && app.teamIdentifier != team && app.activityTypes.contains(type) {
             if let id = app.appID, !found.contains(id) { found.append(id) }
         }
-        for installed in InstalledApps.apps(report: { _ in }) where installed.manifest.teamIdentifier != team {
-            let manifest = installed.manifest
-            guard manifest.activityTypes.contains(type) || manifest.documentTypes.contains(where: { $0.activityType == type }) else { continue }
-            if !found.contains(manifest.appID) { found.append(manifest.appID) }
-        }
+        for id in ActivityOffer.installedAppsOfOtherTeams(declaring: activity) where !found.contains(id) { found.append(id) }
         return found
     }
 
@@ -174,7 +179,7 @@ extension Agent {
                 prefetch.app = app.number
                 prefetch.expiry = MainLoop.after(appCallTimeout) { [weak self] in self?.dropPrefetch(of: id) }
             }
-            hand(waiting.activity, to: app, finish: waiting.finish)
+            hand(waiting.activity, to: app, record: waiting.record, finish: waiting.finish)
         }
     }
 
@@ -196,8 +201,9 @@ extension Agent {
         prefetches.remove(at: index).drop()
     }
 
-    private func hand(_ activity: NearbyActivity, to app: JoinedApp,
+    private func hand(_ activity: NearbyActivity, to app: JoinedApp, record: UInt64,
                       finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
+        continuationHistory.record(.appJoined(appID: app.appID ?? ""), in: record)
         Task { @MainActor [weak self] in
             guard let self else { return }
             do {
@@ -211,14 +217,16 @@ extension Agent {
 
     /// Native app-to-web browser handoff (handoff-programming-guide): the page opens in the
     /// default browser, and the originating device is told (bounded by its call deadline).
-    private func openInBrowser(_ activity: NearbyActivity, _ url: URL,
+    private func openInBrowser(_ activity: NearbyActivity, _ url: URL, record: UInt64,
                                finish: @escaping @MainActor (Result<String, AgentContinuationFailure>) -> Void) {
         do { try WebBrowser.open(url) } catch {
             return finish(.failure(AgentContinuationFailure(AgentInterface.ErrorName.handoffFailed, "cannot open \(url.absoluteString): \(error)")))
         }
+        continuationHistory.record(.openedInBrowser(url: url.absoluteString), in: record)
         let node = node
+        let history = continuationHistory
         Task { @MainActor in
-            try? await node.confirmContinued(activity)
+            if (try? await node.confirmContinued(activity)) != nil { history.record(.wasContinuedSent, in: record) }
             finish(.success("browser"))
         }
     }

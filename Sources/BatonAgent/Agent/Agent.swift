@@ -51,7 +51,15 @@ public final class Agent {
     /// How many launched apps' fetches were answered from a prefetch (for tests and the log).
     var prefetchesTaken = 0
     /// The apps watching the device's events (`WatchInspection`), by app number.
-    var inspectionWatchers: [UInt64: DiagnosticsObservation] = [:]
+    var inspectionWatchers: [UInt64: InspectionWatch] = [:] {
+        didSet { if oldValue.isEmpty != inspectionWatchers.isEmpty { tellAppsToWatch(!inspectionWatchers.isEmpty) } }
+    }
+    /// The continuations this agent routed, live and the last 50, step by step (`baton inspect`).
+    public let continuationHistory = ContinuationHistory()
+    /// The devices whose links the node cut because the group's signed list revoked them
+    /// (`unlinked` with reason `revoked`), newest last, at most 32 (`baton why`).
+    var revokedDevices: [String] = []
+    private var revocationObservation: DiagnosticsObservation?
     /// Called with the peers' activities when they change, as the apps are sent them: at most
     /// once per 50 ms, the latest list (`NearbyDelivery`; the agent's notifications).
     public var onNearbyChanged: (@MainActor ([NearbyActivity]) -> Void)?
@@ -85,6 +93,12 @@ public final class Agent {
         apps.delivery.close = { [weak self] app in
             self?.apps.remove(app, reason: .doesNotRead)
             app.bus.close()
+        }
+        revocationObservation = node.diagnostics.observe { [weak self] event in
+            guard let self, case .unlinked(let peer, .revoked) = event else { return }
+            self.revokedDevices.removeAll { $0 == peer }
+            self.revokedDevices.append(peer)
+            if self.revokedDevices.count > 32 { self.revokedDevices.removeFirst() }
         }
     }
 
@@ -187,6 +201,7 @@ public final class Agent {
             log.info("\(app.name) joined")
             node.diagnostics.publish(.appJoined(appID: appID, processID: app.pid))
             call.reply(.join(app: appID, team: team, types: types), AgentInterface.version)
+            if !inspectionWatchers.isEmpty { tellAppsToWatch(true, apps: [app]) }
             return handWaitingContinuations(to: app)
         }
         guard app.isJoined else { return call.fail(.notJoined, "call Join first") }
@@ -221,6 +236,8 @@ public final class Agent {
             answerInspection(call, from: app, app: filter, actions: actions)
         case .watchInspection(let on):
             answerWatch(call, from: app, on: on)
+        case .inspectionChanged(let summary):
+            answerInspectionChanged(call, from: app, summary: summary)
         case .continueNearby(let device, let sequence, let token):
             guard let activity = apps.nearby.first(where: { $0.device == device && $0.sequence == sequence }) else {
                 return call.fail(.connectionUnavailable, "\(device) does not offer activity \(sequence) now")
@@ -289,27 +306,39 @@ public final class Agent {
 
     /// Runs an app's call toward a nearby device through the node.
     private func forward(_ call: DBusAnswer<AgentMethod>, _ method: AgentMethod, _ activity: NearbyActivity, for app: JoinedApp?) async {
+        let history = continuationHistory
+        let streams = switch method {
+        case .openStreams, .openStreamsPipelined: true
+        default: false
+        }
+        let record = history.record(of: activity, streams: streams)
         do {
             switch method {
             case .fetchPayload(let device, let sequence):
-                if let app, let prefetch = takePrefetch(of: activity, for: app) {
-                    return call.reply(.fetchPayload(device: device, sequence: sequence), try await prefetch.fetch.loopValue())
+                let payload = if let app, let prefetch = takePrefetch(of: activity, for: app) {
+                    try await prefetch.fetch.loopValue()
+                } else {
+                    try await node.fetchPayload(of: activity)
                 }
-                call.reply(.fetchPayload(device: device, sequence: sequence), try await node.fetchPayload(of: activity))
+                call.reply(.fetchPayload(device: device, sequence: sequence), payload)
+                history.record(.payloadFetched(bytes: payload.count), in: record)
             case .continued(let device, let sequence):
                 try await node.confirmContinued(activity)
                 call.reply(.continued(device: device, sequence: sequence), ())
+                history.record(.wasContinuedSent, in: record)
             case .openStreams(let device, let sequence):
                 let channel = try await node.openStreams(for: activity)
                 guard app != nil else { return channel.close() }
-                call.reply(.openStreams(device: device, sequence: sequence), relay.expect(channel))
+                history.record(.streamsOpened, in: record)
+                call.reply(.openStreams(device: device, sequence: sequence), relay.expect(channel, ended: streamsEnded(record)))
             case .openStreamsPipelined(let device, let sequence, let token):
                 do {
                     let channel = try await node.openStreams(for: activity)
-                    guard app != nil, relay.attach(channel, token: token) else {
+                    guard app != nil, relay.attach(channel, token: token, ended: streamsEnded(record)) else {
                         channel.close()
                         throw CocoaError.handoff(.userActivityHandoffFailed, "the streams' token is not one to take")
                     }
+                    history.record(.streamsOpened, in: record)
                     call.reply(.openStreamsPipelined(device: device, sequence: sequence, token: token), ())
                 } catch {
                     relay.refuse(token, with: CocoaError.handoff(HandoffFailure.code(for: error), "\(error)"))
@@ -320,7 +349,15 @@ public final class Agent {
             }
         } catch {
             let words = (error as? CocoaError).flatMap { ($0 as NSError).userInfo[NSLocalizedDescriptionKey] as? String } ?? "\(error)"
+            history.record(.failed(code: HandoffFailure.code(for: error).rawValue, reason: words), in: record)
             call.fail(HandoffFailure.AgentErrorName(HandoffFailure.code(for: error)), words)
+        }
+    }
+
+    /// What records, in `record` of the continuation history, the bytes a relay of streams moved once it ends.
+    private func streamsEnded(_ record: UInt64) -> StreamRelay.Ended {
+        { [weak history = continuationHistory] sent, received in
+            history?.record(.streamsEnded(sent: sent, received: received), in: record)
         }
     }
 

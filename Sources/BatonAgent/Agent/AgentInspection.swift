@@ -17,31 +17,43 @@ public struct AgentInspection: Codable, Sendable, Equatable {
     public var nearby: [NearbyInspection]
     /// The joined apps, each with its inspection or why there is none.
     public var apps: [AppReport]
+    /// The continuations the agent routed, live and the last `ContinuationHistory.capacity`,
+    /// oldest first (`Agent.continuationHistory`); each app's own are in its inspection.
+    public var continuations: [ContinuationRecord]
+    /// The devices whose links this device cut because the group's signed list revoked them
+    /// (the node's own decision, `unlinked` with reason `revoked`), since the agent started.
+    public var revokedDevices: [String]
 
     /// An inspection with these parts.
-    public init(device: AgentStatus, groupDevices: [String], nearby: [NearbyInspection], apps: [AppReport]) {
+    public init(device: AgentStatus, groupDevices: [String], nearby: [NearbyInspection], apps: [AppReport],
+                continuations: [ContinuationRecord] = [], revokedDevices: [String] = []) {
         self.device = device
         self.groupDevices = groupDevices
         self.nearby = nearby
         self.apps = apps
+        self.continuations = continuations
+        self.revokedDevices = revokedDevices
     }
 
-    /// An activity a linked device advertises, and what continuing it here would do.
+    private enum CodingKeys: String, CodingKey { case device, groupDevices, nearby, apps, continuations, revokedDevices }
+
+    /// Reads an inspection; one without `continuations` or `revokedDevices` (an agent of
+    /// interface 5) has none.
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        device = try c.decode(AgentStatus.self, forKey: .device)
+        groupDevices = try c.decode([String].self, forKey: .groupDevices)
+        nearby = try c.decode([NearbyInspection].self, forKey: .nearby)
+        apps = try c.decode([AppReport].self, forKey: .apps)
+        continuations = try c.decodeIfPresent([ContinuationRecord].self, forKey: .continuations) ?? []
+        revokedDevices = try c.decodeIfPresent([String].self, forKey: .revokedDevices) ?? []
+    }
+
+    /// An activity a linked device advertises, and what continuing it here would do. Its JSON
+    /// has the activity's fields (`NearbyActivity`'s) beside `offer` and `explanation`.
     public struct NearbyInspection: Codable, Sendable, Equatable {
-        /// The advertising device's name.
-        public var device: String
-        /// The advertisement's sequence number on that device.
-        public var sequence: UInt64
-        /// The activity type.
-        public var activityType: String
-        /// Its title.
-        public var title: String?
-        /// The originating app's id.
-        public var appID: String
-        /// The originating app's team.
-        public var teamIdentifier: String
-        /// Its web page, if any.
-        public var webpageURL: URL?
+        /// The activity, as the linked device advertises it.
+        public var activity: NearbyActivity
         /// Where it goes if continued here, or why nowhere (`Agent.offer(for:)`).
         public var offer: ActivityOffer
         /// `offer` in one sentence (escaped).
@@ -49,15 +61,27 @@ public struct AgentInspection: Codable, Sendable, Equatable {
 
         /// `activity` with the offer decided for it.
         public init(_ activity: NearbyActivity, offer: ActivityOffer) {
-            device = activity.device
-            sequence = activity.sequence
-            activityType = activity.activityType
-            title = activity.title
-            appID = activity.appID
-            teamIdentifier = activity.teamIdentifier
-            webpageURL = activity.webpageURL
+            self.activity = activity
             self.offer = offer
             explanation = offer.sentence(activityType: activity.activityType, team: activity.teamIdentifier)
+        }
+
+        private enum CodingKeys: String, CodingKey { case offer, explanation }
+
+        /// Reads the activity's fields and the offer beside them.
+        public init(from decoder: any Decoder) throws {
+            activity = try NearbyActivity(from: decoder)
+            let container = try decoder.container(keyedBy: CodingKeys.self)
+            offer = try container.decode(ActivityOffer.self, forKey: .offer)
+            explanation = try container.decode(String.self, forKey: .explanation)
+        }
+
+        /// Writes the activity's fields and the offer beside them, in one object.
+        public func encode(to encoder: any Encoder) throws {
+            try activity.encode(to: encoder)
+            var container = encoder.container(keyedBy: CodingKeys.self)
+            try container.encode(offer, forKey: .offer)
+            try container.encode(explanation, forKey: .explanation)
         }
     }
 

@@ -32,7 +32,9 @@ final class StreamRelay {
     /// how many wait at once (of each).
     var tokenLifetime: Duration = .seconds(30)
     var maximumWaiting = 32
-    private var waiting: [(token: Data, channel: any ContinuationStreamChannel, expiry: LoopSource)] = []
+    /// Told the bytes relayed toward the device's channel and from it, once a relay ends.
+    typealias Ended = @MainActor (_ sent: Int, _ received: Int) -> Void
+    private var waiting: [(token: Data, channel: any ContinuationStreamChannel, expiry: LoopSource, ended: Ended?)] = []
     /// Pipelined connections whose `OpenStreamsPipelined` call has not been answered yet.
     private var early: [(token: Data, local: LocalStream, expiry: LoopSource)] = []
     /// The last tokens whose `OpenStreamsPipelined` failed, with the failure: a connection that
@@ -43,10 +45,11 @@ final class StreamRelay {
     private(set) var refusedConnections = 0
     let log = Logger(label: "baton.agent")
 
-    /// A token for `channel`; the app's connection with it is relayed to `channel`.
-    func expect(_ channel: any ContinuationStreamChannel) -> Data {
+    /// A token for `channel`; the app's connection with it is relayed to `channel`. `ended`, if
+    /// given, is told the bytes relayed toward `channel` and from it once the relay ends.
+    func expect(_ channel: any ContinuationStreamChannel, ended: Ended? = nil) -> Data {
         let token = Self.randomToken()
-        hold(channel, token: token)
+        hold(channel, token: token, ended: ended)
         return token
     }
 
@@ -57,23 +60,23 @@ final class StreamRelay {
     }
 
     /// `channel` waits (at most `tokenLifetime`) for the connection that sends `token`.
-    private func hold(_ channel: any ContinuationStreamChannel, token: Data) {
+    private func hold(_ channel: any ContinuationStreamChannel, token: Data, ended: Ended?) {
         while waiting.count >= maximumWaiting, let oldest = waiting.first { cancel(oldest.token) }
         let expiry = MainLoop.after(tokenLifetime) { [weak self] in self?.cancel(token) }
-        waiting.append((token, channel, expiry))
+        waiting.append((token, channel, expiry, ended))
     }
 
     /// The app's `OpenStreamsPipelined` with `token` opened `channel`: relayed to the app's
     /// connection with that token, now if it came first, else when it comes. False (and nothing
-    /// kept) if `token` is not `tokenSize` bytes or is already waiting.
-    func attach(_ channel: any ContinuationStreamChannel, token: Data) -> Bool {
+    /// kept) if `token` is not `tokenSize` bytes or is already waiting. `ended` as for `expect`.
+    func attach(_ channel: any ContinuationStreamChannel, token: Data, ended: Ended? = nil) -> Bool {
         guard token.count == Self.tokenSize, !waiting.contains(where: { Self.same($0.token, token) }) else { return false }
         if let index = early.firstIndex(where: { Self.same($0.token, token) }) {
             let entry = early.remove(at: index)
             entry.expiry.cancel()
-            relay(entry.local, to: channel)
+            relay(entry.local, to: channel, ended: ended)
         } else {
-            hold(channel, token: token)
+            hold(channel, token: token, ended: ended)
         }
         return true
     }
@@ -105,7 +108,7 @@ final class StreamRelay {
         if let index = waiting.firstIndex(where: { Self.same($0.token, token) }) {
             let entry = waiting.remove(at: index)
             entry.expiry.cancel()
-            return relay(local, to: entry.channel)
+            return relay(local, to: entry.channel, ended: entry.ended)
         }
         guard marker == Self.pipelinedMarker, token.count == Self.tokenSize,
               !early.contains(where: { Self.same($0.token, token) }) else {
@@ -132,21 +135,22 @@ final class StreamRelay {
     }
 
     /// Copies both ways between the app's connection `local` and the device's `channel` until
-    /// both have ended, then closes both.
-    private func relay(_ local: LocalStream, to channel: any ContinuationStreamChannel) {
+    /// both have ended, then closes both and tells `ended` the bytes each way.
+    private func relay(_ local: LocalStream, to channel: any ContinuationStreamChannel, ended: Ended?) {
         let key = ObjectIdentifier(local)
         running[key] = local
         Task { @MainActor [weak self] in
             // With the loop preferred, the two copies and the wait for them stay on the loop
             // thread (a child task would otherwise start, and its end resume this one, on Swift's pool).
-            await withTaskExecutorPreference(LoopTaskExecutor.shared) { @MainActor in
-                async let up: Void = Self.copy(from: local, to: channel, app: local)
-                async let down: Void = Self.copy(from: channel, to: local, app: local)
-                _ = await (up, down)
+            let bytes = await withTaskExecutorPreference(LoopTaskExecutor.shared) { @MainActor in
+                async let up = Self.copy(from: local, to: channel, app: local)
+                async let down = Self.copy(from: channel, to: local, app: local)
+                return await (up, down)
             }
             channel.close()
             local.close()
             self?.running[key] = nil
+            ended?(bytes.0, bytes.1)
         }
     }
 
@@ -157,14 +161,15 @@ final class StreamRelay {
     /// on an error both are broken (`abort()`: the far side reads a failure, never an end), and
     /// the other direction then ends too. It runs on the loop thread from start to end (the
     /// channels' reads and writes run on their caller's actor), taking each time all that has
-    /// arrived, up to `chunk`: several TLS records or frames in one turn.
+    /// arrived, up to `chunk`: several TLS records or frames in one turn. Returns the bytes copied.
     ///
     /// A Handoff error of the device's stream (the device refused an open the app had already
     /// written to: `LinkStream`) goes to the app's connection `app` as a failure frame first, so
     /// the app's reads throw that code, as they do in an app that runs its own node.
     private static func copy(from source: any ContinuationStreamChannel, to destination: any ContinuationStreamChannel,
-                             app: LocalStream) async {
+                             app: LocalStream) async -> Int {
         var failing: any ContinuationStreamChannel = source
+        var copied = 0
         do {
             while true {
                 failing = source
@@ -172,6 +177,7 @@ final class StreamRelay {
                 if chunk.isEmpty { break }
                 failing = destination
                 try await destination.write(chunk)
+                copied += chunk.count
             }
             failing = destination
             try await destination.finishWriting()
@@ -180,6 +186,7 @@ final class StreamRelay {
             source.abort()
             destination.abort()
         }
+        return copied
     }
 
     func closeAll() {

@@ -27,6 +27,7 @@ extension AgentConnection {
             Application.shared.continueNearbyActivity(activity)
             return
         case .inspect(let actions): return answerInspection(answer, actions: actions)
+        case .watchInspection(let on): return answerWatchInspection(answer, on: on)
         case .fetchPayload(let advertisement), .continued(let advertisement), .streamsArrived(let advertisement, _):
             id = advertisement
         }
@@ -68,7 +69,7 @@ extension AgentConnection {
                     self.log.notice("could not take continuation streams from the agent: \(error)")
                 }
             }
-        case .continueNearby, .inspect:
+        case .continueNearby, .inspect, .watchInspection:
             break  // answered above
         }
     }

@@ -68,3 +68,74 @@ extension AgentConnection {
         try await bus.call(.watchInspection(on: true), timeout: .seconds(15))
     }
 }
+
+extension AgentConnection {
+    /// Answers the agent's `WatchInspection`: from `on`, each change of the app's
+    /// `InspectionSummary` (once per turn of the loop at most) goes to the agent as
+    /// `InspectionChanged`, the summary then first, until `off`. Nothing is observed while
+    /// nobody watches.
+    func answerWatchInspection(_ answer: DBusAnswer<AppMethod>, on: Bool) {
+        answer.reply(.sendSummaries(on: on), ())
+        guard on else {
+            inspectionPush = nil
+            return
+        }
+        // Made anew each time: after a reconnection the agent asks again, and a push whose send
+        // failed has stopped.
+        inspectionPush = InspectionPush { [weak self] text in
+            guard let self, self.isJoined, let bus = self.bus else { return false }
+            do {
+                try await bus.call(.inspectionChanged(summary: text), timeout: .seconds(5))
+                return true
+            } catch {
+                self.log.debug("the agent did not take InspectionChanged: \(error)")
+                return false
+            }
+        }
+    }
+}
+
+/// An app's summary sent to its agent while someone watches: at most one `InspectionChanged`
+/// in flight; changes meanwhile are folded into the latest, sent when it is answered. A send
+/// that fails ends it (the agent asks again when it wants it).
+@MainActor
+final class InspectionPush {
+    private var observation: InspectionObservation?
+    private var inFlight = false
+    private var waiting: String?
+    private let send: @MainActor (String) async -> Bool
+
+    init(send: @escaping @MainActor (String) async -> Bool) {
+        self.send = send
+        let encoder = InspectionJSON.encoder()
+        observation = Application.shared.observeInspectionSummary { [weak self] summary in
+            guard let json = try? encoder.encode(summary), json.count <= AgentInterface.maximumSummary else { return }
+            self?.push(String(decoding: json, as: UTF8.self))
+        }
+        // The summary now first, so a watcher knows from when it follows this app.
+        if let json = try? encoder.encode(Application.shared.inspectionSummary()), json.count <= AgentInterface.maximumSummary {
+            push(String(decoding: json, as: UTF8.self))
+        }
+    }
+
+    private func push(_ text: String) {
+        guard !inFlight else {
+            waiting = text
+            return
+        }
+        inFlight = true
+        Task { @MainActor [weak self] in
+            guard let self else { return }
+            let sent = await self.send(text)
+            self.inFlight = false
+            guard sent else {
+                self.observation?.cancel()
+                return
+            }
+            if let next = self.waiting {
+                self.waiting = nil
+                self.push(next)
+            }
+        }
+    }
+}

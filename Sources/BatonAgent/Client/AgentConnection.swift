@@ -65,6 +65,8 @@ public final class AgentConnection: NearbyActivitySource {
     /// The advertisements sent, by id (the last few), to answer the agent's calls about them.
     var sent: [ProvidedActivity] = []
     var lastSent: (ProvidedActivity?, Bool)?
+    /// The app's summary sent to the agent while someone watches (`App1.WatchInspection`).
+    var inspectionPush: InspectionPush?
     /// Continuations the agent handed over before its answer to `Join` was taken (at most 8).
     var handedBeforeJoined: [NearbyActivity] = []
     /// The advertisement whose payload the agent holds (`HoldPayload`), and its activity.

@@ -9,8 +9,10 @@ import Foundation
 enum AgentInterface {
     /// The version `Join` returns; a new method or signal raises it (2: pairing windows; 3:
     /// `HoldPayload` and `PayloadChanged`; 4: `GetStatus`; 5: `Inspect`, both ways; 6:
-    /// `OpenStreamsPipelined`).
+    /// `OpenStreamsPipelined`, `App1.WatchInspection` and `Agent1.InspectionChanged`).
     static let version: UInt32 = 6
+    /// The largest `InspectionChanged` summary an app may send, in bytes.
+    static let maximumSummary = 4096
 
     static let agentName = "org.baton.Agent1"
     static let agentPath = "/org/baton/Agent"

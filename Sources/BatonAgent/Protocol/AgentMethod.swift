@@ -48,6 +48,10 @@ enum AgentMethod: DBusMethodValue, Equatable {
     case inspect(app: String, actions: [String])
     /// Starts (`on`) or stops sending this app `InspectionEvent` signals (version 5).
     case watchInspection(on: Bool)
+    /// The calling app's `InspectionSummary` changed (JSON, `s`, at most
+    /// `AgentInterface.maximumSummary` bytes): sent only while the agent asked it to
+    /// (`App1.WatchInspection`), at most once per turn of the app's loop (version 6).
+    case inspectionChanged(summary: String)
 
     enum Member: String, DBusMember {
         case join = "Join"
@@ -66,6 +70,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case closePairingWindow = "ClosePairingWindow"
         case inspect = "Inspect"
         case watchInspection = "WatchInspection"
+        case inspectionChanged = "InspectionChanged"
 
         var inArguments: [DBusArgument] {
             let activity = [DBusArgument("device", "s"), DBusArgument("sequence", "t")]
@@ -82,6 +87,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .answerPairing: [DBusArgument("request", "t"), DBusArgument("confirmed", "b")]
             case .inspect: [DBusArgument("app", "s"), DBusArgument("actions", "as")]
             case .watchInspection: [DBusArgument("on", "b")]
+            case .inspectionChanged: [DBusArgument("summary", "s")]
             }
         }
 
@@ -96,7 +102,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .continueNearby: [DBusArgument("app", "s")]
             case .openPairingWindow: [DBusArgument("listening", "u")]
             case .setAdvertisement, .holdPayload, .payloadChanged, .continued, .openStreamsPipelined, .answerPairing, .closePairingWindow,
-                 .watchInspection: []
+                 .watchInspection, .inspectionChanged: []
             }
         }
     }
@@ -119,6 +125,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .closePairingWindow: .closePairingWindow
         case .inspect: .inspect
         case .watchInspection: .watchInspection
+        case .inspectionChanged: .inspectionChanged
         }
     }
 
@@ -137,6 +144,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .answerPairing(let request, let confirmed): [.uint64(request), .bool(confirmed)]
         case .inspect(let app, let actions): [.string(app), .array(elementType: "s", actions.map(Variant.string))]
         case .watchInspection(let on): [.bool(on)]
+        case .inspectionChanged(let summary): [.string(summary)]
         }
     }
 
@@ -186,6 +194,9 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .watchInspection:
             guard case .bool(let on) = a[0] else { return nil }
             self = .watchInspection(on: on)
+        case .inspectionChanged:
+            guard case .string(let summary) = a[0] else { return nil }
+            self = .inspectionChanged(summary: summary)
         }
     }
 }
@@ -243,6 +254,8 @@ extension DBusCall where Method == AgentMethod, Reply == Void {
     static func payloadChanged(id: UInt64) -> Self { Self(.payloadChanged(id: id)) }
     /// Starts or stops `InspectionEvent` signals to this app.
     static func watchInspection(on: Bool) -> Self { Self(.watchInspection(on: on)) }
+    /// The app's `InspectionSummary` changed (JSON).
+    static func inspectionChanged(summary: String) -> Self { Self(.inspectionChanged(summary: summary)) }
     /// Answers pairing request `request`.
     static func answerPairing(request: UInt64, confirmed: Bool) -> Self { Self(.answerPairing(request: request, confirmed: confirmed)) }
     /// Closes the pairing window the caller opened.

@@ -22,6 +22,9 @@ enum AppMethod: DBusMethodValue, Equatable {
     /// The app as it is now (`Application.inspection(actions:)`) as JSON (`s`,
     /// `InspectionJSON`), with where each named action would go (version 5).
     case inspect(actions: [String])
+    /// Start (`on`) or stop sending `Agent1.InspectionChanged` when the app's
+    /// `InspectionSummary` changes: someone watches the device (version 6).
+    case watchInspection(on: Bool)
 
     enum Member: String, DBusMember {
         case fetchPayload = "FetchPayload"
@@ -29,6 +32,7 @@ enum AppMethod: DBusMethodValue, Equatable {
         case streamsArrived = "StreamsArrived"
         case continueNearby = "ContinueNearby"
         case inspect = "Inspect"
+        case watchInspection = "WatchInspection"
 
         var inArguments: [DBusArgument] {
             switch self {
@@ -36,6 +40,7 @@ enum AppMethod: DBusMethodValue, Equatable {
             case .streamsArrived: [DBusArgument("id", "t"), DBusArgument("token", "ay")]
             case .continueNearby: [DBusArgument("activity", "a{sv}")]
             case .inspect: [DBusArgument("actions", "as")]
+            case .watchInspection: [DBusArgument("on", "b")]
             }
         }
 
@@ -43,7 +48,7 @@ enum AppMethod: DBusMethodValue, Equatable {
             switch self {
             case .fetchPayload: [DBusArgument("payload", "ay")]
             case .inspect: [DBusArgument("inspection", "s")]
-            case .continued, .streamsArrived, .continueNearby: []
+            case .continued, .streamsArrived, .continueNearby, .watchInspection: []
             }
         }
     }
@@ -55,6 +60,7 @@ enum AppMethod: DBusMethodValue, Equatable {
         case .streamsArrived: .streamsArrived
         case .continueNearby: .continueNearby
         case .inspect: .inspect
+        case .watchInspection: .watchInspection
         }
     }
 
@@ -64,6 +70,7 @@ enum AppMethod: DBusMethodValue, Equatable {
         case .streamsArrived(let id, let token): [.uint64(id), .bytes(token)]
         case .continueNearby(let activity): [activity]
         case .inspect(let actions): [.array(elementType: "s", actions.map(Variant.string))]
+        case .watchInspection(let on): [.bool(on)]
         }
     }
 
@@ -85,6 +92,9 @@ enum AppMethod: DBusMethodValue, Equatable {
             let actions = items.compactMap { if case .string(let name) = $0 { name } else { nil } }
             guard actions.count == items.count else { return nil }
             self = .inspect(actions: actions)
+        case .watchInspection:
+            guard case .bool(let on) = a[0] else { return nil }
+            self = .watchInspection(on: on)
         }
     }
 }
@@ -107,4 +117,6 @@ extension DBusCall where Method == AppMethod, Reply == Void {
     static func continueNearby(activity: Variant) -> Self { Self(.continueNearby(activity: activity)) }
     /// Advertisement `id` was continued on another device.
     static func continued(id: UInt64) -> Self { Self(.continued(id: id)) }
+    /// Start or stop sending the app's summary when it changes.
+    static func sendSummaries(on: Bool) -> Self { Self(.watchInspection(on: on)) }
 }

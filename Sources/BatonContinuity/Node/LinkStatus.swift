@@ -10,13 +10,17 @@ public struct LinkStatus: Sendable, Equatable, Codable {
     public var since: Date
     /// True when this device dialed the other; false when the other dialed in.
     public var dialedByThisDevice: Bool
+    /// The round-trip time of one `Ping` over the link, in milliseconds, when it was measured
+    /// (`baton inspect` measures it, `ContinuityNode.roundTrips()`); nil otherwise.
+    public var roundTripMilliseconds: Double?
 
     /// A link's status with these values.
-    public init(device: String, address: String, since: Date, dialedByThisDevice: Bool) {
+    public init(device: String, address: String, since: Date, dialedByThisDevice: Bool, roundTripMilliseconds: Double? = nil) {
         self.device = device
         self.address = address
         self.since = since
         self.dialedByThisDevice = dialedByThisDevice
+        self.roundTripMilliseconds = roundTripMilliseconds
     }
 }
 

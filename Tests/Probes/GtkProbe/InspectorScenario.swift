@@ -92,6 +92,11 @@ import Foundation
     ])
     wait("page shows the nearby activity") { !section("Offered here", on: page).isEmpty }
     print("CHECK nearby=\(section("Offered here", on: page).joined(separator: " | "))")
+    // A continuation, live: this app has no manifest, so it fails after willContinue.
+    Application.shared.continueUserActivity(ofType: "note.one", title: "Groceries", from: .init(deviceName: "desk")) { Data() }
+    wait("page shows the continuation") { section("Continuations", on: page).count >= 4 }
+    let stepTimes = #"[0-9][0-9]:[0-9][0-9]:[0-9][0-9]\.[0-9][0-9][0-9]"#
+    print("CHECK continuation=\(section("Continuations", on: page).map { $0.replacingOccurrences(of: stepTimes, with: "T", options: .regularExpression) }.joined(separator: " | "))")
 
     if let path = ProcessInfo.processInfo.environment["GTK_PROBE_PICTURE"] {
         savePicture(of: inspector, to: path)

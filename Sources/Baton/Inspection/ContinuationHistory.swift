@@ -1,0 +1,72 @@
+import Foundation
+
+/// The continuations of one process, live and the last `capacity` (a capped ring, oldest
+/// dropped first), each a `ContinuationRecord` written by the code that decides its steps.
+/// The app's is `Application.continuationHistory`; the agent keeps its own.
+///
+/// Recording costs a few appends per continuation; observers are called only while someone
+/// observes (`observe(_:)`), at once, with the record as it is after the step.
+@MainActor
+public final class ContinuationHistory {
+    /// How many records are kept.
+    public static let capacity = 50
+    /// How many steps one record keeps; more are counted in `droppedSteps`.
+    public static let maximumSteps = 32
+    /// The longest reason kept in a `failed` step, in bytes of UTF-8.
+    public static let maximumReason = 512
+    /// Posted (object: the history) after each step recorded.
+    public static let didChangeNotification = Notification.Name("BatonContinuationHistoryDidChange")
+
+    /// The records, oldest first, at most `capacity`.
+    public private(set) var records: [ContinuationRecord] = []
+    private var lastID: UInt64 = 0
+    private var observers: [Int: @MainActor (ContinuationRecord) -> Void] = [:]
+    private var lastObserver = 0
+
+    /// An empty history.
+    public init() {}
+
+    /// Starts a record of a continuation of `activityType` (its first step `asked`) and
+    /// returns its id.
+    @discardableResult
+    public func begin(activityType: String, title: String? = nil, device: String? = nil, sequence: UInt64? = nil) -> UInt64 {
+        lastID += 1
+        if records.count >= Self.capacity { records.removeFirst(records.count - Self.capacity + 1) }
+        records.append(ContinuationRecord(id: lastID, activityType: activityType, title: title, device: device, sequence: sequence))
+        record(.asked, in: lastID)
+        return lastID
+    }
+
+    /// Adds `kind`, now, to the record `id` (nothing if it has left the history).
+    public func record(_ kind: ContinuationStep.Kind, in id: UInt64) {
+        guard let index = records.lastIndex(where: { $0.id == id }) else { return }
+        guard records[index].steps.count < Self.maximumSteps else { return records[index].droppedSteps += 1 }
+        var kind = kind
+        if case .failed(let code, let reason) = kind, reason.utf8.count > Self.maximumReason {
+            kind = .failed(code: code, reason: String(decoding: reason.utf8.prefix(Self.maximumReason), as: UTF8.self))
+        }
+        records[index].steps.append(ContinuationStep(kind))
+        let record = records[index]
+        for observer in observers.values { observer(record) }
+        NotificationCenter.default.post(name: Self.didChangeNotification, object: self)
+    }
+
+    /// The record the next step of continuing `activity` goes in: the newest record of it not
+    /// finished (with `streams`, finished or not), else a new one begun for it.
+    public func record(of activity: NearbyActivity, streams: Bool = false) -> UInt64 {
+        if let record = records.last(where: { $0.device == activity.device && $0.sequence == activity.sequence }),
+           streams || !record.isFinished {
+            return record.id
+        }
+        return begin(activityType: activity.activityType, title: activity.title, device: activity.device, sequence: activity.sequence)
+    }
+
+    /// Calls `handler` with the record after each step, until the observation is cancelled or
+    /// released.
+    public func observe(_ handler: @escaping @MainActor (ContinuationRecord) -> Void) -> InspectionObservation {
+        lastObserver += 1
+        let id = lastObserver
+        observers[id] = handler
+        return InspectionObservation { [weak self] in self?.observers[id] = nil }
+    }
+}
