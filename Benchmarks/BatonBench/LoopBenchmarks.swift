@@ -38,7 +38,6 @@ enum LoopBenchmarks {
     /// ones measured last, as in the full run), after the rows `more` measures once the loop's are
     /// taken (`--quick`'s); then exits.
     static func runAlone(then more: () -> [Figure] = { [] }) -> Never {
-        say("main actor's executor: \(MainLoop.mainActorExecutor)")
         let batonIdle = median { batonIdleChain() }
         let rawIdle = median { rawIdleChain() }
         let tasks = median { mainActorTasks() }
@@ -47,6 +46,7 @@ enum LoopBenchmarks {
         let loopResume = median { resumedFromTheLoop(preferringTheLoop: true) }
         let poolResume = median { resumedFromTheLoop(preferringTheLoop: false) }
         let eventfdWrite = median { DispatchMainBaselines.eventfdWrite() }
+        say("main actor's executor: \(MainLoop.mainActorExecutor)")
         for figure in more() { say(figure.line()) }
         say(Figure(name: "MainLoop.idle one-shot", value: batonIdle, baselineName: "raw g_idle_add C callback",
                    baseline: rawIdle, unit: "ns/op", aim: "aim ≤ 1.5×").line())

@@ -87,7 +87,8 @@ final class MainLoopExecutorWakeTests: XCTestCase {
                 done = true
             }
             XCTAssertTrue(MainLoop.run(until: { done && ran.value.load(ordering: .relaxed) == jobs }, timeout: .seconds(60)))
-            XCTAssertEqual(wakes, 1)
+            // One wake-up for the thousand (two if a stray job from an earlier test came first).
+            XCTAssertTrue((1...2).contains(wakes ?? 0), "\(String(describing: wakes)) wake-ups for \(jobs) jobs")
         }
     }
 
