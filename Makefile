@@ -48,6 +48,11 @@ FUZZ_TEST_SECONDS ?= 10
 fuzz: deps
 	FUZZ_RUNS=$(FUZZ_RUNS) bash scripts/fuzz.sh run $(FUZZ_TARGETS)
 
+# `make bench`: every figure beside its baseline from the same run (Benchmarks/BatonBench/main.swift
+# lists the options). `make bench BENCH_ARGS=--quick`: issue 30's figures in under two minutes —
+# payload coding, cold continuation, one-shot MainLoop.idle, the Task { @MainActor } chain,
+# MainActor.run from another thread and the DispatchQueue.main chain — each with its baseline and aim,
+# to check a change before landing it. `BENCH_ARGS=--loop`: the loop's rows alone.
 bench: deps
 	$(SWIFT) build -c release --product batond
 	$(SWIFT) build -c release --product BatonBench

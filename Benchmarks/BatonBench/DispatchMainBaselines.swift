@@ -1,7 +1,9 @@
 #if compiler(>=6.3)
 @_spi(ExperimentalCustomExecutors) import _Concurrency
 #endif
+import CGLib
 import Foundation
+import Glibc
 
 /// The same hops and blocks as `LoopBenchmarks`, with libdispatch running the main queue.
 ///
@@ -17,12 +19,17 @@ enum DispatchMainBaselines {
         #endif
     }
 
+    /// Thread wake-ups per `MainActor.run` round trip in the last run of `mainActorHops()`.
+    nonisolated(unsafe) static var hopWakeups = Double.nan
+
     static func mainActorHops() async -> Double {
         var runs: [Double] = []
         for _ in 0..<5 {
+            let before = threadRuns(of: getpid())
             let start = ContinuousClock.now
             for _ in 0..<LoopBenchmarks.hops { await MainActor.run {} }
             runs.append(nanosPerOp(ContinuousClock.now - start, LoopBenchmarks.hops))
+            hopWakeups = wakeups(of: getpid(), since: before, per: LoopBenchmarks.hops)
         }
         return runs.sorted()[2]
     }
@@ -49,5 +56,21 @@ enum DispatchMainBaselines {
             runs.append(nanosPerOp(ContinuousClock.now - start, LoopBenchmarks.hops))
         }
         return runs.sorted()[2]
+    }
+
+    /// Nanoseconds per write to libdispatch's main-queue eventfd (the system call libdispatch
+    /// makes to tell a run loop that the main queue has work), 100,000 of them, then one read
+    /// that resets it. Call it on the main thread before `dispatchMain()`, which closes that fd.
+    static func eventfdWrite() -> Double {
+        let fd = _dispatch_get_main_queue_handle_4CF()
+        precondition(fd >= 0, "libdispatch's main-queue eventfd")
+        let writes = 100_000
+        var one: UInt64 = 1
+        let start = ContinuousClock.now
+        for _ in 0..<writes { _ = write(fd, &one, MemoryLayout<UInt64>.size) }
+        let time = nanosPerOp(ContinuousClock.now - start, writes)
+        var counter: UInt64 = 0
+        _ = read(fd, &counter, MemoryLayout<UInt64>.size)
+        return time
     }
 }

@@ -35,10 +35,9 @@ enum LoopBenchmarks {
     nonisolated static let hops = 100_000
 
     /// `BatonBench --loop`: the loop's rows alone, each beside its baseline (the `dispatchMain()`
-    /// ones measured last, as in the full run), then exits.
-    static func runAlone() -> Never {
-        say("Baton loop benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
-        say("main actor's executor: \(MainLoop.mainActorExecutor)")
+    /// ones measured last, as in the full run), after the rows `more` measures once the loop's are
+    /// taken (`--quick`'s); then exits.
+    static func runAlone(then more: () -> [Figure] = { [] }) -> Never {
         let batonIdle = median { batonIdleChain() }
         let rawIdle = median { rawIdleChain() }
         let tasks = median { mainActorTasks() }
@@ -46,7 +45,9 @@ enum LoopBenchmarks {
         let blocks = median { dispatchChain() }
         let loopResume = median { resumedFromTheLoop(preferringTheLoop: true) }
         let poolResume = median { resumedFromTheLoop(preferringTheLoop: false) }
+        let eventfdWrite = median { DispatchMainBaselines.eventfdWrite() }
         say("main actor's executor: \(MainLoop.mainActorExecutor)")
+        for figure in more() { say(figure.line()) }
         say(Figure(name: "MainLoop.idle one-shot", value: batonIdle, baselineName: "raw g_idle_add C callback",
                    baseline: rawIdle, unit: "ns/op", aim: "aim ≤ 1.5×").line())
         say(Figure(name: "await resumed by a loop callback", value: loopResume, baselineName: "withCheckedContinuation, same",
@@ -56,15 +57,41 @@ enum LoopBenchmarks {
             let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
             let hopsBaseline = await DispatchMainBaselines.mainActorHops()
             let blocksBaseline = await DispatchMainBaselines.dispatchChain()
-            say(Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks, baselineName: "same under dispatchMain()",
-                       baseline: tasksBaseline, unit: "ns/op", aim: "aim ≤ 1.3×").line())
-            say(Figure(name: "MainActor.run round trip, GLib loop", value: hops, baselineName: "same under dispatchMain()",
-                       baseline: hopsBaseline, unit: "ns/op", aim: "cross-thread").line())
-            say(Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks, baselineName: "same under dispatchMain()",
-                       baseline: blocksBaseline, unit: "ns/op", aim: "aim ≤ 2×").line())
+            for figure in dispatchMainFigures(tasks: (tasks, tasksBaseline), hops: (hops, hopsBaseline),
+                                              blocks: (blocks, blocksBaseline), eventfdWrite: eventfdWrite) {
+                say(figure.line())
+            }
+            say(hopWakeupsNote())
             exit(0)
         }
         dispatchMain()
+    }
+
+    /// "(thread wake-ups per MainActor.run round trip: …)": the cross-thread row's cost is
+    /// mostly threads woken, which `dispatchMain()` (whose main queue any pool thread runs)
+    /// may not need.
+    nonisolated static func hopWakeupsNote() -> String {
+        "(thread wake-ups per MainActor.run round trip: GLib loop \(String(format: "%.2f", hopWakeups)), "
+            + "dispatchMain() \(String(format: "%.2f", DispatchMainBaselines.hopWakeups)))"
+    }
+
+    /// The rows measured beside `dispatchMain()` (each a (GLib loop, `dispatchMain()`) pair),
+    /// and what one `eventfd` write costs beside the main queue's block under `dispatchMain()`:
+    /// libdispatch writes its eventfd twice for each `DispatchQueue.main` block a run loop
+    /// drains (once when the block is queued onto the emptied queue, once at the drain's end).
+    nonisolated static func dispatchMainFigures(tasks: (Double, Double), hops: (Double, Double), blocks: (Double, Double),
+                                                eventfdWrite: Double) -> [Figure] {
+        [
+            Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks.0, baselineName: "same under dispatchMain()",
+                   baseline: tasks.1, unit: "ns/op", aim: "aim ≤ 1.3×"),
+            Figure(name: "MainActor.run round trip, GLib loop", value: hops.0, baselineName: "same under dispatchMain()",
+                   baseline: hops.1, unit: "ns/op", aim: "aim ≤ 1.1× (cross-thread)"),
+            Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks.0, baselineName: "same under dispatchMain()",
+                   baseline: blocks.1, unit: "ns/op", aim: "aim ≤ 2×"),
+            Figure(name: "two eventfd writes (libdispatch's, per block)", value: 2 * eventfdWrite,
+                   baselineName: "DispatchQueue.main under dispatchMain()", baseline: blocks.1, unit: "ns/op",
+                   aim: "the floor of the row above"),
+        ]
     }
 
     /// `Task { @MainActor in }`, each task starting the next, run by the GLib loop.
@@ -76,15 +103,22 @@ enum LoopBenchmarks {
     }
 
     /// A task off the main actor hopping onto it and back, `hops` times, the loop running it.
+    /// Its thread wake-ups (all threads of the process) per round trip, in the last run.
     static func mainActorHops() -> Double {
+        let before = threadRuns(of: getpid())
         let start = ContinuousClock.now
         Task.detached {
             for _ in 0..<hops { await MainActor.run {} }
             await MainActor.run { MainLoop.quit() }
         }
         MainLoop.run()
-        return nanosPerOp(ContinuousClock.now - start, hops)
+        let time = nanosPerOp(ContinuousClock.now - start, hops)
+        hopWakeups = wakeups(of: getpid(), since: before, per: hops)
+        return time
     }
+
+    /// Thread wake-ups per `MainActor.run` round trip in the last `mainActorHops()`.
+    nonisolated(unsafe) static var hopWakeups = Double.nan
 
     nonisolated static let resumptions = 20_000
 

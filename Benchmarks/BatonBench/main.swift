@@ -15,6 +15,8 @@
 //     BatonBench --coding    (the payload coding rows alone: encode and decode a 3 KB userInfo, beside binary plists)
 //     BatonBench --handshake (issue 30's rows alone: a mutual TLS 1.3 handshake through GIO beside OpenSSL's, and the
 //                             cold continuation beside GIO's handshake + one round trip, with its two parts)
+//     BatonBench --loop      (the loop's rows alone: one-shot idle, the main actor's and the main queue's chains, beside dispatchMain())
+//     BatonBench --quick     (issue 30's rows in under two minutes: payload coding, cold continuation, then --loop's rows)
 import Baton
 import Foundation
 
@@ -38,8 +40,14 @@ for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", Age
     }
 }
 
+if CommandLine.arguments.contains("--quick") { MainActor.assumeIsolated { QuickBenchmarks.run() } }  // issue 30's rows, < 2 min
+
+if CommandLine.arguments.contains("--loop") {  // the loop's rows alone
+    say("Baton loop benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
+    MainActor.assumeIsolated { LoopBenchmarks.runAlone() }
+}
+
 #if canImport(BatonGtk)
-if CommandLine.arguments.contains("--loop") { MainActor.assumeIsolated { LoopBenchmarks.runAlone() } }  // the loop's rows alone
 if CommandLine.arguments.contains("--gtk-mode") {  // the GTK figure's child, on the bench's own Xvfb
     MainActor.assumeIsolated { GtkBenchmarks.runMode() }
 }
@@ -286,17 +294,17 @@ if !agentFigures.isEmpty {
 func loopFigure(_ name: String) -> Double { figures.first { $0.name == name + ", GLib loop" }?.value ?? .nan }
 let (loopTasks, loopHops, loopBlocks) = (loopFigure("Task { @MainActor } chain"), loopFigure("MainActor.run round trip"),
                                          loopFigure("DispatchQueue.main.async"))
+let eventfdWrite = median { DispatchMainBaselines.eventfdWrite() }  // before dispatchMain(), which closes that fd
 Task.detached {
     DispatchMainBaselines.restorePlatformExecutors()
     let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
     let hopsBaseline = await DispatchMainBaselines.mainActorHops()
     let blocksBaseline = await DispatchMainBaselines.dispatchChain()
-    say(Figure(name: "Task { @MainActor } chain, GLib loop", value: loopTasks, baselineName: "same under dispatchMain()",
-               baseline: tasksBaseline, unit: "ns/op", aim: "aim ≤ 1.3×").line())
-    say(Figure(name: "MainActor.run round trip, GLib loop", value: loopHops, baselineName: "same under dispatchMain()",
-               baseline: hopsBaseline, unit: "ns/op", aim: "cross-thread").line())
-    say(Figure(name: "DispatchQueue.main.async, GLib loop", value: loopBlocks, baselineName: "same under dispatchMain()",
-               baseline: blocksBaseline, unit: "ns/op", aim: "").line())
+    for figure in LoopBenchmarks.dispatchMainFigures(tasks: (loopTasks, tasksBaseline), hops: (loopHops, hopsBaseline),
+                                                     blocks: (loopBlocks, blocksBaseline), eventfdWrite: eventfdWrite) {
+        say(figure.line())
+    }
+    say(LoopBenchmarks.hopWakeupsNote())
     exit(0)
 }
 dispatchMain()

@@ -14,7 +14,15 @@ import Synchronization
 /// loop's other sources get their turn), at `G_PRIORITY_DEFAULT` like `DispatchQueue.main`'s
 /// bridge. A job
 /// enqueued on the loop thread wakes nothing (the loop is awake); one enqueued from another
-/// thread wakes the context (`g_main_context_wakeup`, which writes only while the loop polls).
+/// thread onto an empty queue wakes the context (`g_main_context_wakeup`, a write to GLib's
+/// eventfd), and those enqueued after it, before the drain takes them, wake nothing more.
+///
+/// When nothing of Baton's iterates the context (no `MainLoop.run`, `run(until:)`, nor a host
+/// context given to `embed(in:)`), a job queued on the main thread inside an iteration of the
+/// context (it owns the context: `g_main_context_is_owner`, as under `g_application_run` or a
+/// host's `g_main_context_iteration`) is still the source's alone. Others are also offered to
+/// libdispatch's main queue, one pending block for all of them, in case the main thread waits
+/// in Foundation's run loop (XCTest's waits do); whichever drain comes first runs them.
 ///
 /// Jobs run in the order they were enqueued; their Swift priorities are not used, as the main
 /// queue does not use them either (Apple's main actor runs on the main queue, in FIFO order).
@@ -117,24 +125,59 @@ final class MainLoopExecutor: MainExecutor, @unchecked Sendable {
     }
 
     private func enqueue(_ queued: QueuedJob) {
-        if loopsIterating.load(ordering: .relaxed) == 0 {
-            // Nothing of Baton's iterates the context now: the main thread may be waiting in
-            // Foundation's run loop (XCTest's async set-up does), which drains only the main
-            // queue. The job is offered there too; whichever drain comes first runs it.
-            state.withLock { $0.jobs.append(queued) }
-            DispatchQueue.main.async { [self] in drain() }
+        let onLoopThread = baton_is_initial_thread() != 0
+        // Only the job that makes the queue non-empty needs to wake anything: the ones after it
+        // find the wake-up (or the drain) it started still pending, as libdispatch's main queue
+        // signals only when it goes from empty to not empty.
+        let (wasEmpty, context) = state.withLock { state in
+            defer { state.jobs.append(queued) }
+            return (state.jobs.isEmpty, state.context)
+        }
+        if loopsIterating.load(ordering: .relaxed) > 0 || (onLoopThread && isOwnedByThisThread(context)) {
+            // The context is iterated: on the loop thread, which is awake (it is running this),
+            // nothing needs waking; from another thread, the first job wakes the context.
+            if !onLoopThread && wasEmpty, let context {
+                crossThreadWakes.add(1, ordering: .relaxed)
+                g_main_context_wakeup(context.gContext)
+            }
             return
         }
-        if baton_is_initial_thread() != 0 {
-            // The loop thread is awake (it is running this): nothing to wake.
-            state.withLock { $0.jobs.append(queued) }
-            return
+        // Nothing is known to iterate the context now: the main thread may be waiting in
+        // Foundation's run loop (XCTest's async set-up does), which drains only the main queue.
+        // The jobs are offered there too, one main-queue block at a time for all of them;
+        // whichever drain comes first runs them.
+        offerToTheMainQueue()
+    }
+
+    /// True when the calling thread owns `context` (`g_main_context_is_owner`): it is inside an
+    /// iteration of it (`g_main_context_iteration`), or a run of a loop on it that holds it
+    /// throughout (`g_main_loop_run`, `g_application_run`), so the source will dispatch.
+    private func isOwnedByThisThread(_ context: LoopContext?) -> Bool {
+        guard let context else { return false }
+        return g_main_context_is_owner(context.gContext) != 0
+    }
+
+    /// How many times a job from another thread woke the context, for the tests.
+    let crossThreadWakes = Atomic<Int>(0)
+
+    /// True while a block queued by `offerToTheMainQueue()` has not begun.
+    private let offerPending = Atomic<Bool>(false)
+
+    /// True while a block queued by `offerToTheMainQueue()` has not begun, for the tests.
+    var offerIsPending: Bool { offerPending.load(ordering: .acquiring) }
+
+    /// How many main-queue blocks `offerToTheMainQueue()` queued, for the tests.
+    let mainQueueOffers = Atomic<Int>(0)
+
+    /// Queues one `DispatchQueue.main` block that drains the jobs, unless one is pending.
+    private func offerToTheMainQueue() {
+        if offerPending.exchange(true, ordering: .acquiringAndReleasing) { return }
+        mainQueueOffers.add(1, ordering: .relaxed)
+        DispatchQueue.main.async { [self] in
+            // Cleared before the drain takes the queue: a job queued after that offers again.
+            offerPending.store(false, ordering: .releasing)
+            drain()
         }
-        let context = state.withLock { state in
-            state.jobs.append(queued)
-            return state.context
-        }
-        if let context { g_main_context_wakeup(context.gContext) }
     }
 
     /// How many `MainLoop.run`/`run(until:)` are iterating the context now (plus one while a

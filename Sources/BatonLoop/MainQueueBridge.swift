@@ -14,9 +14,14 @@ import Glibc
 /// call). Then the eventfd is read (it must be, or the loop would wake forever), and the queue
 /// drained once more: a block queued before that read, whose signal the read took, is run
 /// there; one queued after it signals again. Then the loop's other sources run.
+///
+/// What a block costs here that it does not under `dispatchMain()`: libdispatch writes the
+/// eventfd when a block is queued onto the queue a drain has emptied, and again at the end of a
+/// drain that leaves blocks queued, so a chain of blocks each queuing the next makes two system
+/// calls per block (`strace -c`: 6,352,946 writes for 3,000,000 blocks), whatever the loop does.
 final class MainQueueBridge {
     private let source: LoopSource
-    static let drainRounds = 16
+    static let drainRounds = 64
 
     init(on context: LoopContext) {
         let fd = _dispatch_get_main_queue_handle_4CF()
