@@ -15,6 +15,9 @@ public struct IceConfiguration: Sendable, Equatable {
     public var relayOnly: Bool
     /// How long gathering (resolving the servers included) may take.
     public var gatheringDeadline: Duration
+    /// When the TURN servers' credentials stop working (the TURN server refuses allocations and
+    /// refreshes with them from then on); nil when unknown or without TURN servers.
+    public var turnCredentialsExpire: Date? = nil
 
     /// A configuration of these parts.
     public init(stunServer: IceServer? = nil, turnServers: [IceRelay] = [], hostAddresses: [String] = [],
@@ -72,5 +75,46 @@ public struct IceRelay: Sendable, Equatable {
         self.transport = transport
         self.username = username
         self.password = password
+    }
+}
+
+extension IceConfiguration {
+    /// How long the TURN credentials `init(relaySettings:deviceIdentifier:now:)` makes stay
+    /// valid: a day. The TURN server checks them at the allocation and at each refresh, so a
+    /// relayed link lives at most this long after the configuration was made; the node makes a
+    /// new configuration (new credentials) for each connection attempt.
+    public static let turnCredentialValidity: Duration = .seconds(24 * 3600)
+
+    /// The configuration the group's relay settings give the device `deviceIdentifier` (docs/
+    /// PROTOCOL.md, 7.1 and 7.3): each TURN server of `relaySettings`, in their order, as an
+    /// `IceRelay` of the same host, port and transport with TURN REST credentials made from the
+    /// group's shared secret (`RelaySettings.turnCredentials(for:validFor:now:)`, valid for
+    /// `validFor` from `now`, until `turnCredentialsExpire`); and as the STUN server the first
+    /// TURN server not reached over TLS (coturn answers STUN requests on its plain TURN port,
+    /// UDP and TCP alike), none if all are TLS. Settings without TURN servers (a broker only)
+    /// give host candidates only. The other fields are as given.
+    public init(relaySettings: RelaySettings, deviceIdentifier: String, now: Date = Date(),
+                validFor: Duration = IceConfiguration.turnCredentialValidity, hostAddresses: [String] = [],
+                relayOnly: Bool = false, gatheringDeadline: Duration = .seconds(10)) {
+        let credentials = relaySettings.turnCredentials(for: deviceIdentifier, validFor: validFor, now: now)
+        let relays = relaySettings.turn.map {
+            IceRelay(host: $0.host, port: $0.port, transport: IceRelay.Transport($0.transport),
+                     username: credentials.username, password: credentials.password)
+        }
+        let stun = relaySettings.turn.first { $0.transport != .tls }.map { IceServer(host: $0.host, port: $0.port) }
+        self.init(stunServer: stun, turnServers: relays, hostAddresses: hostAddresses, relayOnly: relayOnly,
+                  gatheringDeadline: gatheringDeadline)
+        turnCredentialsExpire = relays.isEmpty ? nil : credentials.expires
+    }
+}
+
+extension IceRelay.Transport {
+    /// The transport a relay-settings TURN server is reached over.
+    public init(_ transport: TURNServer.Transport) {
+        switch transport {
+        case .udp: self = .udp
+        case .tcp: self = .tcp
+        case .tls: self = .tls
+        }
     }
 }

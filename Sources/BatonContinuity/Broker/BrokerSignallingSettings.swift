@@ -32,3 +32,31 @@ public struct BrokerSignallingSettings: Sendable, Equatable {
         self.brokerAuthority = brokerAuthority
     }
 }
+
+extension BrokerSignallingSettings {
+    /// The name of the group CA's certificate beside a device's identity (`DeviceIdentity`'s
+    /// `group.pem`).
+    static let groupAuthorityFile = "group.pem"
+
+    /// The settings for the broker the group's relay settings name, for the device whose
+    /// identity is in `identityFolder`: its host and port, and the broker verified against
+    /// **the group's CA** (the `group.pem` beside the identity), not the system's certificate
+    /// authorities — the broker's certificate is the one `GroupAuthority.issueBrokerCertificate`
+    /// made, so a broker (or anyone in its place) without a certificate of this group is refused
+    /// in the TLS handshake (`BrokerError.tls`). Nil when the settings name no broker. The other
+    /// bounds are at their defaults (docs/PROTOCOL.md, 7.2 and 7.3).
+    public init?(relaySettings: RelaySettings, identityFolder: URL) {
+        guard let broker = relaySettings.broker else { return nil }
+        self.init(host: broker.host, port: broker.port,
+                  brokerAuthority: identityFolder.appendingPathComponent(Self.groupAuthorityFile))
+    }
+
+    /// The broker settings of the group's relay settings held beside the identity in
+    /// `identityFolder` (`RelaySettings.load(from:)`, then `init(relaySettings:identityFolder:)`);
+    /// nil when the group set no broker. Throws the `TrustError` of a list that cannot be read
+    /// or is not the group's.
+    public static func load(from identityFolder: URL) throws -> BrokerSignallingSettings? {
+        guard let relay = try RelaySettings.load(from: identityFolder) else { return nil }
+        return BrokerSignallingSettings(relaySettings: relay, identityFolder: identityFolder)
+    }
+}

@@ -104,6 +104,20 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     /// when a signal ended it).
     case launchedAppExited(appID: String, processID: Int32, exitStatus: Int32?)
 
+    /// Signalling through the group's MQTT broker (docs/PROTOCOL.md, 7.2) is connected and
+    /// subscribed to this device's inboxes (`BrokerEvent.connected`).
+    case brokerConnected
+    /// An attempt to connect to the broker failed (`BrokerEvent.connectFailed`); the next
+    /// starts after `retryAfterMilliseconds`. `code`: the MQTT reason code the broker answered,
+    /// or libmosquitto's error code, where `reason` has one.
+    case brokerConnectFailed(reason: BrokerProblem, code: Int?, retryAfterMilliseconds: Int64)
+    /// The connection to the broker was lost (`BrokerEvent.disconnected`); the next attempt
+    /// starts after `retryAfterMilliseconds`.
+    case brokerDisconnected(reason: BrokerProblem, code: Int?, retryAfterMilliseconds: Int64)
+    /// A message that came through the broker was refused before its blob was used
+    /// (`BrokerEvent.refused`). Its sender is not named: nothing it claims was verified.
+    case brokerMessageRefused(reason: BrokerMessageRefusal)
+
     /// Why something from the network was refused.
     public enum RefusalReason: String, Sendable, Codable, CaseIterable {
         /// No group token the admission gate accepts: not one of the group's devices.
