@@ -98,6 +98,22 @@ final class BrokerSignallingTests: TrustTestCase {
         }
     }
 
+    /// With no authority named, the broker is checked against the system's CAs (`/etc/ssl/certs`):
+    /// the session is set up and the handshake then refuses a broker the system does not trust
+    /// (here the test's own CA), as TLS, not as a library error before any connection.
+    func testWithoutAnAuthorityTheBrokerIsCheckedAgainstTheSystemsCAs() throws {
+        let (folders, groupSettings) = try setUpGroup(["laptop"])
+        var settings = BrokerSignallingSettings(host: "127.0.0.1", port: groupSettings.port, brokerAuthority: nil)
+        settings.firstRetryDelay = .milliseconds(200)
+        try MainActor.assumeIsolated {
+            let probe = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
+            defer { probe.signalling.stop() }
+            spin(until: { probe.failures.count >= 1 })
+            XCTAssertEqual(probe.connections, 0)
+            XCTAssertEqual(probe.failures.first, .tls, "the system's CAs do not include the test's CA")
+        }
+    }
+
     /// A device of the group can publish on any inbox, but cannot pass a message off as
     /// another device's, nor send one meant for a device to another.
     func testForgedAndMisaddressedEnvelopesAreRefused() throws {

@@ -26,6 +26,9 @@ public final class ContinuationHistory {
     /// An empty history.
     public init() {}
 
+    /// Forgets every record (a test's fresh application); observers stay.
+    func removeAll() { records = [] }
+
     /// Starts a record of a continuation of `activityType` (its first step `asked`) and
     /// returns its id.
     @discardableResult

@@ -308,6 +308,7 @@ open class Application: Responder {
         setWindowsNeedUpdate(false)
         storedManifest = nil
         manifestLoaded = false
+        continuationHistory.removeAll()
         ActivityRegistry.shared.reset()
         DocumentController.shared.reset()
     }

@@ -67,7 +67,10 @@ final class MosquittoSession {
         var rc = mosquitto_int_option(pointer, MOSQ_OPT_PROTOCOL_VERSION, MQTT_PROTOCOL_V5)
         if settings.brokerAuthority == nil, rc == 0 { rc = mosquitto_int_option(pointer, MOSQ_OPT_TLS_USE_OS_CERTS, 1) }
         if rc == 0 {
-            rc = mosquitto_tls_set(pointer, settings.brokerAuthority?.path, nil,
+            // libmosquitto 2.0 refuses TLS with neither a CA file nor a CA folder, even with
+            // MOSQ_OPT_TLS_USE_OS_CERTS: without an authority, the system's folder is named.
+            rc = mosquitto_tls_set(pointer, settings.brokerAuthority?.path,
+                                   settings.brokerAuthority == nil ? Self.systemAuthorities : nil,
                                    identityFolder.appendingPathComponent("certificate.pem").path,
                                    identityFolder.appendingPathComponent("key.pem").path, nil)
         }
@@ -79,6 +82,9 @@ final class MosquittoSession {
     }
 
     isolated deinit { close() }
+
+    /// Debian's folder of the system's trusted certificate authorities (ca-certificates).
+    static let systemAuthorities = "/etc/ssl/certs"
 
     /// Connects to `host`:`port` on a worker thread, then drives the session on the loop;
     /// asks the broker to send nothing larger than `maximumPacket` bytes.
