@@ -47,7 +47,7 @@ final class IceConfigurationRelayTests: ProcessTestCase {
     }
 
     func testCoturnRelaysForTheMappedCredentialsUntilTheyExpire() throws {
-        let port = try startCoturn(secret: String(decoding: Self.secret, as: UTF8.self))
+        let port = try startCoturn(secret: String(decoding: Self.secret, as: UTF8.self), allowLoopbackPeers: false)
         let settings = RelaySettings(turn: [TURNServer(host: "127.0.0.1", port: port)], turnSecret: Self.secret, version: 1)
         try settings.validate()
         try MainActor.assumeIsolated {
@@ -69,43 +69,5 @@ final class IceConfigurationRelayTests: ProcessTestCase {
                 return XCTFail("expired credentials: \(String(describing: expired.error))")
             }
         }
-    }
-
-    /// A real coturn on loopback taking TURN REST credentials of `secret` (as IceLinkTests
-    /// starts it), ended with the test; returns its port.
-    private func startCoturn(secret: String) throws -> UInt16 {
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/turnserver") else {
-            throw XCTSkip("coturn is not installed (scripts/install-deps.sh)")
-        }
-        let port = try freeUDPPort()
-        let relayBase = UInt16(40_000 + Int(port % 200) * 100)
-        let folder = root.appendingPathComponent("coturn")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let coturn = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/turnserver"), [
-            "-n", "--listening-ip", "127.0.0.1", "--listening-port", "\(port)", "--relay-ip", "127.0.0.1",
-            "--min-port", "\(relayBase)", "--max-port", "\(relayBase + 99)",
-            "--use-auth-secret", "--static-auth-secret", secret, "--realm", "baton",
-            "--no-tls", "--no-dtls", "--no-cli", "--no-software-attribute",
-            "--log-file", "stdout", "--userdb", folder.appendingPathComponent("turndb").path,
-            "--pidfile", folder.appendingPathComponent("turnserver.pid").path,
-        ])
-        processes.append(coturn)
-        XCTAssertNotNil(coturn.waitForLine(containing: "Total General servers", timeout: 30), coturn.output)
-        return port
-    }
-
-    /// A loopback UDP port nothing uses now.
-    private func freeUDPPort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return UInt16(bigEndian: address.sin_port)
     }
 }

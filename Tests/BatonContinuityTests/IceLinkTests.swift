@@ -177,7 +177,7 @@ final class IceLinkTests: ProcessTestCase {
 
     /// A peer that never answers the checks: a typed failure by the deadline, never a hang.
     func testAPeerThatNeverAnswersFailsTypedByTheDeadline() throws {
-        let port = try freeUDPPort()  // nothing listens on it
+        let port = try Self.freeUDPPort()  // nothing listens on it
         let silent = try IceDescription(ufrag: "abcd", pwd: String(repeating: "p", count: 22),
                                         candidates: ["a=candidate:1 1 UDP 2013266431 127.0.0.1 \(port) typ host"])
         try MainActor.assumeIsolated {
@@ -255,26 +255,6 @@ final class IceLinkTests: ProcessTestCase {
 
     // MARK: Through a TURN relay (coturn)
 
-    /// A real coturn on loopback (TURN REST credentials: `use-auth-secret`), ended with the test.
-    private func startCoturn(secret: String) throws -> UInt16 {
-        let port = try freeUDPPort()
-        let relayBase = UInt16(40_000 + Int(port % 200) * 100)
-        let folder = root.appendingPathComponent("coturn")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let coturn = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/turnserver"), [
-            "-n", "--listening-ip", "127.0.0.1", "--listening-port", "\(port)", "--relay-ip", "127.0.0.1",
-            "--min-port", "\(relayBase)", "--max-port", "\(relayBase + 99)",
-            "--use-auth-secret", "--static-auth-secret", secret, "--realm", "baton",
-            "--no-tls", "--no-dtls", "--no-cli", "--allow-loopback-peers", "--no-software-attribute",
-            "--log-file", "stdout", "--userdb", folder.appendingPathComponent("turndb").path,
-            "--pidfile", folder.appendingPathComponent("turnserver.pid").path,
-        ])
-        processes.append(coturn)
-        // Its UDP listeners are made before this line (a STUN request before it is retransmitted anyway).
-        XCTAssertNotNil(coturn.waitForLine(containing: "Total General servers", timeout: 30), coturn.output)
-        return port
-    }
-
     /// TURN REST credentials (draft-uberti-behave-turn-rest): username "<expiry>:<device>",
     /// password base64(HMAC-SHA1(secret, username)). (The tests' own, until the group's relay
     /// settings give them.)
@@ -326,19 +306,5 @@ final class IceLinkTests: ProcessTestCase {
                 return XCTFail("\(String(describing: description.error))")
             }
         }
-    }
-
-    private func freeUDPPort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return UInt16(bigEndian: address.sin_port)
     }
 }
