@@ -191,12 +191,12 @@ enum ContinuityBenchmarks {
         return results
     }
 
-    /// The cold continuations, `coldRuns` of them: a new node, linking to the peer, and
+    /// The cold continuations, `runs` of them: a new node, linking to the peer, and
     /// continuing its activity, from nothing to `restoreUserActivityState`; each beside a bare
     /// TLS connection to the peer (its admission gate and handshake) and one round trip over it.
-    static func coldContinuations(_ peer: Peer, _ continuer: Continuer, into results: inout Results) {
+    static func coldContinuations(_ peer: Peer, _ continuer: Continuer, runs: Int = coldRuns, into results: inout Results) {
         let address = PeerAddress(host: "127.0.0.1", port: peer.nodePort)
-        for _ in 0..<coldRuns {
+        for _ in 0..<runs {
             let start = ContinuousClock.now
             guard let node = try? ContinuityNode(identity: peer.b, staticPeers: [address]), (try? node.start(host: "127.0.0.1")) != nil else {
                 say("a cold node did not start")
@@ -229,8 +229,8 @@ enum ContinuityBenchmarks {
         }
     }
 
-    /// `--handshake`'s continuity part: the peer, and the cold continuations alone.
-    static func coldOnly() throws -> Results {
+    /// `--handshake`'s and `--quick`'s continuity part: the peer, and `runs` cold continuations alone.
+    static func coldOnly(runs: Int = coldRuns) throws -> Results {
         let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("baton-bench-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let peer = try startPeer(in: root)
@@ -240,7 +240,7 @@ enum ContinuityBenchmarks {
         Application.shared.delegate = continuer
         Application.shared.finishLaunching()
         var results = Results()
-        coldContinuations(peer, continuer, into: &results)
+        coldContinuations(peer, continuer, runs: runs, into: &results)
         if continuer.failures > 0 { say("\(continuer.failures) continuations failed") }
         return results
     }
