@@ -37,6 +37,12 @@ final class LinkTable {
     /// Links that closed while another connection from their device was arriving: dropped
     /// without a word unless that connection does not become the device's link (see `closed`).
     private var closedWhileArriving: [String: PeerLink] = [:]
+    /// Connections the peer dialed that lost to one this device dialed (both dialed at once),
+    /// each with its expiry; see `supersede(_:)`.
+    private var superseded: [ObjectIdentifier: (link: PeerLink, expiry: LoopSource)] = [:]
+    /// How many superseded connections are open now, and how many their peer left to expire.
+    var supersededCount: Int { superseded.count }
+    private(set) var supersededExpired = 0
     private let trust: TrustSync
     private let log: PeerLogger
     /// Whether the node still runs: a link finished after it stopped is closed.
@@ -109,24 +115,36 @@ final class LinkTable {
             log.notice("D-Bus over the link to \(trust.name(of: channel.peerIdentifier)) failed: \(error)")
             return false
         }
-        guard isRunning(), channel.peerIdentifier != trust.identity.identifier,
-              keepsNewLink(to: channel.peerIdentifier, dialed: address != nil), let handler else {
+        guard isRunning(), channel.peerIdentifier != trust.identity.identifier, let handler else {
             bus.startMessageProcessing()
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return true
         }
-        closedWhileArriving[peer] = nil  // this connection replaces it
-        if let older = links.removeValue(forKey: channel.peerIdentifier) {
-            log.info("replacing the link with \(name(of: older)): both dialed, the one \(trust.name(of: min(trust.identity.identifier, older.id))) dialed stays")
-            retire(older)
-        }
         let service = DeviceService(handler: handler, peer: DevicePeer(id: channel.peerIdentifier, serial: channel.peerSerial))
         do { try service.register(on: bus) } catch {
             log.error("cannot serve \(trust.name(of: channel.peerIdentifier)): \(error)")
+            bus.startMessageProcessing()
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return true
         }
         let link = PeerLink(channel, bus: bus, service: service, dialed: address)
+        guard keepsNewLink(to: peer, dialed: address != nil) else {
+            // The peer dialed this one while the link this device dialed stands: the peer
+            // closes it once ours reaches it. Any other connection not kept is closed now.
+            if address == nil, links[peer]?.dialed != nil {
+                follow(link)
+                supersede(link)
+            } else {
+                retire(link)
+            }
+            bus.startMessageProcessing()
+            return true
+        }
+        closedWhileArriving[peer] = nil  // this connection replaces it
+        if let older = links.removeValue(forKey: peer) {
+            log.info("replacing the link with \(name(of: older)): both dialed, the one \(trust.name(of: min(trust.identity.identifier, older.id))) dialed stays")
+            if older.dialed == nil, address != nil { supersede(older) } else { retire(older) }
+        }
         links[link.id] = link
         stillArriving = false
         arrived(peer)
@@ -191,6 +209,10 @@ final class LinkTable {
     /// unlinked event nor a redial. Should that connection not become the device's link, the
     /// drop is told then (`arrived`).
     private func closed(_ link: PeerLink, because reason: String = "the link closed") {
+        if let entry = superseded.removeValue(forKey: ObjectIdentifier(link)) {
+            entry.expiry.cancel()
+            return retire(link)
+        }
         guard links[link.id] === link else { return }
         if arriving[link.id, default: 0] > 0 {
             log.info("the link with \(name(of: link)) closed while another from it arrives: that one takes its place")
@@ -200,6 +222,43 @@ final class LinkTable {
             return
         }
         drop(link, because: reason, kind: .closed)
+    }
+
+    /// How long a superseded connection (`supersede`) waits for its peer to close it.
+    static let supersededDeadline = SecureChannel.handshakeDeadline
+
+    /// Both devices dialed at once, and `link` — the connection the peer dialed — lost to the
+    /// one this device dialed (`keepsNewLink`). It is out of the table but stays open, and its
+    /// calls are answered, until the peer closes it, which the peer does once this device's
+    /// connection has become its link. Had this side closed it, the peer could see its link
+    /// close before this device's connection reached it — a drop, an unlinked event and a
+    /// redial for a link that is not lost. A peer that does not close it within
+    /// `supersededDeadline` has it closed.
+    private func supersede(_ link: PeerLink) {
+        let expiry = MainLoop.after(Self.supersededDeadline) { [weak self, weak link] in
+            guard let self, let link, self.superseded.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
+            self.log.notice("\(self.name(of: link)) did not close the connection it dialed when ours reached it: closed now")
+            self.supersededExpired += 1
+            self.retire(link)
+        }
+        superseded[ObjectIdentifier(link)] = (link, expiry)
+    }
+
+    /// Closes the connections of `peer` waiting to be closed by it (`supersede`).
+    private func endSuperseded(of peer: String) {
+        for (key, entry) in superseded where entry.link.id == peer {
+            superseded[key] = nil
+            entry.expiry.cancel()
+            retire(entry.link)
+        }
+    }
+
+    private func endAllSuperseded() {
+        for entry in superseded.values {
+            entry.expiry.cancel()
+            retire(entry.link)
+        }
+        superseded = [:]
     }
 
     /// One connection from `peer` is no longer arriving (it became a link, or did not). With
@@ -273,6 +332,7 @@ final class LinkTable {
         log.info("dropped \(name(of: link)): \(reason)")
         links[link.id] = nil
         retire(link)
+        endSuperseded(of: link.id)
         events?.linkDropped(link, because: reason, kind: kind)
     }
 
@@ -284,6 +344,7 @@ final class LinkTable {
     func closeAllSayingGoodbye(within deadline: Duration) async {
         let closing = links.values.sorted { $0.id < $1.id }
         links = [:]
+        endAllSuperseded()
         var farewells: [Task<Void, Never>] = []
         for link in closing {
             link.release?.cancel()
@@ -308,6 +369,7 @@ final class LinkTable {
     func closeAll() {
         for link in links.values { retire(link) }
         links = [:]
+        endAllSuperseded()
     }
 
     /// Sends the list held to every linked device (`RevocationsChanged`): after a newer list,
