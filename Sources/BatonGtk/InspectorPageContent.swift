@@ -155,11 +155,14 @@ struct InspectorPageContent: Equatable {
         return "\(text(activity.device)): \(text(activity.activityType))\(title) from \(text(activity.appID)), \(here)"
     }
 
-    /// A continuation: what and from where, then each step with its time (milliseconds).
+    /// A continuation: what and from where (or, on the originating side, served to where),
+    /// then each step with its time (milliseconds).
     private static func continuation(_ record: ContinuationRecord) -> [String] {
         let title = record.title.map { " '\(text($0))'" } ?? ""
-        let from = record.device.map { " from \(text($0))" } ?? ""
-        let state = record.isFinished ? (record.failureCode.map { "failed, code \($0)" } ?? "continued") : "in progress"
+        let originating = record.side == .originating
+        let from = record.device.map { originating ? " served to \(text($0))" : " from \(text($0))" } ?? (originating ? " served" : "")
+        let done = originating ? "continued there" : "continued"
+        let state = record.isFinished ? (record.failureCode.map { "failed, code \($0)" } ?? done) : "in progress"
         let formatter = DateFormatter()
         formatter.dateFormat = "HH:mm:ss.SSS"
         return ["\(record.id). \(text(record.activityType))\(title)\(from): \(state)"]

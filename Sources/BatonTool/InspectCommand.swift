@@ -162,11 +162,15 @@ enum InspectionText {
         if device.links.isEmpty { Swift.print("links: none") }
         for link in device.links {
             let roundTrip = link.roundTripMilliseconds.map { String(format: "round trip %.2f ms", $0) }
-                ?? "no answer to a ping within \(ContinuityNode.roundTripDeadline)"
-            Swift.print("link: \(shown(link.device)) at \(shown(link.address)), since \(timestamp(link.since)), \(roundTrip)")
+                ?? "round trip — (no answer to a ping within \(ContinuityNode.roundTripDeadline))"
+            let dropped = link.droppedStreamBytes > 0 ? ", \(link.droppedStreamBytes) stream bytes dropped" : ""
+            Swift.print("link: \(shown(link.device)) at \(shown(link.address)) (\(link.path.words)), since \(timestamp(link.since)), \(roundTrip)\(dropped)")
         }
         let unlinked = inspection.groupDevices.filter { name in !device.links.contains { $0.device == name } }
-        if !unlinked.isEmpty { Swift.print("not linked: \(unlinked.map(shown).joined(separator: ", "))") }
+        let revoked = unlinked.filter(inspection.revokedDevices.contains)
+        let notLinked = unlinked.filter { !revoked.contains($0) }
+        if !revoked.isEmpty { Swift.print("revoked: \(revoked.map(shown).joined(separator: ", "))") }
+        if !notLinked.isEmpty { Swift.print("not linked: \(notLinked.map(shown).joined(separator: ", "))") }
         if inspection.nearby.isEmpty { Swift.print("nearby: nothing advertised by a linked device") }
         for nearby in inspection.nearby {
             let entry = nearby.activity
@@ -181,17 +185,21 @@ enum InspectionText {
     static func printContinuations(_ records: [ContinuationRecord], indent: String) {
         if records.isEmpty { return Swift.print("\(indent)continuations: none") }
         for record in records {
-            let state = record.isFinished ? (record.failureCode.map { "failed, code \($0)" } ?? "continued") : "in progress"
+            let done = record.side == .originating ? "continued there" : "continued"
+            let state = record.isFinished ? (record.failureCode.map { "failed, code \($0)" } ?? done) : "in progress"
             Swift.print("\(indent)continuation \(record.id): \(subject(record)) — \(state)")
             for step in record.steps { Swift.print("\(indent)  \(timestamp(step.time, milliseconds: true)) \(shown(step.kind.words))") }
             if record.droppedSteps > 0 { Swift.print("\(indent)  (\(record.droppedSteps) more steps left out)") }
         }
     }
 
-    /// A continuation's activity type, title and originating device, escaped.
+    /// A continuation's activity type, title and the other device (the originating one, or, on
+    /// the originating side, the one it was served to), escaped.
     static func subject(_ record: ContinuationRecord) -> String {
         let title = record.title.map { " '\(shown($0))'" } ?? ""
-        return "\(shown(record.activityType))\(title)" + (record.device.map { " from \(shown($0))" } ?? "")
+        let other = record.device.map { record.side == .originating ? " served to \(shown($0))" : " from \(shown($0))" }
+            ?? (record.side == .originating ? " served" : "")
+        return "\(shown(record.activityType))\(title)\(other)"
     }
 
     static func printApp(_ app: AgentInspection.AppReport) {

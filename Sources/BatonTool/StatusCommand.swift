@@ -4,7 +4,8 @@ import CGLib
 import Foundation
 
 /// `baton status`: whether this user's agent runs, which program, where the device listens,
-/// whether discovery works (and why not), the linked devices, the joined apps and the latest
+/// whether discovery works (and why not), the linked devices (each with its path and its
+/// round-trip time, "—" when it did not answer a ping in time), the joined apps and the latest
 /// failures. `--json` prints the same as one JSON document.
 struct StatusCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -14,6 +15,8 @@ struct StatusCommand: ParsableCommand {
             Exits with status 0 when the agent runs, 3 when it does not (as `systemctl status`).
             With --json, one JSON document: {"running", "socket", "autostartProgram", "agent"}, where
             "agent" (absent when it does not run) has the fields of BatonAgent's AgentStatus, dates in ISO 8601.
+            Each link's round trip is one ping over it, measured as the agent answers (at most 2 s; "—" and no
+            "roundTripMilliseconds" when the device did not answer in time).
             """)
     @Flag(name: .long, help: "Print one JSON document instead of text.") var json = false
     @Option(name: .long, help: "The agent's socket (default: $BATON_AGENT_SOCKET, else $XDG_RUNTIME_DIR/baton/agent.socket).")
@@ -129,7 +132,7 @@ struct StatusReport: Codable {
         if agent.links.isEmpty { print("links: none") }
         for link in agent.links {
             let minutes = Int(Date().timeIntervalSince(link.since) / 60)
-            print("link: \(shown(link.device)) at \(shown(link.address)), for \(minutes) min (\(link.dialedByThisDevice ? "dialed by this device" : "dialed in"))")
+            print("link: \(shown(link.device)) at \(shown(link.address)) (\(link.path.words)), for \(minutes) min (\(link.dialedByThisDevice ? "dialed by this device" : "dialed in")), round trip \(link.roundTripWords)")
         }
         if !agent.staticPeers.isEmpty { print("static peers: \(agent.staticPeers.map(shown).joined(separator: ", "))") }
         let apps = agent.apps

@@ -40,7 +40,7 @@ struct WhyAnswer: Codable, Equatable {
         case notAdvertised
         /// The device is linked.
         case deviceLinked
-        /// This device cut the device's link because the group's list revoked it.
+        /// The group's list revokes the device: this device cut its link, or refused it.
         case deviceRevoked
         /// The device is in the group's list but not linked now.
         case deviceNotLinked
@@ -64,7 +64,7 @@ struct WhyAnswer: Codable, Equatable {
         }
         if inspection.revokedDevices.contains(subject) {
             return WhyAnswer(subject: subject, reason: .deviceRevoked,
-                             sentence: "\(name) has been revoked: this device cut its link when the group's signed list revoked it, and refuses it since.",
+                             sentence: "\(name) has been revoked: the group's signed list revokes it, and this device refuses it (and cut its link, if it had one).",
                              facts: ["revoked here: \(inspection.revokedDevices.map(shown).joined(separator: ", "))"] + linkFacts)
         }
         if inspection.groupDevices.contains(subject) {

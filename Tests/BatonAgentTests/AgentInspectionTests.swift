@@ -105,7 +105,8 @@ final class AgentInspectionTests: AgentTestCase {
                                ["title", "lastSaved", "payloadSize", "payloadError", "webpageURL", "expirationDate", "declaredInManifest",
                                 "teamIdentifier"]),
         "ActionInspection": (["name", "isKnown", "isEnabled"], ["menuItemTitle", "target", "targetTypeName"]),
-        "ContinuationRecord": (["id", "activityType", "steps", "droppedSteps"], ["title", "device", "sequence"]),
+        "ContinuationRecord": (["id", "activityType", "side", "steps", "droppedSteps"], ["title", "device", "sequence"]),
+        "LinkStatus": (["device", "address", "since", "dialedByThisDevice", "path", "droppedStreamBytes"], ["roundTripMilliseconds"]),
         "ContinuationStep": (["time", "kind"], []),
         "NearbyInspection": (["device", "sequence", "activityType", "appID", "teamIdentifier", "offer", "explanation"],
                              ["title", "webpageURL"]),
@@ -113,7 +114,8 @@ final class AgentInspectionTests: AgentTestCase {
 
     /// The steps' kinds of docs/INSPECT.md: each an object with one key.
     private static let stepKinds: Set<String> = ["asked", "appLaunched", "appJoined", "openedInBrowser", "willContinue", "payloadFetched",
-                                                 "continued", "failed", "wasContinuedSent", "streamsOpened", "streamsEnded"]
+                                                 "continued", "failed", "wasContinuedSent", "streamsOpened", "streamsEnded",
+                                                 "payloadServed", "wasContinuedReceived"]
 
     private func checkContinuations(_ records: Any?) throws {
         for record in try XCTUnwrap(records as? [Any], "continuations is a list") {
@@ -139,6 +141,11 @@ final class AgentInspectionTests: AgentTestCase {
     private func checkSchema(_ document: [String: Any]) throws {
         let top = try checkObject(document, as: "AgentInspection")
         try checkContinuations(top["continuations"])
+        let device = try XCTUnwrap(top["device"] as? [String: Any])
+        for link in try XCTUnwrap(device["links"] as? [Any]) {
+            let checked = try checkObject(link, as: "LinkStatus")
+            XCTAssertTrue(["lan", "directAcrossNATs", "relayed"].contains(checked["path"] as? String), "\(checked)")
+        }
         for nearby in try XCTUnwrap(top["nearby"] as? [Any]) { _ = try checkObject(nearby, as: "NearbyInspection") }
         for app in try XCTUnwrap(top["apps"] as? [Any]) {
             let report = try checkObject(app, as: "AppReport")
@@ -247,6 +254,23 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertEqual(names(own.steps), ["asked", "willContinue", "payloadFetched", "continued", "wasContinuedSent"])
         XCTAssertEqual(own.steps[2].kind, routed.steps[2].kind, "the same payload, as the agent fetched it")
         XCTAssertEqual(own.device, "A")
+        XCTAssertEqual(own.side, .continuing)
+
+        // The originating side, on A: its agent served the payload to B and heard B continued
+        // it; so did the app that holds the activity, in its own history.
+        let onA = try inspect(socket("a.sock"))
+        let served = try XCTUnwrap(onA.continuations.last, "A's agent's record")
+        XCTAssertEqual(served.side, .originating)
+        XCTAssertEqual(served.device, "B", "the continuing device")
+        XCTAssertEqual(served.activityType, type)
+        XCTAssertEqual(served.steps.map(\.kind), [.asked, .payloadServed(bytes: payloadBytes(own)), .wasContinuedReceived])
+        let holder = try XCTUnwrap(onA.apps.first { $0.processID == probeA.processIdentifier }?.inspection, "A's app")
+        let servedByApp = try XCTUnwrap(holder.continuations.last, "the app's own record")
+        XCTAssertEqual(servedByApp.side, .originating)
+        XCTAssertEqual(servedByApp.steps.map(\.kind), served.steps.map(\.kind))
+        let textOnA = try runProduct("baton", ["inspect", "--agent", socket("a.sock")], timeout: 60)
+        XCTAssertTrue(textOnA.stdout.contains("continuation \(served.id): \(type) 'Probe' served to B — continued there"), textOnA.stdout)
+        XCTAssertTrue(textOnA.stdout.contains("payload served, \(payloadBytes(own)) bytes sent"), textOnA.stdout)
 
         // An activity whose payload is too large: the fetch fails, with its code, on both sides.
         probeA.terminate()
@@ -283,9 +307,38 @@ final class AgentInspectionTests: AgentTestCase {
         let text = try runProduct("baton", ["inspect", "--agent", socket("b.sock")], timeout: 60)
         XCTAssertTrue(text.stdout.contains("continuation 2: \(type) 'Probe' from A — failed, code \(code)"), text.stdout)
         XCTAssertTrue(text.stdout.contains("wasContinued sent"), text.stdout)
-        XCTAssertTrue(text.stdout.contains("link: A at 127.0.0.1, since "), text.stdout)
+        XCTAssertTrue(text.stdout.contains("link: A at 127.0.0.1 (local network), since "), text.stdout)
         XCTAssertTrue(text.stdout.contains(" ms\n"), "the round trip: \(text.stdout)")
         _ = agentA
+    }
+
+    /// The bytes of the payload a continuing record says it fetched.
+    private func payloadBytes(_ record: ContinuationRecord) -> Int {
+        for step in record.steps { if case .payloadFetched(let bytes) = step.kind { return bytes } }
+        return -1
+    }
+
+    /// A device the group revoked before it ever linked here: once it tries (its connection
+    /// refused as revoked, named from the signed list), `baton why` and `baton inspect` say it is
+    /// revoked — not "not linked", as a device of the list that is away is.
+    func testADeviceRevokedBeforeItEverLinkedReadsAsRevoked() throws {
+        let folders = try devices("A", "C", "D")
+        let authority = try GroupAuthority.load(from: ConfigDirectory(url: root.appendingPathComponent("admin")))
+        try authority.revokeDevice(named: "C").write(to: URL(fileURLWithPath: folders[0]).appendingPathComponent("revocations"), options: .atomic)
+        let (agentA, address) = try isolatedAgent(folders[0], socket: socket("a.sock"))
+        XCTAssertEqual(try why("C", socket("a.sock")).reason, "deviceNotLinked", "nothing of C seen yet")
+        let (agentC, _) = try isolatedAgent(folders[1], socket: socket("c.sock"), peers: [address])
+        XCTAssertTrue(agentA.waitFor(.refused(from: "C", reason: .revoked)), agentA.output)
+        let answer = try why("C", socket("a.sock"))
+        XCTAssertEqual(answer.reason, "deviceRevoked", answer.sentence)
+        XCTAssertEqual(try why("D", socket("a.sock")).reason, "deviceNotLinked", "in the list, never seen")
+        let inspection = try inspect(socket("a.sock"))
+        XCTAssertEqual(inspection.revokedDevices, ["C"])
+        XCTAssertEqual(inspection.device.links, [])
+        let text = try runProduct("baton", ["inspect", "--agent", socket("a.sock")], timeout: 60)
+        XCTAssertTrue(text.stdout.contains("revoked: C\n"), text.stdout)
+        XCTAssertTrue(text.stdout.contains("not linked: D\n"), text.stdout)
+        _ = agentC
     }
 
     /// A device the group revokes while linked: this device cuts its link (the trust code's

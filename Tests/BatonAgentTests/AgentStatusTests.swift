@@ -69,6 +69,30 @@ final class AgentStatusTests: AgentTestCase {
         XCTAssertTrue(text.stdout.contains("discovery: NOT WORKING"), text.stdout)
     }
 
+    /// Each link's path and round trip (one ping over it, measured as the agent answers), in
+    /// JSON and in words; a linked device that does not answer within the deadline (here its
+    /// agent is stopped with SIGSTOP, so its link stays up) shows "—" and no time.
+    func testStatusShowsEachLinksRoundTripAndPathAndADashForADeviceThatDoesNotAnswer() throws {
+        let (agentA, agentB, _) = try twoLinkedAgents()
+        XCTAssertTrue(agentA.waitFor(.linked(peer: "B", dialed: false)), agentA.output)
+        var link = try XCTUnwrap(try status(socket("a.sock")).report.agent?.links.first)
+        XCTAssertEqual(link.device, "B")
+        XCTAssertEqual(link.path, .lan)
+        XCTAssertEqual(link.droppedStreamBytes, 0)
+        XCTAssertGreaterThan(try XCTUnwrap(link.roundTripMilliseconds, "B answered its ping"), 0)
+        var text = try runProduct("baton", ["status", "--agent", socket("a.sock")], timeout: 30)
+        XCTAssertTrue(text.stdout.contains("link: B at 127.0.0.1 (local network), for "), text.stdout)
+        XCTAssertTrue(text.stdout.contains(" ms\n"), "the round trip in words: \(text.stdout)")
+
+        XCTAssertEqual(kill(agentB.processIdentifier, SIGSTOP), 0)
+        defer { kill(agentB.processIdentifier, SIGCONT) }
+        link = try XCTUnwrap(try status(socket("a.sock")).report.agent?.links.first, "B is still linked, only silent")
+        XCTAssertNil(link.roundTripMilliseconds, "B did not answer within the deadline")
+        text = try runProduct("baton", ["status", "--agent", socket("a.sock")], timeout: 30)
+        XCTAssertEqual(text.status, 0, text.stderr)
+        XCTAssertTrue(text.stdout.contains("round trip —\n"), text.stdout)
+    }
+
     /// Nothing nearby and no device linked: `baton nearby` says why instead of nothing.
     func testNearbyWithNoLinkSaysWhyNothingIsOffered() throws {
         let folders = try devices("A")

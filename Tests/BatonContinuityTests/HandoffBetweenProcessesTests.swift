@@ -39,7 +39,7 @@ final class HandoffBetweenProcessesTests: TrustTestCase {
         try authority.revokeDevice(named: "C").write(to: folders["A"]!.appendingPathComponent("revocations"))
         let (a, address) = try advertise(folders["A"]!, shape: "square")
         let c = try RunningProcess(product: "baton-shapes", ["--device", folders["C"]!.path, "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
-        XCTAssertNotNil(a.waitForEvent { $0 == .refused(from: nil, reason: .revoked) }, a.output)
+        XCTAssertNotNil(a.waitForEvent { $0 == .refused(from: "C", reason: .revoked) }, a.output)
         let b = try RunningProcess(product: "baton-shapes", ["--device", folders["B"]!.path, "--listen", "127.0.0.1:0", "--peer", address, "--continue-nearby"])
         XCTAssertEqual(b.waitForExit(), 0, b.output)
         XCTAssertEqual(a.waitForExit(), 0, a.output)

@@ -32,10 +32,11 @@ public final class ContinuationHistory {
     /// Starts a record of a continuation of `activityType` (its first step `asked`) and
     /// returns its id.
     @discardableResult
-    public func begin(activityType: String, title: String? = nil, device: String? = nil, sequence: UInt64? = nil) -> UInt64 {
+    public func begin(activityType: String, title: String? = nil, device: String? = nil, sequence: UInt64? = nil,
+                      side: ContinuationRecord.Side = .continuing) -> UInt64 {
         lastID += 1
         if records.count >= Self.capacity { records.removeFirst(records.count - Self.capacity + 1) }
-        records.append(ContinuationRecord(id: lastID, activityType: activityType, title: title, device: device, sequence: sequence))
+        records.append(ContinuationRecord(id: lastID, activityType: activityType, title: title, device: device, sequence: sequence, side: side))
         record(.asked, in: lastID)
         return lastID
     }
@@ -57,11 +58,24 @@ public final class ContinuationHistory {
     /// The record the next step of continuing `activity` goes in: the newest record of it not
     /// finished (with `streams`, finished or not), else a new one begun for it.
     public func record(of activity: NearbyActivity, streams: Bool = false) -> UInt64 {
-        if let record = records.last(where: { $0.device == activity.device && $0.sequence == activity.sequence }),
+        if let record = records.last(where: { $0.side == .continuing && $0.device == activity.device && $0.sequence == activity.sequence }),
            streams || !record.isFinished {
             return record.id
         }
         return begin(activityType: activity.activityType, title: activity.title, device: activity.device, sequence: activity.sequence)
+    }
+
+    /// The record the next step of serving this device's own activity (`activityType`,
+    /// advertised as `sequence`) to `device` goes in, on the originating side: the newest
+    /// originating record of it not finished (with `streams`, finished or not), else a new one
+    /// begun for it (its first step `asked`: the continuing device asked for the payload).
+    public func originatingRecord(activityType: String, title: String?, device: String?, sequence: UInt64?, streams: Bool = false) -> UInt64 {
+        if let record = records.last(where: { $0.side == .originating && $0.device == device && $0.sequence == sequence
+                                              && $0.activityType == activityType }),
+           streams || !record.isFinished {
+            return record.id
+        }
+        return begin(activityType: activityType, title: title, device: device, sequence: sequence, side: .originating)
     }
 
     /// Calls `handler` with the record after each step, until the observation is cancelled or

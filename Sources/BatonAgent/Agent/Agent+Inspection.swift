@@ -42,8 +42,7 @@ extension Agent {
     /// once and each answer waited for at most `appInspectionDeadline`; meanwhile each link's
     /// round trip is measured (`ContinuityNode.roundTrips()`).
     func inspection(app filter: String?, actions: [String], excluding: JoinedApp?) async -> AgentInspection {
-        let node = node
-        let roundTrips = Task { @MainActor in await node.roundTrips() }
+        let measured = Task { @MainActor [self] in await statusWithRoundTrips() }
         let advertised = apps.frontmost
         let targets = apps.apps.values.filter { $0.isJoined && $0 !== excluding && (filter == nil || $0.appID == filter) }
             .sorted { $0.number < $1.number }
@@ -72,12 +71,7 @@ extension Agent {
             }
             reports.append(report)
         }
-        var device = status()
-        let times = await roundTrips.value
-        for index in device.links.indices {
-            guard let time = times[device.links[index].device] else { continue }
-            device.links[index].roundTripMilliseconds = Double(time.components.seconds) * 1000 + Double(time.components.attoseconds) / 1e15
-        }
+        var device = await measured.value
         if let excluding { device.apps.removeAll { $0.processID == excluding.pid && $0.appID == excluding.appID } }
         let own = node.identity.identifier
         let group = node.identity.revocations.deviceNames.filter { $0.key != own }.map(\.value).sorted()

@@ -22,6 +22,33 @@ extension Agent {
             recentFailures: node.recentFailures.failures)
     }
 
+    /// The status now with each link's round-trip time measured (`ContinuityNode.roundTrips()`:
+    /// one `Ping` over each link, all at once, each within `ContinuityNode.roundTripDeadline`);
+    /// a link that did not answer in time has none. Measured only when asked, never on a timer.
+    func statusWithRoundTrips() async -> AgentStatus {
+        let times = await node.roundTrips()
+        var status = status()
+        for index in status.links.indices {
+            guard let time = times[status.links[index].device] else { continue }
+            status.links[index].roundTripMilliseconds = Double(time.components.seconds) * 1000 + Double(time.components.attoseconds) / 1e15
+        }
+        return status
+    }
+
+    /// Answers `caller`'s `GetStatus` once the links' round trips are measured (bounded by
+    /// their deadline). Counted among the caller's calls waiting (`maximumPendingCallsPerApp`).
+    func answerStatus(_ call: DBusAnswer<AgentMethod>, from caller: JoinedApp) {
+        guard caller.pendingCalls < maximumPendingCallsPerApp else {
+            return call.fail(.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
+        }
+        caller.pendingCalls += 1
+        Task { @MainActor [weak self, weak caller] in
+            defer { caller?.pendingCalls -= 1 }
+            guard let self else { return call.fail(.connectionUnavailable, "the agent is stopping") }
+            call.reply(.getStatus, String(decoding: await self.statusWithRoundTrips().json(), as: UTF8.self))
+        }
+    }
+
     /// Who started the agent, as `AgentStatus.startedBy` says it.
     public enum StartedBy: String, Sendable {
         /// systemd's socket activation (`batond.socket`).

@@ -57,7 +57,8 @@ public final class Agent {
     /// The continuations this agent routed, live and the last 50, step by step (`baton inspect`).
     public let continuationHistory = ContinuationHistory()
     /// The devices whose links the node cut because the group's signed list revoked them
-    /// (`unlinked` with reason `revoked`), newest last, at most 32 (`baton why`).
+    /// (`unlinked` with reason `revoked`), or whose connections it refused as revoked
+    /// (`refused` with reason `revoked`), newest last, at most 32 (`baton why`, `baton inspect`).
     var revokedDevices: [String] = []
     private var revocationObservation: DiagnosticsObservation?
     /// Called with the peers' activities when they change, as the apps are sent them: at most
@@ -88,6 +89,7 @@ public final class Agent {
         node = try ContinuityNode(identity: identity, identityDirectory: identityDirectory, staticPeers: staticPeers, provider: apps,
                                   avahi: avahi)
         apps.streamsArrived = { [weak self] app, id, channel in self?.streamsArrived(app, id, channel) }
+        apps.continuationHistory = continuationHistory
         apps.delivery.sent = { [weak self] activities in self?.onNearbyChanged?(activities) }
         apps.diagnostics = node.diagnostics
         apps.delivery.close = { [weak self] app in
@@ -95,7 +97,14 @@ public final class Agent {
             app.bus.close()
         }
         revocationObservation = node.diagnostics.observe { [weak self] event in
-            guard let self, case .unlinked(let peer, .revoked) = event else { return }
+            // A link cut as revoked, or a connection refused as revoked (named from the list held):
+            // a device revoked before it ever linked here reads as revoked, not as not linked.
+            let peer: String
+            switch event {
+            case .unlinked(let name, .revoked), .refused(let name?, .revoked): peer = name
+            default: return
+            }
+            guard let self else { return }
             self.revokedDevices.removeAll { $0 == peer }
             self.revokedDevices.append(peer)
             if self.revokedDevices.count > 32 { self.revokedDevices.removeFirst() }
@@ -229,7 +238,7 @@ public final class Agent {
         case .getNearby:
             call.reply(.getNearby, AgentInterface.encode(apps.nearby))
         case .getStatus:
-            call.reply(.getStatus, String(decoding: status().json(), as: UTF8.self))
+            answerStatus(call, from: app)
         case .openPairingWindow, .answerPairing, .closePairingWindow:
             answerPairing(call, method, from: app)
         case .inspect(let filter, let actions):

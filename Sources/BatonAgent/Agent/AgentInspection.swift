@@ -7,8 +7,9 @@ import Foundation
 /// Strings that came from other devices or from apps are kept as they came: escape them
 /// (`PrintableText.escaped`) before printing them to a terminal.
 public struct AgentInspection: Codable, Sendable, Equatable {
-    /// The device: where it listens, discovery, links (name, address, since), joined apps and
-    /// the latest failures (`AgentStatus`, as `baton status` shows it).
+    /// The device: where it listens, discovery, links (name, address, since, path, round trip,
+    /// stream bytes dropped), joined apps and the latest failures (`AgentStatus`, as
+    /// `baton status` shows it).
     public var device: AgentStatus
     /// The names of the other devices in the group's signed list this device holds (linked or
     /// not), sorted.
@@ -20,8 +21,10 @@ public struct AgentInspection: Codable, Sendable, Equatable {
     /// The continuations the agent routed, live and the last `ContinuationHistory.capacity`,
     /// oldest first (`Agent.continuationHistory`); each app's own are in its inspection.
     public var continuations: [ContinuationRecord]
-    /// The devices whose links this device cut because the group's signed list revoked them
-    /// (the node's own decision, `unlinked` with reason `revoked`), since the agent started.
+    /// The devices this device knows the group's signed list revokes: it cut their links
+    /// (`unlinked` with reason `revoked`) or refused their connections (`refused` with reason
+    /// `revoked`, named from the list) since the agent started — so one revoked before it ever
+    /// linked here reads as revoked, not as not linked. At most 32, newest last.
     public var revokedDevices: [String]
 
     /// An inspection with these parts.

@@ -27,6 +27,9 @@ final class JoinedApps: ActivityProvider {
     var streamsArrived: (@MainActor (JoinedApp, UInt64, any ContinuationStreamChannel) -> Void)?
     /// Sends the peers' activities to the apps, coalesced (`NearbyDelivery`).
     let delivery = NearbyDelivery()
+    /// The agent's history (`Agent.continuationHistory`): the node records the originating
+    /// side of each continuation of a joined app's activity there.
+    weak var continuationHistory: ContinuationHistory?
 
     private struct GenerationKey: Equatable {
         var app: UInt64

@@ -36,26 +36,40 @@ extension AgentConnection {
         }
         switch method {
         case .fetchPayload:
+            // The originating side, recorded in the app's own history (the agent records the
+            // device that asked in its own): the fetch asked, then served or failed.
+            let history = Application.shared.continuationHistory
+            let record = history.originatingRecord(activityType: activity.activityType, title: activity.title, device: nil, sequence: id)
             Task { @MainActor in
                 do throws(ProvidedActivityError) {
                     answeringFetch = true
                     defer { answeringFetch = false }
                     let payload = try await activities.payload(of: activity)  // saved first
                     answer.reply(.fetchPayload(id: id), payload)
+                    history.record(.payloadServed(bytes: payload.count), in: record)
                     if let advertised = Application.shared.advertisedUserActivity, advertisedID(of: advertised) == id {
                         hold(payload, id: id, of: advertised)
                     }
                 } catch {
                     switch error {
-                    case .notCurrent: answer.fail(.notCurrent, "that activity is no longer current")
-                    case .tooLarge(let reason): answer.fail(.tooLarge, reason)
-                    case .failed(let reason): answer.fail(.failed, reason)
+                    case .notCurrent:
+                        history.record(.failed(code: CocoaError.Code.userActivityHandoffFailed.rawValue, reason: "the activity is no longer current"), in: record)
+                        answer.fail(.notCurrent, "that activity is no longer current")
+                    case .tooLarge(let reason):
+                        history.record(.failed(code: CocoaError.Code.userActivityHandoffUserInfoTooLarge.rawValue, reason: reason), in: record)
+                        answer.fail(.tooLarge, reason)
+                    case .failed(let reason):
+                        history.record(.failed(code: CocoaError.Code.userActivityHandoffFailed.rawValue, reason: reason), in: record)
+                        answer.fail(.failed, reason)
                     }
                 }
             }
         case .continued:
             Task { @MainActor in
                 await activities.continued(activity)
+                let history = Application.shared.continuationHistory
+                history.record(.wasContinuedReceived, in: history.originatingRecord(activityType: activity.activityType, title: activity.title,
+                                                                                    device: nil, sequence: id))
                 answer.reply(.continued(id: id), ())
             }
         case .streamsArrived(_, let token):

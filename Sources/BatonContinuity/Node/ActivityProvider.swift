@@ -32,6 +32,15 @@ public protocol ActivityProvider: AnyObject {
     /// The node stopped: its links are closed and it will not call the provider again until it
     /// starts anew.
     func nodeDidStop(_ node: ContinuityNode)
+    /// Where the node records the originating side of each continuation of this device's
+    /// activity (the payload served, `Continued` heard): the app's
+    /// `Application.continuationHistory`, the agent's own; nil (the default) records nothing.
+    var continuationHistory: ContinuationHistory? { get }
+}
+
+extension ActivityProvider {
+    /// No history: the originating side of continuations is not recorded.
+    public var continuationHistory: ContinuationHistory? { nil }
 }
 
 /// An activity a provider offers: metadata, and a `generation` that changes whenever the

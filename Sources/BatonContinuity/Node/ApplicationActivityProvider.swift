@@ -20,6 +20,10 @@ public final class ApplicationActivityProvider: ActivityProvider {
     /// A provider for `Application.shared`; the node it is given to makes it start observing.
     public init() {}
 
+    /// The app's own (`Application.continuationHistory`): the originating side of each
+    /// continuation of its activities is recorded there.
+    public var continuationHistory: ContinuationHistory? { Application.shared.continuationHistory }
+
     public func advertisement() -> ProvidedActivity? {
         let app = Application.shared
         guard let activity = app.advertisedUserActivity, let manifest = app.manifest else { return nil }

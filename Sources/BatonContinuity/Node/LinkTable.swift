@@ -80,11 +80,12 @@ final class LinkTable {
         links.values.contains { $0.dialed == address || $0.host == address.host }
     }
 
-    /// The devices linked now, in name order.
+    /// The devices linked now, in name order, each with its path (every link of this table
+    /// runs on the local network) and the stream bytes it had dropped.
     var status: [LinkStatus] {
         links.values.map { link in
             LinkStatus(device: name(of: link), address: link.dialed?.host ?? link.host ?? "?", since: link.since,
-                       dialedByThisDevice: link.dialed != nil)
+                       dialedByThisDevice: link.dialed != nil, path: .lan, droppedStreamBytes: link.streams.droppedBytes)
         }.sorted { $0.device < $1.device }
     }
 

@@ -140,7 +140,10 @@ final class NodeListeners {
     /// flood fills neither the log nor the failures `baton status` shows; any other refusal is
     /// logged and kept among the recent failures.
     private func refused(_ error: any Error) {
-        diagnostics.publish(.refused(from: nil, reason: DiagnosticEvent.RefusalReason(error)))
+        // A revoked device is named (from the group's signed list held), so the inspector can
+        // tell it from one never seen; any other refusal has no name to give.
+        let revoked: String? = if case .peerRejected(.peerRevoked(let device))? = error as? TransportError { device } else { nil }
+        diagnostics.publish(.refused(from: revoked, reason: DiagnosticEvent.RefusalReason(error)))
         switch error as? TransportError {
         case .notAdmitted?, .admissionRefused?, .admissionFailed?, .admissionTimedOut?:
             strangersRefused += 1

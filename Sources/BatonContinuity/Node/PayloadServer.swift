@@ -49,13 +49,24 @@ final class PayloadServer: DeviceServiceHandler {
         guard let activity = advertiser.provided(sequence: requested) else { throw .notCurrent }
         if fetchers.sequence != requested { fetchers = (requested, []) }
         if fetchers.serials.count < Self.maxFetchers { fetchers.serials.insert(peer.serial) }
+        let history = provider.continuationHistory
+        let record = history?.originatingRecord(activityType: activity.activityType, title: activity.title,
+                                                device: trust.name(of: peer.id), sequence: requested)
         do {
-            return try await provider.payload(of: activity)
+            let payload = try await provider.payload(of: activity)
+            if let record { history?.record(.payloadServed(bytes: payload.count), in: record) }
+            return payload
         } catch {
             switch error {
-            case .notCurrent: throw .notCurrent
-            case .tooLarge(let reason): throw .tooLarge(reason)
-            case .failed(let reason): throw .failed(reason)
+            case .notCurrent:
+                if let record { history?.record(.failed(code: CocoaError.Code.userActivityHandoffFailed.rawValue, reason: "the activity is no longer current"), in: record) }
+                throw .notCurrent
+            case .tooLarge(let reason):
+                if let record { history?.record(.failed(code: CocoaError.Code.userActivityHandoffUserInfoTooLarge.rawValue, reason: reason), in: record) }
+                throw .tooLarge(reason)
+            case .failed(let reason):
+                if let record { history?.record(.failed(code: CocoaError.Code.userActivityHandoffFailed.rawValue, reason: reason), in: record) }
+                throw .failed(reason)
             }
         }
     }
@@ -81,6 +92,11 @@ final class PayloadServer: DeviceServiceHandler {
         guard let activity = advertiser.provided(sequence: sequence) else { return }
         log.debug("\(trust.name(of: peer.id)) continued \(activity.activityType)")
         await provider.continued(activity)
+        if let history = provider.continuationHistory {
+            let record = history.originatingRecord(activityType: activity.activityType, title: activity.title,
+                                                   device: trust.name(of: peer.id), sequence: sequence)
+            history.record(.wasContinuedReceived, in: record)
+        }
         diagnostics.publish(.continuedElsewhere(activityType: activity.activityType, by: trust.name(of: peer.id)))
     }
 
