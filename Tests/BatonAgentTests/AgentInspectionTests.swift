@@ -256,14 +256,14 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertEqual(own.device, "A")
         XCTAssertEqual(own.side, .continuing)
 
-        // The originating side, on A: its agent served the payload to B and heard B continued
-        // it; so did the app that holds the activity, in its own history.
+        // The originating side, on A: its agent served the payload to B, heard B continued it,
+        // and took B's streams; so did the app that holds the activity, in its own history.
         let onA = try inspect(socket("a.sock"))
         let served = try XCTUnwrap(onA.continuations.last, "A's agent's record")
         XCTAssertEqual(served.side, .originating)
         XCTAssertEqual(served.device, "B", "the continuing device")
         XCTAssertEqual(served.activityType, type)
-        XCTAssertEqual(served.steps.map(\.kind), [.asked, .payloadServed(bytes: payloadBytes(own)), .wasContinuedReceived])
+        XCTAssertEqual(served.steps.map(\.kind), [.asked, .payloadServed(bytes: payloadBytes(own)), .wasContinuedReceived, .streamsOpened])
         let holder = try XCTUnwrap(onA.apps.first { $0.processID == probeA.processIdentifier }?.inspection, "A's app")
         let servedByApp = try XCTUnwrap(holder.continuations.last, "the app's own record")
         XCTAssertEqual(servedByApp.side, .originating)

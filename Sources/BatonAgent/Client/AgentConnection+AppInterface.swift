@@ -75,6 +75,9 @@ extension AgentConnection {
         case .streamsArrived(_, let token):
             guard token.count == StreamRelay.tokenSize else { return answer.fail(.failed, "bad arguments") }
             answer.reply(.streamsArrived(id: id, token: token), ())
+            let history = Application.shared.continuationHistory
+            history.record(.streamsOpened, in: history.originatingRecord(activityType: activity.activityType, title: activity.title,
+                                                                         device: nil, sequence: id, streams: true))
             Task { @MainActor in
                 do {
                     let stream = try await self.streamConnection(token: token)
