@@ -63,7 +63,7 @@ final class RelayProbe {
 /// real parts on loopback: a real mosquitto admitting the group's devices, two connectors in
 /// this process exchanging their ICE descriptions through it, libnice on 127.0.0.1, the
 /// admission gate and mutual TLS 1.3 over the ICE stream.
-final class RelayConnectorTests: TrustTestCase {
+final class RelayConnectorTests: ProcessTestCase {
     private var broker: MosquittoBroker?
 
     override func tearDownWithError() throws {
@@ -84,6 +84,33 @@ final class RelayConnectorTests: TrustTestCase {
         self.broker = broker
         if running { try broker.start() }
         return (authority, folders, broker)
+    }
+
+    /// With relayed candidates only, through a real coturn the group's relay settings name
+    /// (TURN REST credentials from the group's secret): the link's path is the relay.
+    func testWithRelayedCandidatesOnlyTheLinkGoesThroughCoturn() throws {
+        let (authority, folders, broker) = try setUpGroup(["laptop", "desktop"])
+        let secret = "s3cret-\(UUID().uuidString)"
+        let turnPort = try startCoturn(secret: secret)
+        try authority.setRelaySettings(RelaySettings(turn: [TURNServer(host: "127.0.0.1", port: turnPort)],
+                                                     broker: BrokerAddress(host: "127.0.0.1", port: broker.port),
+                                                     turnSecret: Data(secret.utf8)),
+                                       updating: Array(folders.values))
+        try MainActor.assumeIsolated {
+            let (offering, answering) = try Self.probes(folders, broker)
+            defer { offering.stop(); answering.stop() }
+            for probe in [offering, answering] {
+                probe.connector.relayOnly = true
+                probe.connector.start()
+                probe.connector.lanSettled()
+            }
+            spin(until: { offering.adopted.count == 1 && answering.adopted.count == 1 })
+            XCTAssertEqual(offering.adopted.first?.path, .relayed)
+            XCTAssertEqual(answering.adopted.first?.path, .relayed)
+            XCTAssertEqual(answering.adopted.first?.peer, offering.identity.identifier)
+            let answeringName = offering.identity.deviceName(of: answering.identity.identifier)
+            XCTAssertTrue(offering.events.contains(.relayAttemptSucceeded(peer: answeringName, path: .relayed)))
+        }
     }
 
     /// The two probes, the one that offers (its identifier sorts first) first.
