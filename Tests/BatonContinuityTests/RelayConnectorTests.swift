@@ -1,4 +1,4 @@
-@testable import BatonContinuity
+@_spi(Testing) @testable import BatonContinuity
 import BatonLoop
 import BatonTestSupport
 import Foundation
@@ -144,6 +144,54 @@ final class RelayConnectorTests: ProcessTestCase {
             XCTAssertTrue(answering.events.contains(.relayAttemptSucceeded(peer: offeringName, path: .host)), "\(answering.events)")
             XCTAssertEqual(offering.failures + answering.failures, [])
             XCTAssertTrue(offering.connector.attempts.isEmpty && answering.connector.attempts.isEmpty)
+        }
+    }
+
+    /// Two nodes of the group, no static peer, no discovery, on loopback: the node starts its
+    /// connector with the list's relay settings and it tries the device once the first round
+    /// of LAN dials has finished; the attempt ends with a verified channel handed to the
+    /// node's links (`adopt`).
+    func testANodeTriesTheDeviceItDidNotLinkOnTheLAN() throws {
+        let (_, folders, broker) = try setUpGroup(["laptop", "desktop"])
+        try MainActor.assumeIsolated {
+            var nodes: [ContinuityNode] = []
+            var events: [[DiagnosticEvent]] = [[], []]
+            var observations: [DiagnosticsObservation] = []
+            defer {
+                for node in nodes { node.stop() }
+                for observation in observations { observation.cancel() }
+            }
+            for (index, name) in ["laptop", "desktop"].enumerated() {
+                let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders[name]!), identityDirectory: folders[name]!,
+                                              provider: SilentActivityProvider())
+                let relay = try XCTUnwrap(node.relay)
+                relay.hostAddresses = ["127.0.0.1"]
+                relay.adjustBrokerSettings = { settings in
+                    settings.brokerAuthority = broker.authorityFile
+                    settings.firstRetryDelay = .milliseconds(200)
+                }
+                observations.append(node.diagnostics.observe { events[index].append($0) })
+                nodes.append(node)
+            }
+            for node in nodes { try node.start(host: "127.0.0.1", port: 0, discovery: .off) }
+            func ended(_ list: [DiagnosticEvent]) -> Bool {
+                list.contains { if case .relayAttemptSucceeded = $0 { true } else if case .relayAttemptFailed = $0 { true } else { false } }
+            }
+            spin(until: { ended(events[0]) && ended(events[1]) })
+            let offering = nodes[0].identity.identifier < nodes[1].identity.identifier ? 0 : 1
+            XCTAssertTrue(events[offering].contains(.relayAttemptStarted(peer: "desktop" == ["laptop", "desktop"][offering] ? "laptop" : "desktop",
+                                                                         offering: true)), "\(events[offering])")
+            // The channel was verified and handed to the node's links: a link (`succeeded`) once
+            // PeerBus runs over an ICE stream (LinkTable.adopt(_:dialed:path:), merged by the
+            // lead), `notAdopted` before that. Nothing else may stop the attempt.
+            for list in events {
+                XCTAssertTrue(list.contains {
+                    switch $0 {
+                    case .relayAttemptSucceeded(_, .host), .relayAttemptFailed(_, .notAdopted, _): true
+                    default: false
+                    }
+                }, "\(list)")
+            }
         }
     }
 
