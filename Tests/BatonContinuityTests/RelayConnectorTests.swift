@@ -257,6 +257,31 @@ final class RelayConnectorTests: ProcessTestCase {
         }
     }
 
+    /// A device that gets linked on the LAN while its attempt runs: both sides close the
+    /// channel over ICE unused (the LAN link stays) and say so, typed.
+    func testALANLinkThatComesDuringTheAttemptWins() throws {
+        let (_, folders, broker) = try setUpGroup(["laptop", "desktop"])
+        try MainActor.assumeIsolated {
+            let (offering, answering) = try Self.probes(folders, broker)
+            defer { offering.stop(); answering.stop() }
+            // As the answering side takes the offer, the LAN links the two.
+            let observation = answering.diagnostics.observe { event in
+                guard case .relayAttemptStarted = event else { return }
+                offering.linked.insert(answering.identity.identifier)
+                answering.linked.insert(offering.identity.identifier)
+            }
+            defer { observation.cancel() }
+            for probe in [offering, answering] {
+                probe.connector.start()
+                probe.connector.lanSettled()
+            }
+            spin(until: { offering.failures.count == 1 && answering.failures.count == 1 })
+            XCTAssertEqual(offering.failures, [.linkedOnLAN])
+            XCTAssertEqual(answering.failures, [.linkedOnLAN])
+            XCTAssertEqual(offering.adopted.count + answering.adopted.count, 0, "the channel over ICE was not handed over")
+        }
+    }
+
     /// A revoked device's offer is refused by the answering device (the broker message's
     /// sender is checked against the list held, as a TLS link is): no attempt starts.
     func testAnOfferFromARevokedDeviceIsRefused() throws {
