@@ -309,6 +309,47 @@ final class RelayConnectorTests: ProcessTestCase {
         }
     }
 
+    /// A device of another group that got past the broker (one that admits both groups) and
+    /// even holds this group's discovery key, so its offer reaches this device's inbox sealed:
+    /// its certificate is not the group's, so the offer is refused and no attempt starts.
+    func testAnOfferFromADeviceNotInTheGroupIsRefused() throws {
+        let (authority, folders) = try group(["laptop", "desktop"])
+        let stranger = try GroupAuthority.create(name: "Eve", in: config("eve"))
+        let strangerFolder = root.appendingPathComponent("stranger")
+        try stranger.issueDevice(named: "stranger").write(to: strangerFolder)
+        let bothAuthorities = root.appendingPathComponent("both-groups.pem")
+        try (Data(contentsOf: folders["desktop"]!.appendingPathComponent("group.pem")) + Data("\n".utf8)
+             + Data(contentsOf: strangerFolder.appendingPathComponent("group.pem"))).write(to: bothAuthorities)
+        let port = try MosquittoBroker.freePort()
+        let broker = try MosquittoBroker(folder: root.appendingPathComponent("broker"), clientAuthority: bothAuthorities, port: port)
+        self.broker = broker
+        try broker.start()
+        try authority.setRelaySettings(RelaySettings(broker: BrokerAddress(host: "127.0.0.1", port: port)),
+                                       updating: Array(folders.values))
+        try MainActor.assumeIsolated {
+            let desktop = try RelayProbe(folder: folders["desktop"]!, brokerAuthority: broker.authorityFile)
+            let own = try DeviceIdentity.load(from: strangerFolder)
+            let withOurKey = try DeviceIdentity(certificate: own.certificate, privateKeyPEM: own.privateKeyPEM,
+                                                groupCertificate: own.groupCertificate, revocationData: own.revocationData,
+                                                discoveryKey: desktop.identity.discoveryKey)
+            var settings = BrokerSignallingSettings(host: "127.0.0.1", port: port, brokerAuthority: broker.authorityFile)
+            settings.firstRetryDelay = .milliseconds(200)
+            let signalling = try BrokerSignalling(identity: withOurKey, identityFolder: strangerFolder, settings: settings)
+            signalling.start()
+            defer { desktop.stop(); signalling.stop() }
+            desktop.connector.start()
+            spin(until: { desktop.isConnected && signalling.isConnected })
+
+            let description = try IceDescription(ufrag: "abcd", pwd: "0123456789abcdefghijkl",
+                                                 candidates: ["a=candidate:1 1 UDP 2130706431 127.0.0.1 40000 typ host"])
+            try signalling.send(RelayMessage(kind: .offer, attempt: 9, description: description).encoded(),
+                                to: desktop.identity.identifier)
+            spin(until: { desktop.events.contains(.brokerMessageRefused(reason: .untrustedSender)) })
+            XCTAssertEqual(desktop.started, [])
+            XCTAssertTrue(desktop.connector.attempts.isEmpty)
+        }
+    }
+
     /// A newer list whose relay settings name another broker: signalling restarts with them
     /// (the old connection closed, the new broker tried).
     func testChangedSettingsRestartSignalling() throws {
