@@ -257,6 +257,26 @@ final class RelayConnectorTests: ProcessTestCase {
         }
     }
 
+    /// A link the node cut because the group revoked its device: the device is not tried
+    /// beyond the LAN either.
+    func testADeviceWhoseLinkWasCutForRevocationIsNotTried() throws {
+        let (_, folders, broker) = try setUpGroup(["laptop", "desktop"])
+        try MainActor.assumeIsolated {
+            let (offering, answering) = try Self.probes(folders, broker)
+            defer { offering.stop(); answering.stop() }
+            offering.linked = [answering.identity.identifier]
+            offering.connector.start()
+            offering.connector.lanSettled()
+            spin(until: { offering.isConnected })
+            offering.linked = []
+            offering.connector.linkDropped(answering.identity.identifier, revoked: true)
+            XCTAssertEqual(offering.started, [], "tries start at once: none did")
+            XCTAssertTrue(offering.connector.attempts.isEmpty)
+            offering.connector.linkDropped(answering.identity.identifier)
+            XCTAssertEqual(offering.started, [], "nor after a later drop")
+        }
+    }
+
     /// A device that gets linked on the LAN while its attempt runs: both sides close the
     /// channel over ICE unused (the LAN link stays) and say so, typed.
     func testALANLinkThatComesDuringTheAttemptWins() throws {

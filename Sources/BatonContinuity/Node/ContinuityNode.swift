@@ -338,7 +338,7 @@ extension ContinuityNode: LinkTableEvents {
         recentFailures.add("lost the link with \(links.name(of: link)): \(reason)")
         publishNearby()
         if let address = link.dialed { dialer.scheduleRedial(address) }
-        relay?.linkDropped(link.id)
+        relay?.linkDropped(link.id, revoked: kind == .revoked)
     }
 
     func nearbyChanged() { publishNearby() }

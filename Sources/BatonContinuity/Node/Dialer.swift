@@ -20,9 +20,10 @@ final class Dialer {
     /// Called once, when the first round of dials has finished (see
     /// `ContinuityNode.onFirstDialsFinished`).
     var onFirstDialsFinished: (@MainActor () -> Void)?
-    /// Called once after each `start()`, when the first round of dials has finished (as
-    /// `onFirstDialsFinished`, which is the app's): the node's own parts wait on it (the
-    /// `RelayConnector` tries beyond the LAN only the devices this round did not link).
+    /// Called once, when the first round of dials has finished, then cleared (as
+    /// `onFirstDialsFinished`, which is the app's; the node sets this one before each
+    /// `start()`): the `RelayConnector` tries beyond the LAN only the devices this round did
+    /// not link.
     var onFirstRoundSettled: (@MainActor () -> Void)?
     /// Makes a link of a channel dialed; false if D-Bus could not be set up over it.
     var adopt: (@MainActor (SecureChannel, PeerAddress) async -> Bool)?

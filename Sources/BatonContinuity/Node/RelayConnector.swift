@@ -71,6 +71,8 @@ final class RelayConnector {
     private var saidBrokerDown: Set<String> = []
     /// True from a failed or lost broker connection until it connects.
     private var brokerFailed = false
+    /// Devices whose links were cut because the group revoked them: never tried.
+    private var revoked: Set<String> = []
     /// The last attempt answered, by the offering device: its repeated offers are not answered
     /// again (at most `maximumRemembered` devices).
     private var answered: [String: UInt64] = [:]
@@ -132,8 +134,14 @@ final class RelayConnector {
         tryDevices()
     }
 
-    /// The link with `device` dropped: it is tried again now (no waiting out its delay).
-    func linkDropped(_ device: String) {
+    /// The link with `device` dropped: it is tried again now (no waiting out its delay) —
+    /// unless it dropped because the group revoked the device, which is then never tried
+    /// again (the roster keeps a revoked device's name).
+    func linkDropped(_ device: String, revoked: Bool = false) {
+        if revoked {
+            self.revoked.insert(device)
+            attempts.removeValue(forKey: device)?.cancel()
+        }
         guard running else { return }
         retries.removeValue(forKey: device)?.cancel()
         backoff[device] = nil
@@ -202,8 +210,8 @@ final class RelayConnector {
     private func tryDevice(_ device: String) {
         let current = identity()
         guard running, lanHasSettled, let settings, let signalling, current.revocations.deviceNames[device] != nil,
-              offersTo(device, me: current.identifier), !isLinked(device), attempts[device] == nil, retries[device] == nil,
-              attempts.count < maximumAttempts else { return }
+              !revoked.contains(device), offersTo(device, me: current.identifier), !isLinked(device), attempts[device] == nil,
+              retries[device] == nil, attempts.count < maximumAttempts else { return }
         guard signalling.isConnected else {
             if brokerFailed, saidBrokerDown.insert(device).inserted {
                 diagnostics.publish(.relayAttemptFailed(peer: current.deviceName(of: device), reason: .brokerUnavailable,
@@ -266,7 +274,7 @@ final class RelayConnector {
     }
 
     private func answer(_ offer: RelayMessage, from device: String, me current: DeviceIdentity) {
-        guard let settings, let remote = offer.description,
+        guard let settings, let remote = offer.description, !revoked.contains(device),
               IceSession.Role.for(local: current.identifier, remote: device) == .controlled else { return }
         guard answered[device] != offer.attempt else { return }  // the same offer again
         if let running = attempts[device] {
