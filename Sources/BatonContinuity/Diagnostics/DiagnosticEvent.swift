@@ -117,6 +117,16 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     /// A message that came through the broker was refused before its blob was used
     /// (`BrokerEvent.refused`). Its sender is not named: nothing it claims was verified.
     case brokerMessageRefused(reason: BrokerMessageRefusal)
+    /// An attempt to link with the device `peer` (its name) beyond the LAN started: through ICE,
+    /// its description exchanged through the group's broker (docs/PROTOCOL.md, 7.4). `offering`:
+    /// this device sent the offer (its identifier sorts first); else it answers the peer's.
+    case relayAttemptStarted(peer: String, offering: Bool)
+    /// The attempt with `peer` ended with a verified link over ICE along `path` (a direct
+    /// path, or through the TURN relay), handed to the node's links.
+    case relayAttemptSucceeded(peer: String, path: IcePath)
+    /// The attempt with `peer` failed for `reason`; this device (if it offers) tries again
+    /// after `retryAfterMilliseconds`, nil when it does not try again by itself.
+    case relayAttemptFailed(peer: String, reason: RelayFailure, retryAfterMilliseconds: Int64?)
 
     /// Why something from the network was refused.
     public enum RefusalReason: String, Sendable, Codable, CaseIterable {

@@ -31,6 +31,10 @@ public final class ContinuityNode: NearbyActivitySource {
     let advertiser: Advertiser
     let server: PayloadServer
     let calls: PeerCalls
+    /// Links beyond the LAN (ICE through the group's broker), when the node has an identity
+    /// folder (the broker is shown the certificate files there); runs while the list held
+    /// carries relay settings with a broker.
+    let relay: RelayConnector?
     let credential: TLSCredential
     let log: PeerLogger
     /// What this device offers its peers and where their activities go: the app the node is
@@ -161,6 +165,13 @@ public final class ContinuityNode: NearbyActivitySource {
         server = PayloadServer(trust: trust, links: links, advertiser: advertiser,
                                provider: provider, log: log, diagnostics: diagnostics)
         calls = PeerCalls(links: links, log: log)
+        relay = identityDirectory.map { folder in
+            RelayConnector(identity: { [weak trust] in trust?.identity ?? identity }, identityFolder: folder, credential: credential,
+                           isLinked: { [weak links] device in links?[device] != nil },
+                           // The lead's merge hands the path on (`LinkTable.adopt(_:dialed:path:)`).
+                           adopt: { [weak links] channel, _ in await links?.adopt(channel, dialed: nil) ?? false },
+                           diagnostics: diagnostics, log: log)
+        }
         wireParts()
     }
 
@@ -179,11 +190,13 @@ public final class ContinuityNode: NearbyActivitySource {
             guard let self else { return }
             diagnostics.publish(.revocationsAdopted(sequence: trust.identity.revocations.sequence, from: peer))
             tookRevocations()
+            relay?.listChanged()
         }
         trust.onNewKey = { [weak self] peer in
             guard let self else { return }
             diagnostics.publish(.discoveryKeyAdopted(sequence: trust.identity.revocations.sequence, from: peer))
             tookDiscoveryKey()
+            relay?.listChanged()
         }
         listeners.accepted = { [weak self] channel in self?.accepted(channel) }
         listeners.failed = { [weak self] failure in self?.recentFailures.add(failure) }
@@ -209,6 +222,8 @@ public final class ContinuityNode: NearbyActivitySource {
         provider.nodeDidStart(self)
         advertiser.readvertise()
         trust.watchFiles()
+        dialer.onFirstRoundSettled = { [weak relay] in relay?.lanSettled() }
+        relay?.start()
         dialer.start()
         discovery.start(mode, host: host)
     }
@@ -220,6 +235,7 @@ public final class ContinuityNode: NearbyActivitySource {
         trust.stopWatching()
         keyFetch.stop()
         dialer.stop()
+        relay?.stop()
         provider.advertisementDidChange = nil
         links.closeAll()
         publishNearby()
@@ -322,6 +338,7 @@ extension ContinuityNode: LinkTableEvents {
         recentFailures.add("lost the link with \(links.name(of: link)): \(reason)")
         publishNearby()
         if let address = link.dialed { dialer.scheduleRedial(address) }
+        relay?.linkDropped(link.id, revoked: kind == .revoked)
     }
 
     func nearbyChanged() { publishNearby() }

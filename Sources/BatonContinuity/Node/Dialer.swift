@@ -20,6 +20,11 @@ final class Dialer {
     /// Called once, when the first round of dials has finished (see
     /// `ContinuityNode.onFirstDialsFinished`).
     var onFirstDialsFinished: (@MainActor () -> Void)?
+    /// Called once, when the first round of dials has finished, then cleared (as
+    /// `onFirstDialsFinished`, which is the app's; the node sets this one before each
+    /// `start()`): the `RelayConnector` tries beyond the LAN only the devices this round did
+    /// not link.
+    var onFirstRoundSettled: (@MainActor () -> Void)?
     /// Makes a link of a channel dialed; false if D-Bus could not be set up over it.
     var adopt: (@MainActor (SecureChannel, PeerAddress) async -> Bool)?
     /// A failure to keep among the node's recent failures.
@@ -159,7 +164,12 @@ final class Dialer {
     }
 
     private func checkFirstDials() {
-        guard firstDialsPending.isEmpty, !discoveryUnsettled, let callback = onFirstDialsFinished else { return }
+        guard firstDialsPending.isEmpty, !discoveryUnsettled else { return }
+        if let settled = onFirstRoundSettled {
+            onFirstRoundSettled = nil
+            settled()
+        }
+        guard let callback = onFirstDialsFinished else { return }
         onFirstDialsFinished = nil
         callback()
     }
