@@ -73,11 +73,25 @@ final class NatLinkTests: TestHostTestCase {
         }
     }
 
+    /// The descriptions through the real mosquitto (`BrokerSignalling`: mutual TLS with the
+    /// group's certificates through each home's NAT, sealed and signed messages), then the
+    /// direct path as with files.
+    func testTheDescriptionsGoThroughTheRealBrokerAcrossTheNATs() throws {
+        let run = try linkAcross(.endpointIndependent, .endpointIndependent, throughBroker: true)
+        for report in run.reports {
+            XCTAssertTrue(report.brokerConnected, report.output)
+            XCTAssertNil(report.failure, report.output)
+            XCTAssertEqual(report.path, .serverReflexive, report.output)
+            XCTAssertEqual(report.received, Self.bytes)
+            XCTAssertTrue(report.intact, report.output)
+        }
+    }
+
     /// coturn stopped, behind symmetric NATs: no server-reflexive or relayed candidate, and the
     /// host ones cannot reach across. Each side fails typed (gathering, or the checks by their
     /// deadline), never hangs.
     func testWithCoturnStoppedTheAttemptFailsTypedWithinTheDeadline() throws {
-        let run = try linkAcross(.symmetric, .symmetric, coturnRunning: false, connectDeadline: 20)
+        let run = try linkAcross(.symmetric, .symmetric, coturnStopped: true, connectDeadline: 20)
         for (index, report) in run.reports.enumerated() {
             XCTAssertNil(report.path, report.output)
             guard let failure = report.failure else {
@@ -95,7 +109,7 @@ final class NatLinkTests: TestHostTestCase {
     /// With relayed candidates only and coturn stopped: `noRelayCandidate` (or the gathering
     /// deadline), as soon as gathering ends.
     func testARelayOnlyAttemptWithCoturnStoppedFailsTypedAtGathering() throws {
-        let run = try linkAcross(.symmetric, .symmetric, coturnRunning: false, relayOnly: true)
+        let run = try linkAcross(.symmetric, .symmetric, coturnStopped: true, relayOnly: true)
         for report in run.reports {
             guard let failure = report.failure else { return XCTFail("no failure: \(report.output)") }
             XCTAssertEqual(failure.stage, "gather", report.output)
@@ -129,6 +143,8 @@ final class NatLinkTests: TestHostTestCase {
         var intact = false
         var failure: (stage: String, error: String)?
         var channelUpAt: Double?
+        /// It connected to the broker (`--broker`).
+        var brokerConnected = false
         /// The description it offered (read from its file).
         var description: IceDescription?
         var output: String
@@ -138,6 +154,8 @@ final class NatLinkTests: TestHostTestCase {
             for line in output.split(separator: "\n") where line.hasPrefix("ice ") {
                 let words = line.split(separator: " ").map(String.init)
                 switch words[1] {
+                case "broker" where words.count >= 3:
+                    if words[2] == "connected" { brokerConnected = true }
                 case "description" where words.count == 3:
                     description = (try? Data(contentsOf: URL(fileURLWithPath: words[2]))).flatMap { try? IceDescription.decode($0) }
                 case "channel" where words.count >= 6:
@@ -160,12 +178,14 @@ final class NatLinkTests: TestHostTestCase {
         var homes: [NatTopology.Home]
     }
 
-    /// The topology with these NATs, coturn (unless `coturnRunning` is false) and mosquitto on
+    /// The topology with these NATs, coturn (stopped again before the devices start, with
+    /// `coturnStopped`) and mosquitto on
     /// the internet host, the group's two devices (relay settings pointing at the internet
-    /// host) as `DeviceProbe --ice-link` in the homes; returns once both have ended their part
+    /// host) as `DeviceProbe --ice-link` in the homes (the descriptions through files, or
+    /// with `throughBroker` through mosquitto); returns once both have ended their part
     /// (done or failed), every wait bounded.
     private func linkAcross(_ a: NatTopology.Mapping, _ b: NatTopology.Mapping, blockingUDPBetweenHomes: Bool = false,
-                            coturnRunning: Bool = true, relayOnly: Bool = false, connectDeadline: Double = 40) throws -> Run {
+                            coturnStopped: Bool = false, relayOnly: Bool = false, throughBroker: Bool = false, connectDeadline: Double = 40) throws -> Run {
         let topology = try NatTopology(a, b, blockingUDPBetweenHomes: blockingUDPBetweenHomes)
         self.topology = topology
         let (authority, folders) = try group(["laptop", "desktop"])
@@ -180,7 +200,12 @@ final class NatLinkTests: TestHostTestCase {
         let made = try runProduct("baton", ["relay", "server-config", "--out", servers.path, "--allow-peer", NatTopology.internetPeerRange,
                                             "--config", config("admin").url.path], timeout: 60)
         XCTAssertEqual(made.status, 0, made.stderr)
-        if coturnRunning { try startCoturn(topology, servers) }
+        let coturn = try startCoturn(topology, servers)
+        if coturnStopped {
+            coturn.terminate()
+            coturn.waitForExit(timeout: 20)
+            XCTAssertFalse(coturn.isRunning, "coturn stopped")
+        }
         try startMosquitto(topology, servers)
 
         let exchange = topology.folder.appendingPathComponent("exchange")
@@ -190,10 +215,12 @@ final class NatLinkTests: TestHostTestCase {
         let probes = try zip(["laptop", "desktop"], topology.homes).enumerated().map { index, pair in
             try pair.1.device.start([productURL("DeviceProbe").path, folders[pair.0]!.path, "--ice-link",
                                      "--exchange", exchange.path, "--peer-device", identifiers[1 - index],
-                                     "--connect-deadline", "\(connectDeadline)"] + (relayOnly ? ["--relay-only"] : []))
+                                     "--connect-deadline", "\(connectDeadline)"] + (relayOnly ? ["--relay-only"] : []) + (throughBroker ? ["--broker"] : []))
         }
         let descriptions = probes.map { $0.waitForLine(containing: "ice description ", timeout: 60) }
-        if let first = descriptions[0], let second = descriptions[1] {
+        if throughBroker {
+            // They find each other through mosquitto.
+        } else if let first = descriptions[0], let second = descriptions[1] {
             probes[0].send("remote " + second.replacingOccurrences(of: "ice description ", with: ""))
             probes[1].send("remote " + first.replacingOccurrences(of: "ice description ", with: ""))
         } else {
@@ -210,12 +237,15 @@ final class NatLinkTests: TestHostTestCase {
             print("NAT topology (\(a), \(b)\(blockingUDPBetweenHomes ? ", UDP blocked between homes" : "")): both processes started to the "
                   + "channel up at both ends (\(path)): " + String(format: "%.2f s", last - started.timeIntervalSince1970))
         }
+        for (name, report) in zip(["laptop", "desktop"], reports) {
+            if let failure = report.failure { print("NAT topology (\(a), \(b)): the \(name) failed at \(failure.stage): \(failure.error)") }
+        }
         return Run(reports: reports, homes: topology.homes)
     }
 
     /// coturn from `baton relay server-config`'s turnserver.conf, listening and relaying on the
     /// internet address; returns once its listeners are open.
-    private func startCoturn(_ topology: NatTopology, _ servers: URL) throws {
+    private func startCoturn(_ topology: NatTopology, _ servers: URL) throws -> RunningProcess {
         let coturn = try topology.start(inInternet: [
             "/usr/bin/turnserver", "-c", servers.appendingPathComponent("turnserver.conf").path,
             "--listening-ip", NatTopology.internetAddress, "--relay-ip", NatTopology.internetAddress,
@@ -225,6 +255,7 @@ final class NatLinkTests: TestHostTestCase {
         guard coturn.waitForLine(containing: "Total General servers", timeout: 60) != nil else {
             throw TestHost.HostError.failed("coturn did not start:\n\(coturn.output)")
         }
+        return coturn
     }
 
     /// mosquitto from `baton relay server-config`'s baton.conf (its files where it wrote them,

@@ -4,7 +4,7 @@ import Foundation
 // The `--ice-link` mode: a device reaching one peer beyond its network (docs/PROTOCOL.md, 7.1),
 // for NatLinkTests on the NAT topology (NatTopology):
 //
-//     DeviceProbe DIR --ice-link --exchange FOLDER --peer-device ID [--relay-only]
+//     DeviceProbe DIR --ice-link --exchange FOLDER --peer-device ID [--relay-only] [--broker]
 //                 [--connect-deadline SECONDS] [--bytes N]
 //
 // It gathers with the group's relay settings held in DIR (STUN and TURN), writes its encoded
@@ -12,7 +12,8 @@ import Foundation
 // `remote PATH` on standard input (the peer's file, handed over by the test), connects, prints
 // `ice selected PATH-KIND`, opens the device link over the stream (`SecureChannel.open(over:)`:
 // the admission gate and mutual TLS 1.3) and prints `ice channel PATH-KIND peer ID at SECONDS`
-// (the Unix time, for the test's measure). Then bytes go both ways: the controlling side sends N
+// (the Unix time, for the test's measure). With `--broker` the descriptions go through the
+// group's MQTT broker instead (`BrokerSignalling`, its settings from DIR), and no file is read. Then bytes go both ways: the controlling side sends N
 // (default 100 000; byte i is i % 251) and reads the answer to its end, the controlled side reads
 // the request to its end and answers N; each prints `ice received COUNT intact` (or
 // `… wrong-at INDEX`), then `ice done`. A failure prints `ice failed STAGE CASE` (STAGE one of
@@ -25,6 +26,10 @@ enum IceLinkProbe {
     /// The peer's description file, once the test hands it over.
     private static var remote: CheckedContinuation<String, Never>?
     private static var remotePath: String?
+    /// The broker's client, with `--broker`.
+    private static var signalling: BrokerSignalling?
+    /// How long the peer's description may take to come (through the test or the broker).
+    private static let exchangeDeadline: Duration = .seconds(90)
     /// Held, never resumed, once the link is done: the probe stays until `quit`.
     private static var holding: CheckedContinuation<Void, Never>?
 
@@ -41,7 +46,7 @@ enum IceLinkProbe {
         readCommands()
         Task { @MainActor in
             await link(directory: directory, exchange: exchange, peer: peer, relayOnly: arguments.contains("--relay-only"),
-                       deadline: deadline, bytes: bytes)
+                       throughBroker: arguments.contains("--broker"), deadline: deadline, bytes: bytes)
         }
         MainLoop.run()
         exit(0)
@@ -78,7 +83,8 @@ enum IceLinkProbe {
         exit(1)
     }
 
-    private static func link(directory: URL, exchange: URL, peer: String, relayOnly: Bool, deadline: Duration, bytes: Int) async {
+    private static func link(directory: URL, exchange: URL, peer: String, relayOnly: Bool, throughBroker: Bool,
+                             deadline: Duration, bytes: Int) async {
         let identity: DeviceIdentity, configuration: IceConfiguration, credential: TLSCredential
         do {
             identity = try DeviceIdentity.load(from: directory)
@@ -89,10 +95,10 @@ enum IceLinkProbe {
             return fail("settings", error)
         }
         let role = IceSession.Role.for(local: identity.identifier, remote: peer)
-        let session: IceSession
+        let session: IceSession, description: IceDescription
         do {
             session = try IceSession(configuration: configuration, role: role)
-            let description = try await session.localDescription()
+            description = try await session.localDescription()
             let file = exchange.appendingPathComponent("\(identity.identifier).ice")
             try description.encoded().write(to: file, options: .atomic)
             say("ice description \(file.path)")
@@ -101,13 +107,20 @@ enum IceLinkProbe {
         }
         defer { session.close() }
         let remoteDescription: IceDescription
+        let exchangeTimer = MainLoop.after(exchangeDeadline) { say("ice failed exchange timedOut"); exit(1) }
         do {
-            let path: String
-            if let given = remotePath { path = given } else { path = await withCheckedContinuation { remote = $0 } }
-            remoteDescription = try IceDescription.decode(try readCapped(path, limit: IceDescription.maximumEncodedSize))
+            if throughBroker {
+                remoteDescription = try IceDescription.decode(try await exchangeThroughBroker(
+                    directory: directory, identity: identity, peer: peer, ours: description.encoded()))
+            } else {
+                let path: String
+                if let given = remotePath { path = given } else { path = await withCheckedContinuation { remote = $0 } }
+                remoteDescription = try IceDescription.decode(try readCapped(path, limit: IceDescription.maximumEncodedSize))
+            }
         } catch {
             return fail("exchange", error)
         }
+        exchangeTimer.cancel()
         let stream: IceStream
         do {
             stream = try await session.connect(remote: remoteDescription, deadline: deadline)
@@ -144,6 +157,37 @@ enum IceLinkProbe {
         withExtendedLifetime((channel, stream)) {}
         // Kept open (the peer may still be reading) until `quit`.
         await withCheckedContinuation { holding = $0 }
+    }
+
+    /// Sends `ours` to `peer` through the group's broker (`BrokerSignalling`, sealed and signed)
+    /// once connected, and gives the first description that comes from `peer`, sending `ours`
+    /// again then (MQTT QoS 0: the peer may not have been connected at the first one). Prints
+    /// `ice broker connected`, or `ice broker connectFailed CASE` at each failed attempt.
+    private static func exchangeThroughBroker(directory: URL, identity: DeviceIdentity, peer: String, ours: Data) async throws -> Data {
+        guard let settings = try BrokerSignallingSettings.load(from: directory) else { throw CocoaError(.fileNoSuchFile) }
+        let broker = try BrokerSignalling(identity: identity, identityFolder: directory, settings: settings)
+        signalling = broker
+        return await withCheckedContinuation { continuation in
+            var taken = false
+            broker.onEvent = { [unowned broker] event in
+                switch event {
+                case .connected:
+                    say("ice broker connected")
+                    try? broker.send(ours, to: peer)
+                case .connectFailed(let error, _), .disconnected(let error, _):
+                    say("ice broker connectFailed \(caseName(error))")
+                case .refused:
+                    say("ice broker refused")
+                }
+            }
+            broker.onReceive = { [unowned broker] from, blob in
+                guard from == peer, !taken else { return }
+                taken = true
+                try? broker.send(ours, to: peer)
+                continuation.resume(returning: blob)
+            }
+            broker.start()
+        }
     }
 
     private static func readToEnd(_ channel: SecureChannel, limit: Int, progress: ReadProgress) async throws -> Data {
