@@ -48,16 +48,47 @@ public final class TestHost: @unchecked Sendable {
         return (a, b)
     }
 
-    private init(name: String, address: String, command: [String], avahi: Bool) throws {
-        self.name = name
-        self.address = address
+    /// A host of its own, on no link yet (for routers, servers and devices of a topology, such
+    /// as `NatTopology`): fresh namespaces as `pair`'s hosts, /run and /proc its own, loopback
+    /// up, no D-Bus or Avahi; `command` (by default one that waits forever) is its first process.
+    /// Returns once it runs. Its links come from `link(_:_:_:_:)`, their addresses and routes
+    /// from `run(inNetwork:)`; `address` is empty.
+    public static func bare(name: String, command: [String] = ["/bin/sleep", "infinity"]) throws -> TestHost {
+        let script = """
+            set -eu
+            mount -t tmpfs -o mode=0755 tmpfs /run
+            mount -t proc proc /proc
+            hostname "$0"
+            ip link set lo up
+            echo "waiting-for-link"
+            exec "$@"
+            """
+        return try TestHost(name: name, address: "", arguments: ["/bin/sh", "-c", script, name] + command, environment: [:])
+    }
+
+    /// Joins `a` and `b` by a veth pair, its end in `a` named `nameA` and its end in `b`
+    /// `nameB`, both still down (the kernel removes the pair with either host's network).
+    public static func link(_ a: TestHost, _ nameA: String, _ b: TestHost, _ nameB: String) throws {
+        try run("/usr/sbin/ip", ["link", "add", nameA, "netns", "\(a.process.processIdentifier)", "type", "veth",
+                                 "peer", "name", nameB, "netns", "\(b.process.processIdentifier)"])
+    }
+
+    private convenience init(name: String, address: String, command: [String], avahi: Bool) throws {
         let script = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
             .appendingPathComponent("../../scripts/test-host.sh").standardizedFileURL.path
+        try self.init(name: name, address: address, arguments: ["/bin/sh", script, name, address + "/24"] + command,
+                      environment: ["TEST_HOST_AVAHI": avahi ? "1" : "0"])
+    }
+
+    /// `arguments` (a script that says `waiting-for-link` once the host is ready) as the first
+    /// process of fresh namespaces.
+    private init(name: String, address: String, arguments: [String], environment: [String: String]) throws {
+        self.name = name
+        self.address = address
         // A RunningProcess runs under `setpriv --pdeathsig KILL` (see ChildProcess).
         process = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/unshare"),
-                                     ["--net", "--mount", "--uts", "--pid", "--fork", "--kill-child", "--",
-                                      "/bin/sh", script, name, address + "/24"] + command,
-                                     environment: ["TEST_HOST_AVAHI": avahi ? "1" : "0"])
+                                     ["--net", "--mount", "--uts", "--pid", "--fork", "--kill-child", "--"] + arguments,
+                                     environment: environment)
         guard process.waitForLine(containing: "waiting-for-link") != nil else {
             throw HostError.failed("\(name) did not start:\n\(process.output)")
         }

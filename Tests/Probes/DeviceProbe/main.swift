@@ -5,6 +5,9 @@
 //                 [--streams | --stream-die | --stream-close] [--agent SOCKET]
 //                 [--webpage URL] [--browsing] [--discover] [--title TITLE] [--embed]
 //                 [--handshake-deadline SECONDS] [--stream-idle SECONDS]
+//     DeviceProbe DIR --ice-link --exchange FOLDER --peer-device ID [--relay-only] …
+//
+// (`--ice-link`, a device linking to one peer over ICE, is described in IceLinkProbe.swift.)
 //
 // Lines on standard input: `replace` replaces the advertised activity with a new one;
 // `continue SECONDS` continues the first nearby activity (timeout SECONDS) and prints
@@ -155,6 +158,7 @@ guard arguments.count >= 2 else {
 let mode = arguments[1]
 let streamMode = arguments.first { ["--streams", "--stream-die", "--stream-close"].contains($0) }
 let team = mode == "--team" && arguments.count > 2 ? arguments[2] : "PROBETEAM"
+if mode == "--ice-link" { MainActor.assumeIsolated { IceLinkProbe.run(arguments) } }
 
 MainActor.assumeIsolated {
     let hostContext: LoopContext? = arguments.contains("--embed") ? LoopContext() : nil
