@@ -1,4 +1,5 @@
 import CGLib
+import CNice
 
 /// The connected stream of an `IceSession`: libnice's reliable (pseudo-TCP) `GIOStream` over
 /// the selected candidate pair, which a device link runs over as over a TCP connection
@@ -6,19 +7,46 @@ import CGLib
 ///
 /// It holds the agent that made it: the stream holds its agent only weakly (and the agent holds
 /// the stream), and the agent's end closes the stream. libnice handles the component's packets
-/// only while the stream is read, so a link over it keeps a read pending (GDBus does).
+/// only while the stream is read, so a link over it keeps a read pending: the D-Bus engine
+/// (`DBusConnection`) watches the TLS stream's pollable input, whose source polls the
+/// component's sockets, and each wake-up's nonblocking read lets libnice handle what came (its
+/// checks, pseudo-TCP's acknowledgements) even when it carries no byte of the link.
+///
+/// Closing the stream (`shutDown()`) shuts pseudo-TCP down both ways: its FIN tells the peer,
+/// whose reads reach their end, as a TCP connection's shutdown does.
 public final class IceStream: @unchecked Sendable {
     /// The path of the pair the stream runs on when it was handed over.
     public let path: IcePath
+    /// The address of the remote candidate of the selected pair (a relay's on a relayed path),
+    /// if known.
+    public let remoteHost: String?
     /// The `GIOStream *`, one reference owned.
     let stream: UnsafeMutablePointer<GIOStream>
     /// The `NiceAgent *`, one reference owned.
     private let agent: OpaquePointer
+    /// The agent's stream the component belongs to.
+    private let streamID: guint
 
-    init(stream: UnsafeMutablePointer<GIOStream>, agent: OpaquePointer, path: IcePath) {
+    init(stream: UnsafeMutablePointer<GIOStream>, agent: OpaquePointer, streamID: guint, path: IcePath, remoteHost: String?) {
         self.stream = g_object_ref(stream).assumingMemoryBound(to: GIOStream.self)
         self.agent = OpaquePointer(g_object_ref(UnsafeMutableRawPointer(agent)))
+        self.streamID = streamID
         self.path = path
+        self.remoteHost = remoteHost
+    }
+
+    /// Whether the stream has ended: closed (here, or because its agent's stream was removed),
+    /// or its path failed (libnice's component state).
+    var hasEnded: Bool {
+        g_io_stream_is_closed(stream) != 0 || g_input_stream_is_closed(g_io_stream_get_input_stream(stream)) != 0
+            || nice_agent_get_component_state(agent, streamID, 1) == NICE_COMPONENT_STATE_FAILED
+    }
+
+    /// Closes the stream, at once and without waiting on the peer: pseudo-TCP is shut down both
+    /// ways (its FIN goes after what is queued) and every read and write on it ends. More than
+    /// once is harmless.
+    func shutDown() {
+        if g_io_stream_is_closed(stream) == 0 { g_io_stream_close(stream, nil, nil) }
     }
 
     deinit {

@@ -99,13 +99,15 @@ final class LinkTable {
         }.sorted { $0.device < $1.device }
     }
 
-    /// Makes a link of `channel` (dialed to `address`, or accepted when nil): D-Bus over it,
+    /// Makes a link of `channel` (dialed to `address`, or accepted when nil) over `path` (the
+    /// LAN, or the ICE path of a channel `SecureChannel.open(over:role:identity:credential:)`
+    /// made, which has no address: its controlling side passes nil too): D-Bus over it,
     /// the device's object served, the peer's signals followed; then asks the peer for its
     /// list and its activity. A second link to a device already linked replaces the first
     /// only if it is the one both keep (`keepsNewLink`). Returns when the first answers are in
     /// (or the link failed); false if D-Bus could not be set up over the channel.
     @discardableResult
-    func adopt(_ channel: SecureChannel, dialed address: PeerAddress?) async -> Bool {
+    func adopt(_ channel: SecureChannel, dialed address: PeerAddress?, path: LinkPath = .lan) async -> Bool {
         let peer = channel.peerIdentifier
         arriving[peer, default: 0] += 1
         var stillArriving = true
@@ -127,7 +129,7 @@ final class LinkTable {
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return true
         }
-        let link = PeerLink(channel, bus: bus, service: service, dialed: address)
+        let link = PeerLink(channel, bus: bus, service: service, dialed: address, path: path)
         guard keepsNewLink(to: peer, dialed: address != nil) else {
             // The peer dialed this one while the link this device dialed stands: the peer
             // closes it once ours reaches it. Any other connection not kept is closed now.

@@ -1,0 +1,39 @@
+import CGLib
+
+/// What lies under the stream of a `DBusConnection`, and so what its `close()` and
+/// `abortTransport()` end so that the peer sees the end at once and a wait on the stream ends
+/// now: the TCP socket under a TLS connection (shut down both ways), or a connected stream
+/// that is no socket (an ICE stream, `IceStream`: closed, which shuts libnice's pseudo-TCP
+/// down both ways, its FIN telling the peer).
+package enum TransportBase {
+    /// A `GSocket *` (the connection takes a reference).
+    case socket(UnsafeMutablePointer<GSocket>)
+    /// A `GIOStream *` that is no socket connection (the connection takes a reference).
+    case stream(UnsafeMutablePointer<GIOStream>)
+
+    /// Takes a reference to the object.
+    func retained() -> TransportBase {
+        switch self {
+        case .socket(let socket): g_object_ref(socket)
+        case .stream(let stream): g_object_ref(stream)
+        }
+        return self
+    }
+
+    /// Gives back the reference `retained()` took.
+    func release() {
+        switch self {
+        case .socket(let socket): g_object_unref(socket)
+        case .stream(let stream): g_object_unref(stream)
+        }
+    }
+
+    /// Ends the transport: the socket shut down both ways, or the stream closed (a stream's
+    /// close here never waits on the peer: libnice's pseudo-TCP close only queues its FIN).
+    func end() {
+        switch self {
+        case .socket(let socket): g_socket_shutdown(socket, 1, 1, nil)
+        case .stream(let stream): if g_io_stream_is_closed(stream) == 0 { g_io_stream_close(stream, nil, nil) }
+        }
+    }
+}
