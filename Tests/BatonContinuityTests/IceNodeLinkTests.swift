@@ -96,11 +96,34 @@ final class IceNodeLinkTests: ProcessTestCase {
                             Self.relayOnly(port: port, username: userB, password: passwordB), expecting: .relayed)
     }
 
+    /// The relay dies under an idle link: no FIN reaches either side, but the agents' keepalive
+    /// checks go unanswered, the ICE path fails, and both nodes drop the link as closed within
+    /// a bound (libnice's keepalive interval, 25 s, and its STUN timer; 90 s allowed here).
+    func testBothNodesDropTheLinkWhenTheRelayUnderItDies() throws {
+        let secret = "s3cret-\(UUID().uuidString)"
+        let port = try startCoturn(secret: secret)
+        let coturn = try XCTUnwrap(processes.last)
+        let (userA, passwordA) = Self.restCredentials(secret: secret, device: "a")
+        let (userB, passwordB) = Self.restCredentials(secret: secret, device: "b")
+        try linkAndContinue(Self.relayOnly(port: port, username: userA, password: passwordA),
+                            Self.relayOnly(port: port, username: userB, password: passwordB), expecting: .relayed,
+                            ending: .relayDies(coturn))
+    }
+
+    /// How the link ends in a test.
+    private enum Ending {
+        /// The controlled side's node stops: its link closes, and its FIN tells the other.
+        case nodeStops
+        /// The relay process is killed: nothing tells either side.
+        case relayDies(RunningProcess)
+    }
+
     /// Links two nodes over ICE sessions configured by `first` (the controlling side's) and
     /// `second`, checks the link's path is `expected`, continues across it both ways, stops one
     /// node and waits for the other to drop the link as closed; then nothing the link made on
     /// the loop is left.
-    private func linkAndContinue(_ first: IceConfiguration, _ second: IceConfiguration, expecting expected: IcePath) throws {
+    private func linkAndContinue(_ first: IceConfiguration, _ second: IceConfiguration, expecting expected: IcePath,
+                                 ending: Ending = .nodeStops) throws {
         let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
         let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
         let (controlling, controlled) = IceSession.Role.for(local: laptop.identifier, remote: phone.identifier) == .controlling
@@ -108,15 +131,21 @@ final class IceNodeLinkTests: ProcessTestCase {
         try MainActor.assumeIsolated {
             drainIdle()
             let boxesBefore = LoopDiagnostics.liveCallbackBoxes
-            try Self.linkAndContinue(first, second, controlling: controlling, controlled: controlled, expecting: expected)
+            try Self.linkAndContinue(first, second, controlling: controlling, controlled: controlled, expecting: expected,
+                                     ending: ending)
             drainIdle()  // what the links' ends queued (their closed handlers) has run
+            // The TLS connections close in the background (GIO's close runs in a worker thread)
+            // and then free their ICE streams with the handlers they hold: each box freed off the
+            // loop wakes it. (The wait's own timer holds one box.)
+            _ = MainLoop.run(until: { LoopDiagnostics.liveCallbackBoxes <= boxesBefore + 1 }, timeout: .seconds(20))
+            drainIdle()
             XCTAssertEqual(LoopDiagnostics.liveCallbackBoxes, boxesBefore, "a source, handler or callback of the link outlived it")
         }
     }
 
     @MainActor
     private static func linkAndContinue(_ first: IceConfiguration, _ second: IceConfiguration, controlling: DeviceIdentity,
-                                 controlled: DeviceIdentity, expecting expected: IcePath) throws {
+                                 controlled: DeviceIdentity, expecting expected: IcePath, ending: Ending) throws {
         let providerA = OneActivityProvider(title: "the controlling side's draft", payload: Data("payload of A".utf8))
         let providerB = OneActivityProvider(title: "the controlled side's draft", payload: Data((0..<50_000).map { UInt8($0 % 253) }))
         let nodeA = try ContinuityNode(identity: controlling, provider: providerA)
@@ -186,9 +215,19 @@ final class IceNodeLinkTests: ProcessTestCase {
         XCTAssertEqual(try streamed.get(), Data(request.reversed()), "every byte of the stream crosses, in order, both ways")
         XCTAssertEqual(providerB.streamedBytes, [request.count])
 
-        // One side stops: the other hears the ICE stream end and drops the link as closed.
-        nodeB.stop()
-        spin(until: { !eventsA.unlinkReasons.isEmpty })
+        switch ending {
+        case .nodeStops:
+            // One side stops: the other hears the ICE stream end and drops the link as closed.
+            nodeB.stop()
+            spin(until: { !eventsA.unlinkReasons.isEmpty })
+        case .relayDies(let relay):
+            // Nothing tells either side: their keepalive checks fail the path.
+            relay.terminate()
+            XCTAssertTrue(MainLoop.run(until: { !eventsA.unlinkReasons.isEmpty && !eventsB.unlinkReasons.isEmpty }, timeout: .seconds(90)),
+                          "the link outlived its failed path: \(eventsA.events) \(eventsB.events)")
+            XCTAssertEqual(eventsB.unlinkReasons, [.closed], "\(eventsB.events)")
+            XCTAssertTrue(nodeB.connectedPeers.isEmpty)
+        }
         XCTAssertEqual(eventsA.unlinkReasons, [.closed], "\(eventsA.events)")
         XCTAssertTrue(nodeA.connectedPeers.isEmpty)
         XCTAssertTrue(providerA.nearby.isEmpty, "the stopped device's activity went with its link")

@@ -1,5 +1,7 @@
+import BatonLoop
 import CGLib
 import CNice
+import Foundation
 
 /// The connected stream of an `IceSession`: libnice's reliable (pseudo-TCP) `GIOStream` over
 /// the selected candidate pair, which a device link runs over as over a TCP connection
@@ -13,7 +15,10 @@ import CNice
 /// checks, pseudo-TCP's acknowledgements) even when it carries no byte of the link.
 ///
 /// Closing the stream (`shutDown()`) shuts pseudo-TCP down both ways: its FIN tells the peer,
-/// whose reads reach their end, as a TCP connection's shutdown does.
+/// whose reads reach their end, as a TCP connection's shutdown does. A peer that vanishes sends
+/// no FIN: the agent's keepalives are binding requests, and one left unanswered (while nothing
+/// else came) fails the component, which shuts the stream down here too — so a link over it
+/// ends in bounded time (libnice's keepalive interval and its STUN timer's retransmissions).
 public final class IceStream: @unchecked Sendable {
     /// The path of the pair the stream runs on when it was handed over.
     public let path: IcePath
@@ -26,6 +31,13 @@ public final class IceStream: @unchecked Sendable {
     private let agent: OpaquePointer
     /// The agent's stream the component belongs to.
     private let streamID: guint
+    /// Cancelled when the stream ends (`shutDown()`, or its path failed): what waits on it (the
+    /// link's reads, through `DBusConnection`) ends then. One reference owned.
+    let ended: UnsafeMutablePointer<GCancellable> = g_cancellable_new()
+    /// The agent's `component-state-changed` handler (its box released when it is disconnected),
+    /// 0 once disconnected; under `handlerLock` (the channel over the stream may go on any thread).
+    private var stateHandler: gulong = 0
+    private let handlerLock = NSLock()
 
     init(stream: UnsafeMutablePointer<GIOStream>, agent: OpaquePointer, streamID: guint, path: IcePath, remoteHost: String?) {
         self.stream = g_object_ref(stream).assumingMemoryBound(to: GIOStream.self)
@@ -33,6 +45,11 @@ public final class IceStream: @unchecked Sendable {
         self.streamID = streamID
         self.path = path
         self.remoteHost = remoteHost
+        let watch = IceStreamWatch()
+        watch.stream = self
+        stateHandler = g_signal_connect_data(UnsafeMutableRawPointer(agent), "component-state-changed",
+                                             unsafeBitCast(streamStateChanged, to: GCallback.self), watch.retainedOpaque(),
+                                             CallbackBox.closureNotify, GConnectFlags(0))
     }
 
     /// Whether the stream has ended: closed (here, or because its agent's stream was removed),
@@ -47,9 +64,28 @@ public final class IceStream: @unchecked Sendable {
     /// once is harmless.
     func shutDown() {
         if g_io_stream_is_closed(stream) == 0 { g_io_stream_close(stream, nil, nil) }
+        g_cancellable_cancel(ended)
+    }
+
+    /// Stops following the path's state (its handler disconnected, its box released now): the
+    /// channel over the stream is gone, so nothing reads it any more. More than once is harmless.
+    func stopWatching() {
+        handlerLock.lock()
+        let handler = stateHandler
+        stateHandler = 0
+        handlerLock.unlock()
+        if handler != 0 { g_signal_handler_disconnect(UnsafeMutableRawPointer(agent), handler) }
+    }
+
+    /// The agent says a component's state changed: this one's path failed, so the stream ends.
+    fileprivate func stateChanged(stream id: guint, component: guint, state: guint) {
+        guard id == streamID, component == 1, state == NICE_COMPONENT_STATE_FAILED.rawValue else { return }
+        shutDown()
     }
 
     deinit {
+        stopWatching()
+        g_object_unref(ended)
         g_object_unref(stream)
         g_object_unref(UnsafeMutableRawPointer(agent))
     }
@@ -65,4 +101,16 @@ public final class IceStream: @unchecked Sendable {
 /// The `GDestroyNotify` of `IceStream.keepAlive(with:)`.
 private let releaseIceStream: GDestroyNotify = { pointer in
     if let pointer { Unmanaged<IceStream>.fromOpaque(pointer).release() }
+}
+
+/// The box of an `IceStream`'s state handler: the stream, weakly.
+private final class IceStreamWatch: CallbackBox, @unchecked Sendable {
+    weak var stream: IceStream?
+}
+
+/// `void component-state-changed(NiceAgent *, guint stream_id, guint component_id, guint state, gpointer)`.
+private let streamStateChanged: @convention(c) (OpaquePointer?, guint, guint, guint, UnsafeMutableRawPointer?) -> Void = {
+    _, stream, component, state, data in
+    guard let data else { return }
+    IceStreamWatch.borrow(data).stream?.stateChanged(stream: stream, component: component, state: state)
 }

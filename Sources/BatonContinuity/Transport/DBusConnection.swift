@@ -47,10 +47,11 @@ package final class DBusConnection {
     /// the end at once: a socket shut down, or a stream that is no socket (an ICE stream)
     /// closed (a reference, released when the connection goes).
     private let base: TransportBase
-    /// Cancelled by `abortTransport()`: a wait for the stream to be readable ends with it, as it
-    /// ends when a socket is shut down. Over a socket its shutdown does that already; a stream
-    /// that is no socket may say nothing when closed under its reader.
-    let aborted: UnsafeMutablePointer<GCancellable> = g_cancellable_new()
+    /// Cancelled by `abortTransport()` (and, over an ICE stream, by the stream's own end: its
+    /// path failed): a wait for the stream to be readable ends with it, as it ends when a
+    /// socket is shut down. Over a socket its shutdown does that already; a stream that is no
+    /// socket may say nothing when closed under its reader.
+    let aborted: UnsafeMutablePointer<GCancellable>
     let log: Logger
     /// What the other end is called in the log: "link", "connection".
     let kind: String
@@ -127,6 +128,7 @@ package final class DBusConnection {
                  fallbackErrorName: String) {
         self.stream = g_object_ref(stream).assumingMemoryBound(to: GIOStream.self)
         self.base = base.retained()
+        aborted = base.endedCancellable()
         inputStream = OpaquePointer(g_io_stream_get_input_stream(stream))
         outputStream = OpaquePointer(g_io_stream_get_output_stream(stream))
         self.log = log

@@ -79,7 +79,7 @@ public final class PeerBus {
         if let socket = baton_tls_base_socket(channel.stream) {
             base = .socket(socket.assumingMemoryBound(to: GSocket.self))
         } else if let ice = channel.ice {
-            base = .stream(ice.stream)
+            base = .stream(ice.stream, ended: ice.ended)
         } else {
             throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no socket or ICE stream under the TLS connection"))
         }

@@ -81,6 +81,9 @@ public final class SecureChannel: @unchecked Sendable {
 
     deinit {
         if !handedToBus.isSet { Self.closeAsynchronously(stream) }
+        // The ICE stream lives on until the TLS connection's close in the background frees it:
+        // its watch of the path goes now, with the channel that read it.
+        ice?.stopWatching()
         g_object_unref(stream)
     }
 

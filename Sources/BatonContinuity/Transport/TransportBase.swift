@@ -8,14 +8,25 @@ import CGLib
 package enum TransportBase {
     /// A `GSocket *` (the connection takes a reference).
     case socket(UnsafeMutablePointer<GSocket>)
-    /// A `GIOStream *` that is no socket connection (the connection takes a reference).
-    case stream(UnsafeMutablePointer<GIOStream>)
+    /// A `GIOStream *` that is no socket connection, and the `GCancellable *` cancelled when it
+    /// ends, here or by its own failure (the connection takes a reference to each and cancels
+    /// it when it ends the stream).
+    case stream(UnsafeMutablePointer<GIOStream>, ended: UnsafeMutablePointer<GCancellable>)
+
+    /// What a wait on the stream watches to end when the transport does: the stream's own
+    /// (a reference the caller owns), or a new one.
+    func endedCancellable() -> UnsafeMutablePointer<GCancellable> {
+        if case .stream(_, let ended) = self { return g_object_ref(ended).assumingMemoryBound(to: GCancellable.self) }
+        return g_cancellable_new()
+    }
 
     /// Takes a reference to the object.
     func retained() -> TransportBase {
         switch self {
         case .socket(let socket): g_object_ref(socket)
-        case .stream(let stream): g_object_ref(stream)
+        case .stream(let stream, let ended):
+            g_object_ref(stream)
+            g_object_ref(ended)
         }
         return self
     }
@@ -24,7 +35,9 @@ package enum TransportBase {
     func release() {
         switch self {
         case .socket(let socket): g_object_unref(socket)
-        case .stream(let stream): g_object_unref(stream)
+        case .stream(let stream, let ended):
+            g_object_unref(stream)
+            g_object_unref(ended)
         }
     }
 
@@ -33,7 +46,7 @@ package enum TransportBase {
     func end() {
         switch self {
         case .socket(let socket): g_socket_shutdown(socket, 1, 1, nil)
-        case .stream(let stream): if g_io_stream_is_closed(stream) == 0 { g_io_stream_close(stream, nil, nil) }
+        case .stream(let stream, _): if g_io_stream_is_closed(stream) == 0 { g_io_stream_close(stream, nil, nil) }
         }
     }
 }
