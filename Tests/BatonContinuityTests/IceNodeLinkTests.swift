@@ -161,23 +161,10 @@ final class IceNodeLinkTests: ProcessTestCase {
         }
 
         // ICE, then the group's gate and mutual TLS over each stream, then a link of each.
-        let a = try IceSession(configuration: first, role: .controlling), b = try IceSession(configuration: second, role: .controlled)
+        let (a, b, streamA, streamB, channelA, channelB) = try secureChannels(first, second, controlling: controlling, controlled: controlled)
         defer { a.close(); b.close() }
-        let offer = Outcome { try await a.localDescription() }, answer = Outcome { try await b.localDescription() }
-        spin(until: { offer.done && answer.done })
-        let offerBytes = try offer.get().encoded(), answerBytes = try answer.get().encoded()
-        let deadline = connectDeadline
-        let aStream = Outcome { try await a.connect(remote: try IceDescription.decode(answerBytes), deadline: deadline) }
-        let bStream = Outcome { try await b.connect(remote: try IceDescription.decode(offerBytes), deadline: deadline) }
-        spin(until: { aStream.done && bStream.done })
-        let streamA = try aStream.get(), streamB = try bStream.get()
         XCTAssertEqual(streamA.path, expected)
         XCTAssertEqual(streamB.path, expected)
-        let credentialA = try TLSCredential(identity: controlling), credentialB = try TLSCredential(identity: controlled)
-        let client = Outcome { try await SecureChannel.open(over: streamA, role: .controlling, identity: controlling, credential: credentialA) }
-        let server = Outcome { try await SecureChannel.open(over: streamB, role: .controlled, identity: controlled, credential: credentialB) }
-        spin(until: { client.done && server.done })
-        let channelA = try client.get(), channelB = try server.get()
         XCTAssertEqual(channelA.peerHost, "127.0.0.1", "over ICE the peer's address is the selected remote candidate's")
         XCTAssertFalse(channelA.peerHasGone)
         let adoptedA = Outcome { await nodeA.links.adopt(channelA, dialed: nil, path: .ice(streamA.path)) }
@@ -232,6 +219,52 @@ final class IceNodeLinkTests: ProcessTestCase {
         XCTAssertTrue(nodeA.connectedPeers.isEmpty)
         XCTAssertTrue(providerA.nearby.isEmpty, "the stopped device's activity went with its link")
         XCTAssertTrue(channelA.peerHasGone, "the ICE stream says the peer is gone")
+    }
+
+    /// Two ICE sessions (`first` controlling) connected over their exchanged descriptions, and a
+    /// secure channel over each stream.
+    @MainActor
+    private static func secureChannels(_ first: IceConfiguration, _ second: IceConfiguration, controlling: DeviceIdentity,
+                                       controlled: DeviceIdentity)
+        throws -> (IceSession, IceSession, IceStream, IceStream, SecureChannel, SecureChannel) {
+        let a = try IceSession(configuration: first, role: .controlling), b = try IceSession(configuration: second, role: .controlled)
+        let offer = Outcome { try await a.localDescription() }, answer = Outcome { try await b.localDescription() }
+        spin(until: { offer.done && answer.done })
+        let offerBytes = try offer.get().encoded(), answerBytes = try answer.get().encoded()
+        let deadline = connectDeadline
+        let aStream = Outcome { try await a.connect(remote: try IceDescription.decode(answerBytes), deadline: deadline) }
+        let bStream = Outcome { try await b.connect(remote: try IceDescription.decode(offerBytes), deadline: deadline) }
+        // Each connect fails typed by its own deadline, which is longer than `spin`'s bound.
+        XCTAssertTrue(MainLoop.run(until: { aStream.done && bStream.done }, timeout: deadline + .seconds(10)))
+        let streamA = try XCTUnwrap(aStream.value).get(), streamB = try XCTUnwrap(bStream.value).get()
+        let credentialA = try TLSCredential(identity: controlling), credentialB = try TLSCredential(identity: controlled)
+        let client = Outcome { try await SecureChannel.open(over: streamA, role: .controlling, identity: controlling, credential: credentialA) }
+        let server = Outcome { try await SecureChannel.open(over: streamB, role: .controlled, identity: controlled, credential: credentialB) }
+        spin(until: { client.done && server.done })
+        return (a, b, streamA, streamB, try client.get(), try server.get())
+    }
+
+    /// The accepting side over ICE has no listener whose deadline ends a connection that never
+    /// sets D-Bus up: `PeerBus.open` bounds the wait for the peer's authentication itself, and
+    /// fails typed (the peer here has a verified channel and says nothing more).
+    func testTheAcceptingSideOverICEGivesUpOnAPeerThatNeverSetsUpDBus() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
+        let (controlling, controlled) = IceSession.Role.for(local: laptop.identifier, remote: phone.identifier) == .controlling
+            ? (laptop, phone) : (phone, laptop)
+        try MainActor.assumeIsolated {
+            let (a, b, _, _, silent, accepted) = try Self.secureChannels(Self.loopback, Self.loopback, controlling: controlling,
+                                                                         controlled: controlled)
+            defer { a.close(); b.close() }
+            XCTAssertTrue(accepted.isServer)
+            let bus = Outcome { try await PeerBus.open(over: accepted) }
+            spin(until: { bus.done })
+            guard case .handshakeFailed? = bus.error as? TransportError else {
+                return XCTFail("\(String(describing: bus.error))")
+            }
+            XCTAssertTrue(accepted.peerHasGone, "giving up closed the ICE stream")
+            withExtendedLifetime(silent) {}
+        }
     }
 
     // MARK: Through a TURN relay (coturn)
