@@ -8,10 +8,12 @@
 #include <gio/gio.h>
 
 // A reliable (pseudo-TCP) agent in RFC 5245 mode on `context`: UDP candidates only (no ICE-TCP,
-// no UPnP port mapping).
+// no UPnP port mapping). Its keepalives are binding requests, not indications
+// ("keepalive-conncheck"): one left unanswered while nothing else came fails the component, so
+// a peer that vanished (no FIN) ends the stream in bounded time.
 static inline NiceAgent *baton_nice_agent_new(GMainContext *context) {
     NiceAgent *agent = nice_agent_new_reliable(context, NICE_COMPATIBILITY_RFC5245);
-    if (agent != NULL) g_object_set(agent, "ice-tcp", FALSE, "upnp", FALSE, NULL);
+    if (agent != NULL) g_object_set(agent, "ice-tcp", FALSE, "upnp", FALSE, "keepalive-conncheck", TRUE, NULL);
     return agent;
 }
 

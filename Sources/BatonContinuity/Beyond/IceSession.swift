@@ -40,6 +40,8 @@ public final class IceSession {
     /// The path of the selected candidate pair; nil before one is selected. libnice does not
     /// report the pair's round-trip time.
     public private(set) var selectedPath: IcePath?
+    /// The address of the selected pair's remote candidate; nil before one is selected.
+    private(set) var selectedRemoteHost: String?
 
     private let agent: OpaquePointer  // NiceAgent *, one reference
     private let streamID: guint
@@ -209,7 +211,7 @@ public final class IceSession {
         }
         stopPump()
         guard stray.pointee == 0 else { throw .agentFailed("the pump: a byte came before a pair was selected") }
-        return IceStream(stream: ioStream, agent: agent, path: selectedPath ?? .host)
+        return IceStream(stream: ioStream, agent: agent, streamID: streamID, path: selectedPath ?? .host, remoteHost: selectedRemoteHost)
     }
 
     // MARK: Signals (on the app's loop)
@@ -226,9 +228,10 @@ public final class IceSession {
         wake()
     }
 
-    fileprivate func pairSelected(stream: guint, local: Int32, remote: Int32) {
+    fileprivate func pairSelected(stream: guint, local: Int32, remote: Int32, remoteHost: String?) {
         guard stream == streamID else { return }
         selectedPath = IcePath(localType: local, remoteType: remote)
+        selectedRemoteHost = remoteHost
         // From now on pseudo-TCP carries the link's bytes: only the stream's reader may take them.
         stopPump()
     }
@@ -349,5 +352,15 @@ private let selectedPairTrampoline: @convention(c) (
     guard let data else { return }
     let signals = IceSignals.borrow(data)
     let localType = baton_nice_candidate_type(local), remoteType = baton_nice_candidate_type(remote)
-    MainActor.assumeIsolated { signals.session?.pairSelected(stream: stream, local: localType, remote: remoteType) }
+    let remoteHost = remote.flatMap(candidateHost)
+    MainActor.assumeIsolated { signals.session?.pairSelected(stream: stream, local: localType, remote: remoteType, remoteHost: remoteHost) }
+}
+
+/// The IP address of `candidate` (`nice_address_to_string`), an IPv4-mapped IPv6 address as
+/// the IPv4 address it is (`SecureChannel.plainHost`).
+private func candidateHost(_ candidate: UnsafeMutablePointer<NiceCandidate>) -> String? {
+    var text = [CChar](repeating: 0, count: Int(INET6_ADDRSTRLEN) + 1)
+    nice_address_to_string(&candidate.pointee.addr, &text)
+    let host = String(decoding: text.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    return host.isEmpty ? nil : SecureChannel.plainHost(host)
 }

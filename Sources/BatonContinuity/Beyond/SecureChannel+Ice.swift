@@ -13,6 +13,10 @@ extension SecureChannel {
     /// the controlling side as the TLS client, within `iceHandshakeDeadline`; the peer checked
     /// as on the LAN (`CertificatePolicy.groupMember`: a current, unrevoked device of the group).
     ///
+    /// The channel carries a link as a TCP one does (`PeerBus.open(over:)`, then
+    /// `LinkTable.adopt(_:dialed:path:)`): closing or aborting it closes the ICE stream, whose
+    /// pseudo-TCP FIN tells the peer; its `peerHost` is the selected remote candidate's address.
+    ///
     /// On any failure the stream is closed. The controlled side's refusals are the listener's
     /// (`notAdmitted`, `peerRejected`, `deadlinePassed`); the controlling side's the dialer's
     /// (`admissionRefused`, `admissionFailed`, `admissionTimedOut`, `peerRejected`,
@@ -45,6 +49,7 @@ extension SecureChannel {
                 }
             }
             ice.keepAlive(with: UnsafeMutableRawPointer(channel.stream))
+            channel.attach(ice)
             return channel
         } catch {
             closeAsynchronously(stream.pointer)

@@ -168,8 +168,7 @@ public final class ContinuityNode: NearbyActivitySource {
         relay = identityDirectory.map { folder in
             RelayConnector(identity: { [weak trust] in trust?.identity ?? identity }, identityFolder: folder, credential: credential,
                            isLinked: { [weak links] device in links?[device] != nil },
-                           // The lead's merge hands the path on (`LinkTable.adopt(_:dialed:path:)`).
-                           adopt: { [weak links] channel, _ in await links?.adopt(channel, dialed: nil) ?? false },
+                           adopt: { [weak links] channel, path in await links?.adopt(channel, dialed: nil, path: .ice(path)) ?? false },
                            diagnostics: diagnostics, log: log)
         }
         wireParts()

@@ -77,15 +77,15 @@ final class LinkTable {
 
     /// Whether a device at `address` (or its IP address) is linked.
     func isLinked(to address: PeerAddress) -> Bool {
-        links.values.contains { $0.dialed == address || $0.host == address.host }
+        links.values.contains { $0.path == .lan && ($0.dialed == address || $0.host == address.host) }
     }
 
-    /// The devices linked now, in name order, each with its path (every link of this table
-    /// runs on the local network) and the stream bytes it had dropped.
+    /// The devices linked now, in name order, each with its path and the stream bytes it had
+    /// dropped.
     var status: [LinkStatus] {
         links.values.map { link in
             LinkStatus(device: name(of: link), address: link.dialed?.host ?? link.host ?? "?", since: link.since,
-                       dialedByThisDevice: link.dialed != nil, path: .lan, droppedStreamBytes: link.streams.droppedBytes)
+                       dialedByThisDevice: link.dialed != nil, path: link.path, droppedStreamBytes: link.streams.droppedBytes)
         }.sorted { $0.device < $1.device }
     }
 
@@ -100,13 +100,15 @@ final class LinkTable {
         }.sorted { $0.device < $1.device }
     }
 
-    /// Makes a link of `channel` (dialed to `address`, or accepted when nil): D-Bus over it,
+    /// Makes a link of `channel` (dialed to `address`, or accepted when nil) over `path` (the
+    /// LAN, or the ICE path of a channel `SecureChannel.open(over:role:identity:credential:)`
+    /// made, which has no address: its controlling side passes nil too): D-Bus over it,
     /// the device's object served, the peer's signals followed; then asks the peer for its
     /// list and its activity. A second link to a device already linked replaces the first
     /// only if it is the one both keep (`keepsNewLink`). Returns when the first answers are in
     /// (or the link failed); false if D-Bus could not be set up over the channel.
     @discardableResult
-    func adopt(_ channel: SecureChannel, dialed address: PeerAddress?) async -> Bool {
+    func adopt(_ channel: SecureChannel, dialed address: PeerAddress?, path: LinkPath = .lan) async -> Bool {
         let peer = channel.peerIdentifier
         arriving[peer, default: 0] += 1
         var stillArriving = true
@@ -128,11 +130,11 @@ final class LinkTable {
             retire(PeerLink(channel, bus: bus, service: nil, dialed: nil))
             return true
         }
-        let link = PeerLink(channel, bus: bus, service: service, dialed: address)
-        guard keepsNewLink(to: peer, dialed: address != nil) else {
+        let link = PeerLink(channel, bus: bus, service: service, dialed: address, path: path)
+        guard keepsNewLink(to: peer, dialed: address != nil, path: path) else {
             // The peer dialed this one while the link this device dialed stands: the peer
             // closes it once ours reaches it. Any other connection not kept is closed now.
-            if address == nil, links[peer]?.dialed != nil {
+            if address == nil, path == .lan, let existing = links[peer], existing.dialed != nil, existing.path == .lan {
                 follow(link)
                 supersede(link)
             } else {
@@ -143,8 +145,12 @@ final class LinkTable {
         }
         closedWhileArriving[peer] = nil  // this connection replaces it
         if let older = links.removeValue(forKey: peer) {
-            log.info("replacing the link with \(name(of: older)): both dialed, the one \(trust.name(of: min(trust.identity.identifier, older.id))) dialed stays")
-            if older.dialed == nil, address != nil { supersede(older) } else { retire(older) }
+            if older.path != path {
+                log.info("replacing the link with \(name(of: older)) (\(older.path.words)) by one on the \(path.words)")
+            } else {
+                log.info("replacing the link with \(name(of: older)): both dialed, the one \(trust.name(of: min(trust.identity.identifier, older.id))) dialed stays")
+            }
+            if older.dialed == nil, address != nil, older.path == .lan { supersede(older) } else { retire(older) }
         }
         links[link.id] = link
         stillArriving = false
@@ -314,12 +320,14 @@ final class LinkTable {
         }
     }
 
-    /// One link per device (`peer` is its identifier). When two devices dial each other at
-    /// once, both keep the connection dialed by the device whose identifier sorts first, so
-    /// they agree without talking (identifiers, unlike the names shown, do not change with the
-    /// list each holds); otherwise the link that came first stays.
-    private func keepsNewLink(to peer: String, dialed: Bool) -> Bool {
+    /// One link per device (`peer` is its identifier). The local network first: a connection
+    /// on it replaces a link beyond it (docs/PROTOCOL.md, 7), never the other way. When two
+    /// devices dial each other at once, both keep the connection dialed by the device whose
+    /// identifier sorts first, so they agree without talking (identifiers, unlike the names
+    /// shown, do not change with the list each holds); otherwise the link that came first stays.
+    private func keepsNewLink(to peer: String, dialed: Bool, path: LinkPath) -> Bool {
         guard let existing = links[peer] else { return true }
+        if existing.path != path { return path == .lan }
         let ownIdentifier = trust.identity.identifier
         let newDialer = dialed ? ownIdentifier : peer
         let oldDialer = existing.dialed != nil ? ownIdentifier : peer

@@ -15,8 +15,11 @@ final class PeerLink {
     /// The continuation streams carried on this link.
     let streams: LinkStreams
     let dialed: PeerAddress?
-    /// The peer's IP address.
+    /// The peer's IP address (over ICE, the selected remote candidate's: a relay's on a
+    /// relayed path).
     let host: String?
+    /// What the link runs over: the LAN, or an ICE path (set by `LinkTable.adopt(_:dialed:path:)`).
+    let path: LinkPath
     var remote: NearbyActivity?
     /// How many CurrentChanged signals from the peer were handled (see `LinkTable.adopt`).
     var currentSignals = 0
@@ -33,7 +36,7 @@ final class PeerLink {
     /// Whether the log and the diagnostics said this link is being slowed (once a link).
     var limitSaid = false
 
-    init(_ channel: SecureChannel, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?) {
+    init(_ channel: SecureChannel, bus: PeerBus, service: DeviceService?, dialed: PeerAddress?, path: LinkPath = .lan) {
         id = channel.peerIdentifier
         serial = channel.peerSerial
         host = channel.peerHost
@@ -42,5 +45,6 @@ final class PeerLink {
         streams = LinkStreams(bus: bus.bus, accepted: channel.isServer)
         service?.streams = streams
         self.dialed = dialed
+        self.path = path
     }
 }

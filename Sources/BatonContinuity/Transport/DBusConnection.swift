@@ -43,9 +43,15 @@ package final class DBusConnection {
     /// Its input, a `GPollableInputStream *`, and output, a `GPollableOutputStream *`.
     let inputStream: OpaquePointer
     let outputStream: OpaquePointer
-    /// The socket under the stream, shut down both ways by `close()` and `abortTransport()` so the
-    /// other side sees the end at once (a reference, released when the connection goes).
-    private let socket: UnsafeMutablePointer<GSocket>
+    /// What is under the stream, ended by `close()` and `abortTransport()` so the other side sees
+    /// the end at once: a socket shut down, or a stream that is no socket (an ICE stream)
+    /// closed (a reference, released when the connection goes).
+    private let base: TransportBase
+    /// Cancelled by `abortTransport()` (and, over an ICE stream, by the stream's own end: its
+    /// path failed): a wait for the stream to be readable ends with it, as it ends when a
+    /// socket is shut down. Over a socket its shutdown does that already; a stream that is no
+    /// socket may say nothing when closed under its reader.
+    let aborted: UnsafeMutablePointer<GCancellable>
     let log: Logger
     /// What the other end is called in the log: "link", "connection".
     let kind: String
@@ -107,13 +113,22 @@ package final class DBusConnection {
     }
 
     /// A connection over `stream` (a `GIOStream *` whose input and output are pollable, such
-    /// as a socket connection or a TLS connection over one; it takes a reference), on `socket`
-    /// (the socket under it), not yet authenticated: `serve` and `connect`
-    /// (`DBusAuthentication`) make one. `log` and `kind` name it in refusals.
-    package init(stream: UnsafeMutablePointer<GIOStream>, socket: UnsafeMutablePointer<GSocket>, log: Logger, kind: String,
+    /// as a socket connection or a TLS connection over one, or over an ICE stream; it takes a
+    /// reference), on `socket` (the socket under it), not yet authenticated: `serve` and
+    /// `connect` (`DBusAuthentication`) make one. `log` and `kind` name it in refusals.
+    package convenience init(stream: UnsafeMutablePointer<GIOStream>, socket: UnsafeMutablePointer<GSocket>, log: Logger, kind: String,
+                             fallbackErrorName: String) {
+        self.init(stream: stream, base: .socket(socket), log: log, kind: kind, fallbackErrorName: fallbackErrorName)
+    }
+
+    /// A connection over `stream`, as `init(stream:socket:log:kind:fallbackErrorName:)`, on
+    /// `base`: the socket under it, or the stream under it that is no socket (an ICE stream,
+    /// closed to end the connection at once).
+    package init(stream: UnsafeMutablePointer<GIOStream>, base: TransportBase, log: Logger, kind: String,
                  fallbackErrorName: String) {
         self.stream = g_object_ref(stream).assumingMemoryBound(to: GIOStream.self)
-        self.socket = g_object_ref(socket).assumingMemoryBound(to: GSocket.self)
+        self.base = base.retained()
+        aborted = base.endedCancellable()
         inputStream = OpaquePointer(g_io_stream_get_input_stream(stream))
         outputStream = OpaquePointer(g_io_stream_get_output_stream(stream))
         self.log = log
@@ -126,7 +141,8 @@ package final class DBusConnection {
         writeWatch?.cancel()
         readAgain?.cancel()
         if let stream { g_object_unref(stream) }
-        g_object_unref(socket)
+        base.release()
+        g_object_unref(aborted)
     }
 
     /// Bytes waiting for the peer to take them (its end is full: it has not read them yet).
@@ -149,12 +165,14 @@ package final class DBusConnection {
     /// Watches the stream for messages and handles those already read.
     func beginReadingMessages() {
         guard !isClosed else { return }
-        if !readingPaused { readWatch = PollableWatch(input: inputStream) { [weak self] in self?.readAvailable() ?? .stop } }
+        if !readingPaused { readWatch = PollableWatch(input: inputStream, cancellable: aborted) { [weak self] in self?.readAvailable() ?? .stop } }
         takeMessages()
     }
 
     /// Stops reading from the peer until `resumeReading()`; messages already read are still
     /// handled. What the peer sends waits in the kernel, and its flow control slows the peer.
+    /// Over an ICE stream libnice handles the path's packets only while the stream is read, so
+    /// the link stands still both ways until then (its acknowledgements wait too).
     package func pauseReading() {
         guard !isClosed, !readingPaused else { return }
         readingPaused = true
@@ -169,7 +187,7 @@ package final class DBusConnection {
         guard !isClosed, readingPaused else { return }
         readingPaused = false
         guard processing, !awaitingServerAnswer else { return }
-        readWatch = PollableWatch(input: inputStream) { [weak self] in self?.readAvailable() ?? .stop }
+        readWatch = PollableWatch(input: inputStream, cancellable: aborted) { [weak self] in self?.readAvailable() ?? .stop }
     }
 
     /// Runs `body` once when the connection ends, from either side, from the loop (never from
@@ -182,7 +200,8 @@ package final class DBusConnection {
         closedHandlers.append(body)
     }
 
-    /// Closes the connection; the peer sees it closed at once (the socket is shut down). Calls
+    /// Closes the connection; the peer sees it closed at once (the socket is shut down; an ICE
+    /// stream is closed, and libnice's pseudo-TCP sends its FIN). Calls
     /// waiting for replies fail with `G_IO_ERROR_CLOSED`; bytes not yet written are dropped.
     /// It never waits on the peer. More than once is harmless.
     package func close() {
@@ -217,9 +236,11 @@ package final class DBusConnection {
         if !handlers.isEmpty { MainLoop.idle(priority: .default) { for handler in handlers { handler() } } }
     }
 
-    /// Shuts the socket down both ways: whatever waits on it ends now (for a deadline).
+    /// Shuts the socket down both ways, or closes the stream that is no socket: whatever waits
+    /// on it ends now (for a deadline), and the peer reads the end.
     package func abortTransport() {
-        g_socket_shutdown(socket, 1, 1, nil)
+        base.end()
+        g_cancellable_cancel(aborted)
     }
 
     /// Closes the connection because the server did not accept a pipelined authentication

@@ -46,7 +46,8 @@ public final class PeerBus {
     /// Lets incoming messages through (they wait from `open` until this is called).
     public func startMessageProcessing() { bus.startMessageProcessing() }
 
-    /// Closes the link; the peer sees it closed at once (the TCP connection is shut down). It
+    /// Closes the link; the peer sees it closed at once (the TCP connection is shut down, or
+    /// the ICE stream closed: its pseudo-TCP FIN goes after what is queued). It
     /// returns at once and never waits on the peer, so a peer that stopped reading cannot
     /// freeze the app. Messages still queued for the peer may be lost, as they would be if it
     /// had vanished.
@@ -70,12 +71,25 @@ public final class PeerBus {
     /// Starts D-Bus on `channel`; the side that accepted the TLS connection serves the
     /// authentication. Both sides must call it. Incoming messages wait until
     /// `startMessageProcessing()`, so a device exports its object before any call reaches it.
+    ///
+    /// Over TCP the bus ends the link by shutting the socket down; over an ICE stream
+    /// (`SecureChannel.open(over:role:identity:credential:)`) by closing that stream.
     public static func open(over channel: SecureChannel) async throws(TransportError) -> PeerBus {
-        guard let socket = baton_tls_base_socket(channel.stream) else {
-            throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no socket under the TLS connection"))
+        let base: TransportBase
+        if let socket = baton_tls_base_socket(channel.stream) {
+            base = .socket(socket.assumingMemoryBound(to: GSocket.self))
+        } else if let ice = channel.ice {
+            base = .stream(ice.stream, ended: ice.ended)
+        } else {
+            throw .handshakeFailed(GLibError(domain: "baton", code: 0, message: "no socket or ICE stream under the TLS connection"))
         }
-        let bus = DBusConnection(stream: channel.stream, socket: socket.assumingMemoryBound(to: GSocket.self),
+        let bus = DBusConnection(stream: channel.stream, base: base,
                                  log: Logger(label: "baton.transport"), kind: "link", fallbackErrorName: DeviceInterface.ErrorName.failed)
+        // An accepting side with no listener (over an ICE stream) has no listener's deadline:
+        // this one ends its wait for the peer's authentication the same way.
+        let unlistened = channel.isServer && channel.pending == nil
+            ? MainLoop.after(authenticationDeadline) { [weak bus] in bus?.abortTransport() } : nil
+        defer { unlistened?.cancel() }
         do {
             // The accepting side is bounded by the listener's deadline, which shuts the socket
             // down: the authentication's read then fails at once.

@@ -10,9 +10,11 @@ import CGLib
 final class PollableWatch {
     private let source: UnsafeMutablePointer<GSource>
 
-    /// Watches `input`, a `GPollableInputStream *`.
-    convenience init(input: OpaquePointer, _ body: @escaping @MainActor () -> Repetition) {
-        self.init(g_pollable_input_stream_create_source(input, nil)!, body)
+    /// Watches `input`, a `GPollableInputStream *`; with `cancellable`, `body` also runs once
+    /// it is cancelled (then a read fails or ends: the stream was closed under it).
+    convenience init(input: OpaquePointer, cancellable: UnsafeMutablePointer<GCancellable>? = nil,
+                     _ body: @escaping @MainActor () -> Repetition) {
+        self.init(g_pollable_input_stream_create_source(input, cancellable)!, body)
     }
 
     /// Watches `output`, a `GPollableOutputStream *`.

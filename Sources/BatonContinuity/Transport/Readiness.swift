@@ -49,13 +49,15 @@ package enum Readiness {
     }
 
     /// Waits until `input` (a pollable stream, such as a TLS connection's) can be read without
-    /// blocking: data, its end, or an error.
-    static func stream(_ input: UnsafeMutablePointer<GInputStream>) async {
+    /// blocking: data, its end, or an error; or until `cancellable` is cancelled (the stream
+    /// was closed under the reader: an ICE stream says nothing then).
+    static func stream(_ input: UnsafeMutablePointer<GInputStream>, cancellable: UnsafeMutablePointer<GCancellable>? = nil) async {
         let pollable = OpaquePointer(input)
-        guard g_pollable_input_stream_can_poll(pollable) != 0, g_pollable_input_stream_is_readable(pollable) == 0 else { return }
+        guard g_pollable_input_stream_can_poll(pollable) != 0, g_pollable_input_stream_is_readable(pollable) == 0,
+              g_cancellable_is_cancelled(cancellable) == 0 else { return }
         await withLoopContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let box = ReadyBox { continuation.resume() }
-            let source = g_pollable_input_stream_create_source(pollable, nil)!
+            let source = g_pollable_input_stream_create_source(pollable, cancellable)!
             g_source_set_callback(source, unsafeBitCast(pollableReady, to: GSourceFunc.self), box.retainedOpaque(), CallbackBox.destroyNotify)
             g_source_attach(source, MainLoop.context.gContext)
             g_source_unref(source)

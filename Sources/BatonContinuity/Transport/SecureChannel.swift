@@ -38,8 +38,15 @@ public final class SecureChannel: @unchecked Sendable {
     public var peerSerial: String {
         if case .member(_, let serial) = peer { serial } else { "" }
     }
-    /// The peer's IP address, as the socket sees it.
-    public let peerHost: String?
+    /// The peer's IP address: as the socket sees it, or over an ICE stream the address of the
+    /// remote candidate libnice selected (a relay's address on a relayed path).
+    public var peerHost: String? { ice?.remoteHost ?? socketPeerHost }
+    /// The peer's IP address as the socket sees it; nil over an ICE stream.
+    private let socketPeerHost: String?
+    /// The ICE stream under the TLS connection, for a link beyond one network
+    /// (`open(over:role:identity:credential:)`); nil over TCP. Set once, before the channel is
+    /// handed out.
+    private(set) var ice: IceStream?
     let stream: UnsafeMutablePointer<GIOStream>
     let isServer: Bool
     /// For a connection a `TLSListener` accepted: its wait to authenticate, ended by
@@ -50,7 +57,7 @@ public final class SecureChannel: @unchecked Sendable {
                  stream: UnsafeMutablePointer<GIOStream>, isServer: Bool, pending: PendingConnection?) {
         self.applicationProtocol = applicationProtocol
         self.peer = peer
-        self.peerHost = peerHost
+        self.socketPeerHost = peerHost
         self.stream = stream
         self.isServer = isServer
         self.pending = pending
@@ -74,6 +81,9 @@ public final class SecureChannel: @unchecked Sendable {
 
     deinit {
         if !handedToBus.isSet { Self.closeAsynchronously(stream) }
+        // The ICE stream lives on until the TLS connection's close in the background frees it:
+        // its watch of the path goes now, with the channel that read it.
+        ice?.stopWatching()
         g_object_unref(stream)
     }
 
@@ -86,19 +96,28 @@ public final class SecureChannel: @unchecked Sendable {
         if let pending { Task { @MainActor in pending.released() } }
     }
 
-    /// Shuts the TCP connection down both ways at once, without a TLS close: reads and writes
-    /// waiting on it fail now, and the peer reads the end of the stream. For a peer that has
-    /// stopped (a deadline passed); `close()` is the polite way.
+    /// Shuts the TCP connection (or the ICE stream's pseudo-TCP) down both ways at once, without
+    /// a TLS close: reads and writes waiting on it fail now, and the peer reads the end of the
+    /// stream. For a peer that has stopped (a deadline passed); `close()` is the polite way.
     public func abort() {
-        guard Self.shutDown(stream) else { return }
+        if let ice {
+            ice.shutDown()
+        } else {
+            guard Self.shutDown(stream) else { return }
+        }
         close()
     }
 
-    /// Shuts the TCP connection down both ways, like `abort()`, and gives up its place among
-    /// its listener's connections at once (the TLS close comes with the channel's end).
+    /// Records the ICE stream under this channel (`open(over:role:identity:credential:)`, once,
+    /// before the channel is handed out): close, abort and `peerHasGone` then act on it.
+    func attach(_ ice: IceStream) { self.ice = ice }
+
+    /// Shuts the TCP connection (or the ICE stream) down both ways, like `abort()`, and gives up
+    /// its place among its listener's connections at once (the TLS close comes with the
+    /// channel's end).
     @MainActor
     func drop() {
-        Self.shutDown(stream)
+        if let ice { ice.shutDown() } else { Self.shutDown(stream) }
         pending?.drop()
     }
 
@@ -111,8 +130,10 @@ public final class SecureChannel: @unchecked Sendable {
     }
 
     /// Whether the peer has hung up or reset the connection: a look at the socket that reads
-    /// nothing (a FIN or a reset is in; data waiting means it is still there).
+    /// nothing (a FIN or a reset is in; data waiting means it is still there); over an ICE
+    /// stream, its state (closed, or its path failed).
     var peerHasGone: Bool {
+        if let ice { return ice.hasEnded }
         guard let base = baton_tls_base_socket(stream) else { return true }
         var byte: UInt8 = 0
         let count = recv(g_socket_get_fd(base.assumingMemoryBound(to: GSocket.self)), &byte, 1, Int32(MSG_PEEK | MSG_DONTWAIT))
