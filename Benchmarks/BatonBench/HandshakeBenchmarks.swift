@@ -17,10 +17,20 @@ import Foundation
 /// connection closes. Neither side has a session to resume: each handshake is a full one.
 @MainActor
 enum HandshakeBenchmarks {
+    /// Handshakes each side makes in `--handshake` (and in the full run).
     static let handshakes = 200
 
-    /// The figures of `--handshake`.
+    /// Handshakes each side makes in `--quick`: enough for a median, in about a second.
+    static let quickHandshakes = 40
+
+    /// The figures of `--handshake`: the handshake row, then the cold continuation's rows.
     static func figures() throws -> [Figure] {
+        [try handshakeFigure(count: handshakes)] + ContinuityBenchmarks.coldFigures(try ContinuityBenchmarks.coldOnly())
+    }
+
+    /// The handshake row: the median of `count` GIO handshakes beside the median of `count`
+    /// OpenSSL ones, both against a server in another process, with a new group's certificates.
+    static func handshakeFigure(count: Int) throws -> Figure {
         let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("baton-handshake-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let authority = try GroupAuthority.create(name: "bench", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
@@ -28,21 +38,18 @@ enum HandshakeBenchmarks {
         try authority.issueDevice(named: "A").write(to: server)
         try authority.issueDevice(named: "B").write(to: client)
 
-        let gio = try gioHandshakes(server: server, client: client)
-        let openssl = try openSSLHandshakes(server: server, client: client)
-        var figures = [
-            Figure(name: "mutual TLS 1.3 handshake, GIO (GnuTLS)", value: percentile(gio, 50),
-                   baselineName: "same, OpenSSL (Python ssl)", baseline: percentile(openssl, 50), unit: "µs", aim: "OpenSSL's cost"),
-        ]
-        let cold = try ContinuityBenchmarks.coldOnly()
-        figures += ContinuityBenchmarks.coldFigures(cold)
-        return figures
+        let gio = try gioHandshakes(server: server, client: client, count: count)
+        let openssl = try openSSLHandshakes(server: server, client: client, count: count)
+        return Figure(name: "mutual TLS 1.3 handshake, GIO (GnuTLS)", value: percentile(gio, 50),
+                      baselineName: "same, OpenSSL (Python ssl)", baseline: percentile(openssl, 50), unit: "µs",
+                      aim: "OpenSSL's cost")
     }
 
     // MARK: GIO
 
-    /// µs per handshake, GIO's client against GIO's server (`--tls-server gio` in another process).
-    static func gioHandshakes(server: URL, client: URL) throws -> [Double] {
+    /// µs per handshake, `count` of them, GIO's client against GIO's server (`--tls-server gio`
+    /// in another process).
+    static func gioHandshakes(server: URL, client: URL, count: Int) throws -> [Double] {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--tls-server", "gio", server.path]
@@ -58,7 +65,7 @@ enum HandshakeBenchmarks {
         let (certificate, database) = try gioCredentials(client)
         defer { g_object_unref(certificate); g_object_unref(database) }
         var times: [Double] = []
-        for _ in 0..<handshakes {
+        for _ in 0..<count {
             let socketClient = g_socket_client_new()!
             defer { g_object_unref(socketClient) }
             g_socket_client_set_enable_proxy(socketClient, 0)
@@ -165,18 +172,19 @@ enum HandshakeBenchmarks {
 
     // MARK: OpenSSL
 
-    /// µs per handshake, Python's `ssl` (OpenSSL) client against its server in a child process.
-    static func openSSLHandshakes(server: URL, client: URL) throws -> [Double] {
+    /// µs per handshake, `count` of them, Python's `ssl` (OpenSSL) client against its server in
+    /// a child process.
+    static func openSSLHandshakes(server: URL, client: URL, count: Int) throws -> [Double] {
         let python = Process()
         python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", openSSLHarness, server.path, client.path, String(handshakes)]
+        python.arguments = ["python3", "-c", openSSLHarness, server.path, client.path, String(count)]
         let output = Pipe()
         python.standardOutput = output
         try python.run()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         python.waitUntilExit()
         let times = text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard python.terminationStatus == 0, times.count == handshakes else {
+        guard python.terminationStatus == 0, times.count == count else {
             throw BenchFailure("the OpenSSL harness failed (status \(python.terminationStatus)): \(text.prefix(400))")
         }
         return times
