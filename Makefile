@@ -50,9 +50,12 @@ fuzz: deps
 
 # `make bench`: every figure beside its baseline from the same run (Benchmarks/BatonBench/main.swift
 # lists the options). `make bench BENCH_ARGS=--quick`: issue 30's figures in under two minutes —
-# payload coding, cold continuation, one-shot MainLoop.idle, the Task { @MainActor } chain,
-# MainActor.run from another thread and the DispatchQueue.main chain — each with its baseline and aim,
-# to check a change before landing it. `BENCH_ARGS=--loop`: the loop's rows alone.
+# payload coding, a mutual TLS handshake through GIO beside OpenSSL's, cold continuation, one-shot
+# MainLoop.idle, the Task { @MainActor } chain, MainActor.run from another thread and the
+# DispatchQueue.main chain (beside dispatchMain() and beside libdispatch's eventfd floor) — each
+# with its baseline and aim, to check a change before landing it. `BENCH_ARGS=--loop`: the loop's
+# rows alone; `--memory-only`: batond's memory with 1, 8 and 32 links; `--cold-start-only` (root):
+# cold start, warm link and resume from suspend between namespace hosts.
 bench: deps
 	$(SWIFT) build -c release --product batond
 	$(SWIFT) build -c release --product BatonBench

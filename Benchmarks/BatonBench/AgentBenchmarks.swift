@@ -84,6 +84,7 @@ enum AgentBenchmarks {
         environment["XDG_RUNTIME_DIR"] = runtime.path
         environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
         environment["XDG_DATA_HOME"] = root.appendingPathComponent("data").path
+        environment["XDG_STATE_HOME"] = root.appendingPathComponent("state").path  // launched apps' logs (AgentMode)
 
         var children: [BenchChild] = []
         defer { for child in children.reversed() { child.stop() } }

@@ -14,6 +14,11 @@ import Foundation
 /// the desktop entry file ENTRY through GIO, the way its launcher does, but only to
 /// `didFinishLaunching` (the launch figure's baseline, started from this small process as the
 /// agent's launches are). End of input stops it and every app it launched.
+///
+/// The apps its launcher starts write to their log (`LaunchedAppLog`), not to this process's
+/// output: when one ends, the `restored` and `failed` lines its launch added to the log are
+/// printed on this process's output (their times are the app's own, so printing them late
+/// changes no figure).
 @MainActor
 enum AgentMode {
     /// Set in the environment of a baseline launch: the bench app ends once it has printed
@@ -54,6 +59,19 @@ enum AgentMode {
         let launcher = DesktopAppLauncher(catalog: InstalledAppCatalog())
         var launched: [pid_t] = []
         launcher.onLaunched = { _, pid in launched.append(pid) }
+        var logRead: [String: UInt64] = [:]  // by log file: the bytes already printed
+        let log = launcher.log
+        launcher.onExited = { exit in
+            guard let file = log.file(of: exit.appID), let handle = try? FileHandle(forReadingFrom: file) else { return }
+            defer { try? handle.close() }
+            try? handle.seek(toOffset: logRead[file.path] ?? 0)
+            let added = (try? handle.readToEnd()) ?? Data()
+            logRead[file.path, default: 0] += UInt64(added.count)
+            for line in String(decoding: added, as: UTF8.self).split(separator: "\n")
+            where line.hasPrefix("restored ") || line.hasPrefix("failed ") {
+                say(String(line))
+            }
+        }
         // GIO's spawn detaches the apps (they are not this process's children): each one still
         // running is killed, checked to be a bench app first, as its process ID may be reused.
         func stopLaunched() {

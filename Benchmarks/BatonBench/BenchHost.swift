@@ -98,6 +98,13 @@ final class BenchHost {
         return child
     }
 
+    /// Runs `command` (absolute executable first) in the host's network namespace alone (as
+    /// `ip` or `nft` need) and waits for it; throws if it fails.
+    func run(inNetwork command: [String]) throws {
+        guard let first = firstProcess else { throw BenchFailure("\(name) is not running") }
+        try Self.run("/usr/bin/nsenter", ["--target", "\(first)", "--net", "--"] + command)
+    }
+
     /// Ends the host: SIGKILL to its first process (the kernel then ends every process of
     /// the host), then waits for `unshare` and each `nsenter` to end. Again, does nothing more.
     func shutDown() {

@@ -1,9 +1,12 @@
 import BatonContinuity
 import Foundation
 
-/// The other process of the "memory per advertised activity" figure: many devices (one node
-/// each, all in this process), none advertising until the line `advertise` arrives on stdin;
-/// then the app's activity becomes current and every node offers it to its peers.
+/// The other process of the "memory per advertised activity" figure and of the agent's memory
+/// with N links (`AgentMemoryBenchmarks`): many devices (one node each, all in this process),
+/// none advertising until the line `advertise` arrives on stdin; then the app's activity
+/// becomes current and every node offers it to its peers. The line `flood N` makes a new
+/// activity of the same type current at each of N loop turns (every node sends each to its
+/// peers), then invalidates it (every node withdraws it) and prints `flooded`.
 @MainActor
 enum FleetMode {
     static func run(devices: [URL]) -> Never {
@@ -18,11 +21,14 @@ enum FleetMode {
                 var byte: UInt8 = 0
                 while read(STDIN_FILENO, &byte, 1) == 1, byte != UInt8(ascii: "\n") { line.append(byte) }
                 guard !line.isEmpty else { exit(0) }
-                if String(decoding: line, as: UTF8.self) == "advertise" {
+                let command = String(decoding: line, as: UTF8.self)
+                if command == "advertise" {
                     let current = UserActivity(activityType: "com.example.bench.editing")
                     current.title = "Bench fleet"
                     current.becomeCurrent()
                     activity = current
+                } else if command.hasPrefix("flood "), let turns = Int(command.dropFirst("flood ".count)) {
+                    flood(turns)
                 }
                 return .again
             }
@@ -32,5 +38,22 @@ enum FleetMode {
             say("fleet failed: \(error)")
         }
         exit(1)
+    }
+
+    /// The activity of the flood now current (kept alive while current).
+    private static var flooding: UserActivity?
+
+    /// A new activity current now, then at each of `remaining - 1` loop turns more; then the
+    /// last invalidated and `flooded` printed.
+    private static func flood(_ remaining: Int) {
+        let current = UserActivity(activityType: "com.example.bench.editing")
+        current.title = "Bench fleet \(remaining)"
+        current.becomeCurrent()
+        flooding = current
+        if remaining > 1 { MainLoop.idle { flood(remaining - 1) } } else {
+            current.invalidate()
+            flooding = nil
+            say("flooded")
+        }
     }
 }

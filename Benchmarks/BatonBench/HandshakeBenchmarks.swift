@@ -14,13 +14,27 @@ import Foundation
 /// the handshake, each against a server in another process that asks for the client's
 /// certificate and checks both chains against the group's certificate (GnuTLS's check through
 /// a `GTlsFileDatabase`, OpenSSL's own). After each, one byte goes each way, untimed, and the
-/// connection closes. Neither side has a session to resume: each handshake is a full one.
+/// connection closes. Neither side has a session to resume: each handshake is a full one. The
+/// two alternate in `blocks` blocks, so that both meet the same load on a shared machine.
 @MainActor
 enum HandshakeBenchmarks {
+    /// Handshakes each side makes in `--handshake` (and in the full run).
     static let handshakes = 200
 
-    /// The figures of `--handshake`.
+    /// Handshakes each side makes in `--quick`: enough for a median, in about a second.
+    static let quickHandshakes = 40
+
+    /// Blocks each side's handshakes are made in, alternating GIO's and OpenSSL's.
+    static let blocks = 5
+
+    /// The figures of `--handshake`: the handshake row, then the cold continuation's rows.
     static func figures() throws -> [Figure] {
+        [try handshakeFigure(count: handshakes)] + ContinuityBenchmarks.coldFigures(try ContinuityBenchmarks.coldOnly())
+    }
+
+    /// The handshake row: the median of `count` GIO handshakes beside the median of `count`
+    /// OpenSSL ones, both against a server in another process, with a new group's certificates.
+    static func handshakeFigure(count: Int) throws -> Figure {
         let root = URL(fileURLWithPath: NSTemporaryDirectory()).appendingPathComponent("baton-handshake-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: root) }
         let authority = try GroupAuthority.create(name: "bench", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
@@ -28,21 +42,20 @@ enum HandshakeBenchmarks {
         try authority.issueDevice(named: "A").write(to: server)
         try authority.issueDevice(named: "B").write(to: client)
 
-        let gio = try gioHandshakes(server: server, client: client)
-        let openssl = try openSSLHandshakes(server: server, client: client)
-        var figures = [
-            Figure(name: "mutual TLS 1.3 handshake, GIO (GnuTLS)", value: percentile(gio, 50),
-                   baselineName: "same, OpenSSL (Python ssl)", baseline: percentile(openssl, 50), unit: "µs", aim: "OpenSSL's cost"),
-        ]
-        let cold = try ContinuityBenchmarks.coldOnly()
-        figures += ContinuityBenchmarks.coldFigures(cold)
-        return figures
+        let harness = try OpenSSLHarness(server: server, client: client)
+        defer { harness.stop() }
+        var openssl: [Double] = []
+        let gio = try gioHandshakes(server: server, client: client, count: count) { openssl += try harness.handshakes($0) }
+        return Figure(name: "mutual TLS 1.3 handshake, GIO (GnuTLS)", value: percentile(gio, 50),
+                      baselineName: "same, OpenSSL (Python ssl)", baseline: percentile(openssl, 50), unit: "µs",
+                      aim: "OpenSSL's cost")
     }
 
     // MARK: GIO
 
-    /// µs per handshake, GIO's client against GIO's server (`--tls-server gio` in another process).
-    static func gioHandshakes(server: URL, client: URL) throws -> [Double] {
+    /// µs per handshake, `count` of them, GIO's client against GIO's server (`--tls-server gio`
+    /// in another process), in `blocks` blocks, each followed by `afterBlock(its size)`.
+    static func gioHandshakes(server: URL, client: URL, count: Int, afterBlock: (Int) throws -> Void) throws -> [Double] {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--tls-server", "gio", server.path]
@@ -58,7 +71,9 @@ enum HandshakeBenchmarks {
         let (certificate, database) = try gioCredentials(client)
         defer { g_object_unref(certificate); g_object_unref(database) }
         var times: [Double] = []
-        for _ in 0..<handshakes {
+        let blockSize = max(1, count / blocks)
+        for index in 0..<count {
+            if index > 0, index % blockSize == 0 { try afterBlock(blockSize) }
             let socketClient = g_socket_client_new()!
             defer { g_object_unref(socketClient) }
             g_socket_client_set_enable_proxy(socketClient, 0)
@@ -78,6 +93,7 @@ enum HandshakeBenchmarks {
             try exchangeOneByte(tls, answering: false)
             g_io_stream_close(tls, nil, nil)
         }
+        try afterBlock(count - (count - 1) / blockSize * blockSize)
         return times
     }
 
@@ -165,28 +181,45 @@ enum HandshakeBenchmarks {
 
     // MARK: OpenSSL
 
-    /// µs per handshake, Python's `ssl` (OpenSSL) client against its server in a child process.
-    static func openSSLHandshakes(server: URL, client: URL) throws -> [Double] {
-        let python = Process()
-        python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        python.arguments = ["python3", "-c", openSSLHarness, server.path, client.path, String(handshakes)]
-        let output = Pipe()
-        python.standardOutput = output
-        try python.run()
-        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        python.waitUntilExit()
-        let times = text.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard python.terminationStatus == 0, times.count == handshakes else {
-            throw BenchFailure("the OpenSSL harness failed (status \(python.terminationStatus)): \(text.prefix(400))")
+    /// Python's `ssl` (OpenSSL): a client in a child process that makes a block of handshakes
+    /// each time it is asked, against its own server (a forked process, serving until it ends).
+    @MainActor
+    final class OpenSSLHarness {
+        private let python = Process()
+        private let input = Pipe(), output = Pipe()
+
+        init(server: URL, client: URL) throws {
+            python.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            python.arguments = ["python3", "-c", openSSLHarness, server.path, client.path]
+            python.standardInput = input
+            python.standardOutput = output
+            try python.run()
         }
-        return times
+
+        /// µs per handshake, `count` of them.
+        func handshakes(_ count: Int) throws -> [Double] {
+            try input.fileHandleForWriting.write(contentsOf: Data("\(count)\n".utf8))
+            let line = ContinuityBenchmarks.readLine(output.fileHandleForReading)
+            let times = line.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+            guard times.count == count else {
+                throw BenchFailure("the OpenSSL harness gave \(times.count) of \(count) handshakes: \(line.prefix(400))")
+            }
+            return times
+        }
+
+        /// Ends the harness (end of its input) and waits for it.
+        func stop() {
+            try? input.fileHandleForWriting.close()
+            python.waitUntilExit()
+        }
     }
 
     /// The OpenSSL side: a forked server (TLS 1.3 only, client certificate required, chains
-    /// checked against the group's certificate) and a client timing each handshake in µs.
+    /// checked against the group's certificate), serving until the client ends, and a client
+    /// that for each line N on its input makes N handshakes and prints each one's µs on a line.
     static let openSSLHarness = """
-    import os, socket, ssl, sys, time
-    server_dir, client_dir, count = sys.argv[1], sys.argv[2], int(sys.argv[3])
+    import os, signal, socket, ssl, sys, time
+    server_dir, client_dir = sys.argv[1], sys.argv[2]
     def context(side, directory):
         ctx = ssl.SSLContext(side)
         ctx.minimum_version = ssl.TLSVersion.TLSv1_3
@@ -205,25 +238,32 @@ enum HandshakeBenchmarks {
     child = os.fork()
     if child == 0:
         server = context(ssl.PROTOCOL_TLS_SERVER, server_dir)
-        for _ in range(count):
+        while True:
             plain, _ = listener.accept()
             plain.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            with server.wrap_socket(plain, server_side=True) as tls:
-                tls.sendall(tls.recv(1))
-        os._exit(0)
+            try:
+                with server.wrap_socket(plain, server_side=True) as tls:
+                    tls.sendall(tls.recv(1))
+            except (ssl.SSLError, OSError):
+                pass
     listener.close()
     client = context(ssl.PROTOCOL_TLS_CLIENT, client_dir)
-    times = []
-    for _ in range(count):
-        start = time.perf_counter_ns()
-        plain = socket.create_connection(("127.0.0.1", port))
-        plain.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        tls = client.wrap_socket(plain)
-        times.append((time.perf_counter_ns() - start) / 1000)
-        tls.sendall(b"x")
-        tls.recv(1)
-        tls.close()
+    while True:
+        line = sys.stdin.readline()
+        if not line:
+            break
+        times = []
+        for _ in range(int(line)):
+            start = time.perf_counter_ns()
+            plain = socket.create_connection(("127.0.0.1", port))
+            plain.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            tls = client.wrap_socket(plain)
+            times.append((time.perf_counter_ns() - start) / 1000)
+            tls.sendall(b"x")
+            tls.recv(1)
+            tls.close()
+        print(" ".join("%.1f" % t for t in times), flush=True)
+    os.kill(child, signal.SIGKILL)
     os.waitpid(child, 0)
-    print(" ".join("%.1f" % t for t in times))
     """
 }

@@ -76,21 +76,32 @@ enum LoopBenchmarks {
     }
 
     /// The rows measured beside `dispatchMain()` (each a (GLib loop, `dispatchMain()`) pair),
-    /// and what one `eventfd` write costs beside the main queue's block under `dispatchMain()`:
-    /// libdispatch writes its eventfd twice for each `DispatchQueue.main` block a run loop
-    /// drains (once when the block is queued onto the emptied queue, once at the drain's end).
+    /// and the main queue's chain beside its floor.
+    ///
+    /// Issue 30 asked for the `DispatchQueue.main` chain within 2× of the same under
+    /// `dispatchMain()`. Through libdispatch that cannot be had: it writes its main-queue eventfd
+    /// twice for each block a run loop drains (once when the block is queued onto the emptied
+    /// queue, once at the drain's end), and those two writes alone cost several times the whole
+    /// block under `dispatchMain()`, which needs no eventfd. So the row the aim applies to is the
+    /// chain beside its floor — the same block under `dispatchMain()` plus libdispatch's two
+    /// writes — aim ≤ 1.3×; the row beside `dispatchMain()` alone stays for comparison and says
+    /// how far below the floor its old aim of 2× lies.
     nonisolated static func dispatchMainFigures(tasks: (Double, Double), hops: (Double, Double), blocks: (Double, Double),
                                                 eventfdWrite: Double) -> [Figure] {
-        [
+        let floor = blocks.1 + 2 * eventfdWrite
+        return [
             Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks.0, baselineName: "same under dispatchMain()",
                    baseline: tasks.1, unit: "ns/op", aim: "aim ≤ 1.3×"),
             Figure(name: "MainActor.run round trip, GLib loop", value: hops.0, baselineName: "same under dispatchMain()",
                    baseline: hops.1, unit: "ns/op", aim: "aim ≤ 1.1× (cross-thread)"),
             Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks.0, baselineName: "same under dispatchMain()",
-                   baseline: blocks.1, unit: "ns/op", aim: "aim ≤ 2×"),
-            Figure(name: "two eventfd writes (libdispatch's, per block)", value: 2 * eventfdWrite,
-                   baselineName: "DispatchQueue.main under dispatchMain()", baseline: blocks.1, unit: "ns/op",
-                   aim: "the floor of the row above"),
+                   baseline: blocks.1, unit: "ns/op",
+                   aim: "≤ 2× unreachable: the floor is " + String(format: "%.2f×", floor / blocks.1) + " (rows below)"),
+            Figure(name: "  libdispatch's two eventfd writes per block", value: 2 * eventfdWrite,
+                   baselineName: "same under dispatchMain()", baseline: blocks.1, unit: "ns/op",
+                   aim: "what the GLib loop cannot avoid"),
+            Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks.0,
+                   baselineName: "floor: dispatchMain() + 2 writes", baseline: floor, unit: "ns/op", aim: "aim ≤ 1.3× of the floor"),
         ]
     }
 

@@ -10,13 +10,17 @@
 //     BatonBench --gtk-only  (the GTK focus figure alone: a child on the bench's own Xvfb; built only with GTK 4)
 //     BatonBench --inspection-only (a warm continuation through agents while `baton inspect --watch` runs, beside none: issue 28)
 //     BatonBench --exit-only (batond's exit after SIGTERM, linked to a peer, beside a plain process's: issue 31)
-//     BatonBench --cold-start-only (a restarted batond to linked, on two namespace hosts with Avahi: issue 31; needs root)
+//     BatonBench --cold-start-only (a restarted batond to linked and to the other device's activity listed, beside the
+//                             same activity seen over a warm link, and a device resumed from suspend to linked again,
+//                             on two namespace hosts with Avahi: issue 31; needs root)
+//     BatonBench --memory-only (batond's private memory with 1, 8 and 32 links beside none: issue 26)
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
 //     BatonBench --coding    (the payload coding rows alone: encode and decode a 3 KB userInfo, beside binary plists)
 //     BatonBench --handshake (issue 30's rows alone: a mutual TLS 1.3 handshake through GIO beside OpenSSL's, and the
 //                             cold continuation beside GIO's handshake + one round trip, with its two parts)
 //     BatonBench --loop      (the loop's rows alone: one-shot idle, the main actor's and the main queue's chains, beside dispatchMain())
-//     BatonBench --quick     (issue 30's rows in under two minutes: payload coding, cold continuation, then --loop's rows)
+//     BatonBench --quick     (issue 30's rows in under two minutes: payload coding, GIO's handshake beside OpenSSL's,
+//                             cold continuation, then --loop's rows)
 import Baton
 import Foundation
 
@@ -163,6 +167,11 @@ if CommandLine.arguments.contains("--cold-start-only") {  // issue 31: a restart
     exit(0)
 }
 
+if CommandLine.arguments.contains("--memory-only") {  // issue 26: batond's private memory with N links, beside none
+    MainActor.assumeIsolated { for line in AgentMemoryBenchmarks.lines() { say(line) } }
+    exit(0)
+}
+
 if CommandLine.arguments.contains("--agent-only") {
     MainActor.assumeIsolated {
         do {
@@ -184,6 +193,8 @@ nonisolated(unsafe) var continuityFigures: [Figure] = []
 nonisolated(unsafe) var agentFigures: [Figure] = []
 nonisolated(unsafe) var agentNotes: [String] = []
 nonisolated(unsafe) var coldStartLines: [String] = []
+nonisolated(unsafe) var handshakeFigures: [Figure] = []
+nonisolated(unsafe) var memoryLines: [String] = []
 
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
@@ -229,6 +240,11 @@ let figures: [Figure] = MainActor.assumeIsolated {
     do { agentFigures.append(InspectionBenchmarks.figure(try InspectionBenchmarks.run())) } catch {
         say("inspection benchmarks failed: \(error)")
     }
+    say("memory: batond with \(AgentMemoryBenchmarks.linkCounts.map(String.init).joined(separator: ", ")) links …")
+    memoryLines = AgentMemoryBenchmarks.lines()
+    do { handshakeFigures = [try HandshakeBenchmarks.handshakeFigure(count: HandshakeBenchmarks.handshakes)] } catch {
+        say("handshake benchmarks failed: \(error)")
+    }
     continuityFigures = [
         Figure(name: "warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare TLS round trip p50",
                baseline: percentile(continuity.rtt, 50), unit: "µs", aim: "aim ≤ 3×"),
@@ -236,7 +252,7 @@ let figures: [Figure] = MainActor.assumeIsolated {
                baseline: percentile(continuity.rtt, 99), unit: "µs", aim: ""),
         Figure(name: "warm continuation p50", value: percentile(continuity.warm, 50), baselineName: "bare D-Bus call over TLS p50",
                baseline: percentile(continuity.dbusRTT, 50), unit: "µs", aim: "GDBus's own floor"),
-    ] + ContinuityBenchmarks.coldFigures(continuity) + [
+    ] + handshakeFigures + ContinuityBenchmarks.coldFigures(continuity) + [
         Figure(name: "advertisement propagation p50", value: percentile(continuity.propagation, 50),
                baselineName: "bare TLS round trip p50", baseline: percentile(continuity.propagationRTT, 50), unit: "µs", aim: ""),
         Figure(name: "memory per mutual-TLS link", value: continuity.bytesPerLink / 1024, baselineName: "(no baseline)",
@@ -283,6 +299,7 @@ for figure in continuityFigures { say(figure.line()) }
 for figure in agentFigures { say(figure.line()) }
 for note in agentNotes { say(note) }
 for line in coldStartLines { say(line) }
+for line in memoryLines { say(line) }
 if !agentFigures.isEmpty {
     say(MachineBenchmarks.figure().line())
     say("(the launch figure's agent is BatonBench --agent-mode: the same Agent, AgentServer and DesktopAppLauncher as batond,"
