@@ -149,8 +149,8 @@ final class RelayConnectorTests: ProcessTestCase {
 
     /// Two nodes of the group, no static peer, no discovery, on loopback: the node starts its
     /// connector with the list's relay settings and it tries the device once the first round
-    /// of LAN dials has finished; the attempt ends with a verified channel handed to the
-    /// node's links (`adopt`).
+    /// of LAN dials has finished; the attempt ends with a verified channel that becomes each
+    /// node's link; a LAN connection later replaces it.
     func testANodeTriesTheDeviceItDidNotLinkOnTheLAN() throws {
         let (_, folders, broker) = try setUpGroup(["laptop", "desktop"])
         try MainActor.assumeIsolated {
@@ -181,16 +181,29 @@ final class RelayConnectorTests: ProcessTestCase {
             let offering = nodes[0].identity.identifier < nodes[1].identity.identifier ? 0 : 1
             XCTAssertTrue(events[offering].contains(.relayAttemptStarted(peer: "desktop" == ["laptop", "desktop"][offering] ? "laptop" : "desktop",
                                                                          offering: true)), "\(events[offering])")
-            // The channel was verified and handed to the node's links: a link (`succeeded`) once
-            // PeerBus runs over an ICE stream (LinkTable.adopt(_:dialed:path:), merged by the
-            // lead), `notAdopted` before that. Nothing else may stop the attempt.
+            // The channel was verified and became each node's link to the other.
             for list in events {
-                XCTAssertTrue(list.contains {
-                    switch $0 {
-                    case .relayAttemptSucceeded(_, .host), .relayAttemptFailed(_, .notAdopted, _): true
-                    default: false
-                    }
-                }, "\(list)")
+                XCTAssertTrue(list.contains { if case .relayAttemptSucceeded(_, .host) = $0 { true } else { false } }, "\(list)")
+            }
+            spin(until: { nodes.allSatisfy { $0.linkStatus.count == 1 } })
+            XCTAssertEqual(nodes.flatMap { $0.linkStatus.map(\.path) }, [.directAcrossNATs, .directAcrossNATs],
+                           "each link says it runs beyond the local network")
+
+            // docs/PROTOCOL.md, 7: the local network first. A LAN connection that comes while the
+            // link beyond it stands replaces it on both sides, quietly (no unlinked event).
+            let before = events.map(\.count)
+            let dialer = nodes[offering], dialed = nodes[1 - offering]
+            let address = PeerAddress(host: "127.0.0.1", port: try XCTUnwrap(dialed.port))
+            let adopted = Outcome { () async throws -> Bool in
+                let channel = try await SecureChannel.connect(host: address.host, port: address.port,
+                                                              identity: dialer.identity, credential: dialer.credential)
+                return await dialer.links.adopt(channel, dialed: address)
+            }
+            spin(until: { adopted.done && nodes.allSatisfy { $0.linkStatus.map(\.path) == [.lan] } })
+            XCTAssertEqual(try adopted.get(), true)
+            for (index, list) in events.enumerated() {
+                XCTAssertFalse(list[before[index]...].contains { if case .unlinked = $0 { true } else { false } },
+                               "the link beyond the LAN went without an unlinked event: \(list[before[index]...])")
             }
         }
     }
