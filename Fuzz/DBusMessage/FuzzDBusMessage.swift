@@ -42,6 +42,8 @@ private func feed(_ input: Data) {
     g_object_unref(connection)
     g_object_unref(socket)
     bus.export(path: DeviceInterface.path, info: DeviceInterface.info) { call in call.reply([]) }
+    // StreamData, as a link's streams take it: read directly (`DBusDataSignal`) when it is one.
+    bus.subscribe(DeviceSignal.path, DeviceSignal.interface, DeviceSignal.Member.streamData.rawValue) { _ in }
     bus.startMessageProcessing()
     var written = 0
     input.withUnsafeBytes { bytes in
@@ -57,8 +59,21 @@ private func feed(_ input: Data) {
     close(fds[1])
 }
 
-/// A call, a signal, a reply and an error of org.baton.Device1, as GLib encodes them, and two
-/// calls in one input.
+/// `StreamData` of `count` bytes as a link writes it (`DBusDataSignal`): large ones are read
+/// into a buffer of their own.
+private func streamData(count: Int) -> Data {
+    let (path, interface, member) = (DeviceSignal.path, DeviceSignal.interface, DeviceSignal.Member.streamData.rawValue)
+    var message = Data(count: DBusDataSignal.size(path: path, interface: interface, member: member, bytes: count))
+    message.withUnsafeMutableBytes { buffer in
+        Data(count: count).withUnsafeBytes {
+            DBusDataSignal.write(into: buffer, serial: 5, path: path, interface: interface, member: member, number: 1, bytes: $0)
+        }
+    }
+    return message
+}
+
+/// A call, a signal, a reply and an error of org.baton.Device1, as GLib encodes them, two
+/// calls in one input, and `StreamData` as a link writes it, small and large.
 private func seeds() throws -> [String: Data] {
     func blob(_ message: OpaquePointer, serial: UInt32) -> Data {
         defer { g_object_unref(UnsafeMutableRawPointer(message)) }
@@ -84,6 +99,8 @@ private func seeds() throws -> [String: Data] {
     g_dbus_message_set_reply_serial(error, 1)
     g_dbus_message_set_error_name(error, DeviceInterface.ErrorName.notCurrent)
     return [
+        "signal-stream-data": streamData(count: 3),
+        "signal-stream-data-large": streamData(count: 20 * 1024),
         "call-fetch-payload": try call("FetchPayload", [.uint64(7)]),
         "call-get-current": try call("GetCurrent", []),
         "signal-current-changed": blob(signal, serial: 2),

@@ -488,4 +488,96 @@ final class LinkStreamTests: TrustTestCase {
             XCTAssertEqual(accepting.buffered, 0, "the flood is not held")
         }
     }
+
+    // MARK: Data messages read without GLib (DBusDataSignal)
+
+    /// A `StreamData` message for stream `id` as this side writes it, `change`d.
+    private static func dataMessage(_ id: UInt32, _ bytes: Data, serial: UInt32 = 1_000_000,
+                                    _ change: (inout [UInt8], _ bodyStart: Int) -> Void = { _, _ in }) -> [UInt8] {
+        let (path, interface, member) = (DeviceSignal.path, DeviceSignal.interface, DeviceSignal.Member.streamData.rawValue)
+        let size = DBusDataSignal.size(path: path, interface: interface, member: member, bytes: bytes.count)
+        var message = [UInt8](repeating: 0, count: size)
+        message.withUnsafeMutableBytes { buffer in
+            bytes.withUnsafeBytes {
+                DBusDataSignal.write(into: buffer, serial: serial, path: path, interface: interface, member: member, number: id, bytes: $0)
+            }
+        }
+        change(&message, size - 8 - bytes.count)
+        return message
+    }
+
+    /// `StreamData` encoded by GLib with `arguments`, in `order`, with a sender header field
+    /// if `sender` is given (as another D-Bus library could send it).
+    private static func glibMessage(_ arguments: [Variant], order: GDBusMessageByteOrder, sender: String? = nil) throws -> [UInt8] {
+        let message = g_dbus_message_new_signal(DeviceSignal.path, DeviceSignal.interface, DeviceSignal.Member.streamData.rawValue)!
+        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
+        if let sender { g_dbus_message_set_sender(message, sender) }
+        g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
+        g_dbus_message_set_serial(message, 1_000_000)
+        g_dbus_message_set_byte_order(message, order)
+        var size: gsize = 0
+        let blob = try XCTUnwrap(g_dbus_message_to_blob(message, &size, G_DBUS_CAPABILITY_FLAGS_NONE, nil))
+        defer { g_free(blob) }
+        return Array(UnsafeBufferPointer(start: blob, count: Int(size)))
+    }
+
+    private static func setU32(_ message: inout [UInt8], at offset: Int, _ value: UInt32) {
+        withUnsafeBytes(of: value.littleEndian) { for i in 0..<4 { message[offset + i] = $0[i] } }
+    }
+
+    /// Hostile `StreamData` on a link, each within the size caps: a header field whose length
+    /// runs past the header, header fields announced shorter than they are, an array longer
+    /// than the body, the member with the wrong signature (`ay`, `us`). Each closes the link as
+    /// a refusal (`.malformedMessage`), and no byte of it reaches the stream.
+    func testMalformedStreamDataClosesTheLink() throws {
+        let (a, b) = try devices()
+        let bytes = Data(count: 20 * 1024)  // large: read into a buffer of its own
+        try MainActor.assumeIsolated {
+            let cases: [(String, (UInt32) throws -> [UInt8])] = [
+                ("a path running past the header", { id in Self.dataMessage(id, bytes) { m, _ in Self.setU32(&m, at: 20, 4096) } }),
+                ("header fields cut short", { id in Self.dataMessage(id, bytes) { m, _ in Self.setU32(&m, at: 12, 24) } }),
+                ("an array longer than the body", { id in Self.dataMessage(id, bytes) { m, body in Self.setU32(&m, at: body + 4, 30 * 1024) } }),
+                ("an array longer than the body, small", { id in Self.dataMessage(id, Data(count: 3)) { m, body in Self.setU32(&m, at: body + 4, 4) } }),
+                ("the signature ay", { _ in try Self.glibMessage([.bytes(bytes)], order: G_DBUS_MESSAGE_BYTE_ORDER_LITTLE_ENDIAN) }),
+                ("the signature us", { id in try Self.glibMessage([.uint32(id), .string("text")], order: G_DBUS_MESSAGE_BYTE_ORDER_LITTLE_ENDIAN) }),
+            ]
+            for (what, message) in cases {
+                let pair = try Self.makePair(a, b)
+                defer { pair.close() }
+                let (dialing, accepting) = try pair.openStream()
+                try message(dialing.id).withUnsafeBytes { pair.dialing.bus.writeRaw($0) }
+                spin(until: { pair.accepting.bus.isClosed })
+                XCTAssertEqual(pair.acceptingRefused, .malformedMessage, what)
+                XCTAssertEqual(accepting.buffered, 0, what)
+            }
+        }
+    }
+
+    /// `StreamData` as other D-Bus libraries may write it arrives, in order with this side's
+    /// own: big-endian (read directly, as this side's), this side's own large message (read
+    /// into a buffer of its own and handed on without a copy), and one with a header field this
+    /// side does not write (a sender: left to GLib's decoding).
+    func testStreamDataAsOtherLibrariesWriteItArrivesInOrder() throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            let (dialing, accepting) = try pair.openStream()
+            let parts = [Data(repeating: 1, count: 10), Data(repeating: 2, count: 40 * 1024), Data(repeating: 3, count: 5)]
+            try Self.glibMessage([.uint32(dialing.id), .bytes(parts[0])], order: G_DBUS_MESSAGE_BYTE_ORDER_BIG_ENDIAN)
+                .withUnsafeBytes { pair.dialing.bus.writeRaw($0) }
+            Self.dataMessage(dialing.id, parts[1]).withUnsafeBytes { pair.dialing.bus.writeRaw($0) }
+            try Self.glibMessage([.uint32(dialing.id), .bytes(parts[2])], order: G_DBUS_MESSAGE_BYTE_ORDER_LITTLE_ENDIAN, sender: ":1.5")
+                .withUnsafeBytes { pair.dialing.bus.writeRaw($0) }
+            let expected = parts.reduce(Data(), +)
+            spin(until: { accepting.buffered == expected.count || pair.accepting.bus.isClosed })
+            var read = Data()
+            while read.count < expected.count {
+                let chunk = Self.outcome { try await accepting.read(maxLength: expected.count) }
+                read += try chunk.get()
+            }
+            XCTAssertEqual(read, expected)
+            XCTAssertFalse(pair.accepting.bus.isClosed)
+        }
+    }
 }

@@ -177,8 +177,12 @@ final class LinkStreams {
         return stream
     }
 
-    /// Sends one of a stream's signals.
-    func emit(_ signal: DeviceSignal) { bus.emit(signal) }
+    /// Sends one of a stream's signals; `StreamData` is written directly (`DBusDataSignal`):
+    /// its bytes are copied once, into the message, with no `GVariant` or `GDBusMessage`.
+    func emit(_ signal: DeviceSignal) {
+        guard case .streamData(let id, let bytes) = signal else { return bus.emit(signal) }
+        bus.emitData(DeviceSignal.path, DeviceSignal.interface, DeviceSignal.Member.streamData.rawValue, number: id, bytes: bytes)
+    }
 
     /// `stream` is done with (closed, failed or ended both ways): later signals for it are dropped.
     func forget(_ stream: LinkStream) {

@@ -31,6 +31,48 @@ extension DBusConnection {
         return true
     }
 
+    /// Emits the data signal `member` of `interface` at `path` with the body `(number, bytes)`
+    /// (`DBusDataSignal`): encoded here, not by GLib, so the bytes are copied once, into the
+    /// message, which is then written (and, when the peer's end is full, queued as it is). The
+    /// names must be valid D-Bus names (the caller's declared ones); the message must be within
+    /// `maximumMessageBody`, as the peer checks.
+    package func emitData(_ path: String, _ interface: String, _ member: String, number: UInt32, bytes: Data) {
+        guard !isClosed else { return }
+        let size = DBusDataSignal.size(path: path, interface: interface, member: member, bytes: bytes.count)
+        let serial = nextSerial()
+        let message = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            bytes.withUnsafeBytes { bytes in
+                DBusDataSignal.write(into: UnsafeMutableRawBufferPointer(buffer), serial: serial, path: path, interface: interface,
+                                     member: member, number: number, bytes: bytes)
+            }
+            initialized = size
+        }
+        writeOwned(message)
+    }
+
+    /// Writes `message` after what already waits; what the stream does not take now is queued
+    /// without a copy when nothing waited before it.
+    private func writeOwned(_ message: [UInt8]) {
+        guard !isClosed, unsentOutputBytes == 0, message.count > Self.readChunk / 2 else {
+            return message.withUnsafeBytes { writeRaw($0) }
+        }
+        var written = 0
+        writing: while written < message.count {
+            let result = message.withUnsafeBytes { writeSome($0.baseAddress! + written, $0.count - written) }
+            switch result {
+            case .moved(let n): written += n
+            case .wouldBlock: break writing
+            case .ended: return
+            }
+        }
+        guard written < message.count else { return }
+        // Nothing waits (so `outputStart` is 0): the message is the next piece, `written` of it sent.
+        output.append(message)
+        outputStart = written
+        queuedOutput += message.count
+        if writeWatch == nil { writeWatch = PollableWatch(output: outputStream) { [weak self] in self?.flush() ?? .stop } }
+    }
+
     /// Writes `bytes` (a message, or an authentication line) after what already waits.
     package func writeRaw(_ bytes: UnsafeRawBufferPointer) {
         guard !isClosed else { return }
@@ -103,20 +145,18 @@ extension DBusConnection {
 
     // MARK: Reading
 
-    /// One scratch buffer for every connection: reads happen on the loop thread, one at a time.
-    private static let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: readChunk, alignment: 8)
-
-    /// Reads what the stream has (up to `readChunk`) into `input`.
-    func readSome() -> Transfer {
+    /// Reads what the stream has, up to `limit` bytes, straight into `input`.
+    func readSome(upTo limit: Int = DBusConnection.readChunk) -> Transfer {
         guard !isClosed else { return .ended }
+        if inputStart > 0 && inputStart == input.count {
+            input.removeAll()
+            inputStart = 0
+        }
+        let space = input.freeSpace(atLeast: limit)
         var error: UnsafeMutablePointer<GError>?
-        let n = g_pollable_input_stream_read_nonblocking(inputStream, Self.scratch.baseAddress, gsize(Self.scratch.count), nil, &error)
+        let n = g_pollable_input_stream_read_nonblocking(inputStream, space.baseAddress, gsize(limit), nil, &error)
         if n > 0 {
-            if inputStart > 0 && inputStart == input.count {
-                input.removeAll(keepingCapacity: true)
-                inputStart = 0
-            }
-            input.append(contentsOf: UnsafeRawBufferPointer(rebasing: Self.scratch[0..<n]))
+            input.didFill(n)
             return .moved(n)
         }
         if n < 0 && Self.wouldBlock(error) { return .wouldBlock }
@@ -137,9 +177,11 @@ extension DBusConnection {
     func readAvailable() -> Repetition {
         var taken = 0
         while taken < Self.bytesPerTurn {
-            switch readSome() {
+            switch readSome(upTo: nextReadSize()) {
             case .ended: return .stop
-            case .wouldBlock: return isClosed ? .stop : .again
+            case .wouldBlock:
+                if inputStart == input.count { releaseInput() }
+                return isClosed ? .stop : .again
             case .moved(let n):
                 taken += n
                 takeMessages()
@@ -157,9 +199,25 @@ extension DBusConnection {
         return .again
     }
 
+    /// How much the next read asks for: the rest of the fixed header while it is not whole (so
+    /// a large message that follows starts a buffer of its own), the rest of a large message
+    /// (`directMessageSize`; it was given a buffer of its size, so it is read in place and its
+    /// bytes can leave without a copy), otherwise `readChunk` (many small messages at once).
+    private func nextReadSize() -> Int {
+        let untaken = input.count - inputStart
+        guard untaken >= DBusFraming.fixedHeaderSize else { return DBusFraming.fixedHeaderSize - untaken }
+        let frame = input.withUnsafeBytes { framing.frame(UnsafeRawBufferPointer(rebasing: $0[inputStart...])) }
+        if case .message(let size) = frame, size >= Self.directMessageSize, size > untaken { return size - untaken }
+        return Self.readChunk
+    }
+
+    /// From this size on a message is read into a buffer of its own size.
+    nonisolated static let directMessageSize = 16 * 1024
+
     /// Decodes and handles each whole message in `input`, checking each fixed header first.
     func takeMessages() {
         while processing, !isClosed {
+            let untaken = input.count - inputStart
             let frame = input.withUnsafeBytes { framing.frame(UnsafeRawBufferPointer(rebasing: $0[inputStart...])) }
             let size: Int
             switch frame {
@@ -167,11 +225,12 @@ extension DBusConnection {
             case .refused(let reason, let oversized): return refuse(reason, as: oversized ? .oversizedMessage : .malformedMessage)
             case .message(let total): size = total
             }
-            guard input.count - inputStart >= size else { return compactInput() }
+            guard untaken >= size else { return prepareInput(for: size) }
+            if takeDataSignal(size) { continue }
             var error: UnsafeMutablePointer<GError>?
-            let message = input.withUnsafeMutableBytes { bytes in
-                g_dbus_message_new_from_blob(bytes.baseAddress!.assumingMemoryBound(to: guchar.self) + inputStart, gsize(size),
-                                             G_DBUS_CAPABILITY_FLAGS_NONE, &error)
+            let message = input.withUnsafeBytes { bytes in
+                g_dbus_message_new_from_blob(UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: guchar.self)) + inputStart,
+                                             gsize(size), G_DBUS_CAPABILITY_FLAGS_NONE, &error)
             }
             inputStart += size
             guard let message else {
@@ -186,15 +245,65 @@ extension DBusConnection {
         }
     }
 
-    /// Gives back the memory of what was taken: an idle connection holds no buffer.
+    /// Handles the whole message of `size` bytes at `inputStart` if it is a data signal
+    /// (`DBusDataSignal`) that a subscription takes: its bytes go to the subscriptions with no
+    /// GLib decoding, and without a copy when the message has a buffer of its own
+    /// (`prepareInput(for:)`). False, and nothing taken, for any other message.
+    private func takeDataSignal(_ size: Int) -> Bool {
+        let start = inputStart
+        let found = input.withUnsafeBytes { all -> (DBusDataSignal.Layout, [Subscription])? in
+            let message = UnsafeRawBufferPointer(rebasing: all[start..<start + size])
+            guard let layout = DBusDataSignal.layout(of: message) else { return nil }
+            let matching = subscriptions.values.filter {
+                $0.path.utf8.elementsEqual(message[layout.path]) && $0.interface.utf8.elementsEqual(message[layout.interface])
+                    && $0.member.utf8.elementsEqual(message[layout.member])
+            }
+            return matching.isEmpty ? nil : (layout, matching)
+        }
+        guard let (layout, matching) = found else { return false }
+        let count = layout.bytes.count
+        let bytes: Data
+        if start == 0, size == input.count, count >= Self.directMessageSize / 2, input.capacity <= 2 * count,
+           let base = input.detach() {
+            // The message's buffer becomes the bytes' storage, given back when the Data goes.
+            let offset = layout.bytes.lowerBound
+            bytes = Data(bytesNoCopy: base + offset, count: count, deallocator: .custom { pointer, _ in (pointer - offset).deallocate() })
+            inputStart = 0
+        } else {
+            bytes = input.withUnsafeBytes { Data(UnsafeRawBufferPointer(rebasing: $0[(start + layout.bytes.lowerBound)...].prefix(count))) }
+            inputStart += size
+        }
+        let arguments: [Variant] = [.uint32(layout.number), .bytes(bytes)]
+        for subscription in matching { subscription.body(arguments) }
+        return true
+    }
+
+    /// A message of `size` bytes is not all read yet: a large one (`directMessageSize`) gets
+    /// a buffer of its own size, with what was read of it at the start, so the rest is read in
+    /// place and its bytes can be handed on without a copy.
+    private func prepareInput(for size: Int) {
+        guard size >= Self.directMessageSize else { return compactInput() }
+        if inputStart > 0 || input.capacity < size || input.capacity > 2 * size {
+            input.restart(from: inputStart, capacity: size)
+            inputStart = 0
+        }
+    }
+
+    /// Moves what is not taken to the start of `input` once the taken part is large.
     private func compactInput() {
         if inputStart == input.count {
-            input = []
+            input.removeAll()
             inputStart = 0
         } else if inputStart >= Self.readChunk {
             input.removeFirst(inputStart)
             inputStart = 0
         }
+    }
+
+    /// Gives back the memory of what was taken: an idle connection holds no buffer.
+    private func releaseInput() {
+        input.release()
+        inputStart = 0
     }
 
     /// True (and the error freed) if `error` is `G_IO_ERROR_WOULD_BLOCK`.

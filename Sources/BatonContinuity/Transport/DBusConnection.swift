@@ -61,7 +61,7 @@ package final class DBusConnection {
                               maximumHeaderFields: DBusConnection.maximumHeaderFields)
 
     /// Bytes read and not yet taken; `inputStart` is where the untaken part begins.
-    var input: [UInt8] = []
+    let input = ReadBuffer()
     var inputStart = 0
     /// Bytes waiting for the peer, in the pieces they were queued in (each the unsent rest of
     /// what one write had): `outputHead` is the first piece not all sent, `outputStart` how
@@ -221,7 +221,7 @@ package final class DBusConnection {
             g_object_unref(stream)
             self.stream = nil
         }
-        input = []
+        input.release()
         inputStart = 0
         output = []
         (outputHead, outputStart, queuedOutput) = (0, 0, 0)
