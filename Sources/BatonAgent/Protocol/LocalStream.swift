@@ -135,6 +135,14 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
         }
         let input = SendableHandle(OpaquePointer(g_io_stream_get_input_stream(stream)))
         let space = SendableRawPointer(buffer + readEnd), count = Self.bufferSize - readEnd
+        // What has arrived already is taken now: GIO would hand it over a turn of the loop later.
+        if let n = try Self.transferNow({ error in
+            g_pollable_input_stream_read_nonblocking(input.pointer, space.pointer, gsize(count), nil, error)
+        }) {
+            guard n > 0 else { throw Self.broken }
+            readEnd += n
+            return
+        }
         let n: Int = try await GIOAsync.call { cancellable, callback, userData in
             g_input_stream_read_async(UnsafeMutablePointer(input.pointer), space.pointer, gsize(count), G_PRIORITY_DEFAULT,
                                       cancellable, callback, userData)
@@ -219,13 +227,37 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
         writing = true
         defer { writing = false }
         let output = SendableHandle(OpaquePointer(g_io_stream_get_output_stream(stream)))
-        let source = SendableRawPointer(bytes)
+        // As much as the socket takes now, written now (the usual case: all of it); GIO's
+        // asynchronous write, which finishes a turn of the loop later at the soonest, only
+        // for the rest.
+        var written = 0
+        while written < count, let n = try Self.transferNow({ error in
+            g_pollable_output_stream_write_nonblocking(output.pointer, bytes + written, gsize(count - written), nil, error)
+        }), n > 0 {
+            written += n
+        }
+        guard written < count else { return }
+        let source = SendableRawPointer(bytes + written), rest = count - written
         _ = try await GIOAsync.call { cancellable, callback, userData in
-            g_output_stream_write_all_async(UnsafeMutablePointer(output.pointer), source.pointer, gsize(count), G_PRIORITY_DEFAULT,
+            g_output_stream_write_all_async(UnsafeMutablePointer(output.pointer), source.pointer, gsize(rest), G_PRIORITY_DEFAULT,
                                             cancellable, callback, userData)
         } finish: { result, error in
             g_output_stream_write_all_finish(UnsafeMutablePointer(output.pointer), result, nil, error) != 0 ? true : nil
         }
+    }
+
+    /// One nonblocking read or write (`transfer`, given where to put its error): the bytes it
+    /// moved (0 at the end of a read), or nil if it would block.
+    private static func transferNow(_ transfer: (UnsafeMutablePointer<UnsafeMutablePointer<GError>?>) -> gssize) throws -> Int? {
+        var error: UnsafeMutablePointer<GError>?
+        let n = transfer(&error)
+        if n >= 0 { return Int(n) }
+        guard let error else { return nil }
+        if error.pointee.domain == g_io_error_quark(), error.pointee.code == gint(G_IO_ERROR_WOULD_BLOCK.rawValue) {
+            g_error_free(error)
+            return nil
+        }
+        throw GLibError(consuming: error)
     }
 
     nonisolated(nonsending) func finishWriting() async throws {
