@@ -167,7 +167,8 @@ extension DBusConnection {
 
     /// Waits on the loop until the stream can be read (data, its end, or an error).
     func readable() async {
-        await Readiness.stream(UnsafeMutableRawPointer(inputStream).assumingMemoryBound(to: GInputStream.self), cancellable: aborted)
+        await Readiness.stream(UnsafeMutableRawPointer(inputStream).assumingMemoryBound(to: GInputStream.self), cancellable: aborted,
+                               askingFirst: base.isSocket)
     }
 
     /// The read watch: reads all the stream has, handling each whole message as it is complete,

@@ -46,7 +46,7 @@ package final class DBusConnection {
     /// What is under the stream, ended by `close()` and `abortTransport()` so the other side sees
     /// the end at once: a socket shut down, or a stream that is no socket (an ICE stream)
     /// closed (a reference, released when the connection goes).
-    private let base: TransportBase
+    let base: TransportBase
     /// Cancelled by `abortTransport()` (and, over an ICE stream, by the stream's own end: its
     /// path failed): a wait for the stream to be readable ends with it, as it ends when a
     /// socket is shut down. Over a socket its shutdown does that already; a stream that is no

@@ -50,10 +50,13 @@ package enum Readiness {
 
     /// Waits until `input` (a pollable stream, such as a TLS connection's) can be read without
     /// blocking: data, its end, or an error; or until `cancellable` is cancelled (the stream
-    /// was closed under the reader: an ICE stream says nothing then).
-    static func stream(_ input: UnsafeMutablePointer<GInputStream>, cancellable: UnsafeMutablePointer<GCancellable>? = nil) async {
+    /// was closed under the reader: an ICE stream says nothing then). With `askingFirst`, a
+    /// stream readable now returns at once; without (an ICE stream, see
+    /// `TransportBase.isSocket`), the wait starts at once and ends at the loop's next turn.
+    static func stream(_ input: UnsafeMutablePointer<GInputStream>, cancellable: UnsafeMutablePointer<GCancellable>? = nil,
+                       askingFirst: Bool = true) async {
         let pollable = OpaquePointer(input)
-        guard g_pollable_input_stream_can_poll(pollable) != 0, g_pollable_input_stream_is_readable(pollable) == 0,
+        guard g_pollable_input_stream_can_poll(pollable) != 0, !askingFirst || g_pollable_input_stream_is_readable(pollable) == 0,
               g_cancellable_is_cancelled(cancellable) == 0 else { return }
         await withLoopContinuation { (continuation: CheckedContinuation<Void, Never>) in
             let box = ReadyBox { continuation.resume() }

@@ -20,6 +20,14 @@ package enum TransportBase {
         return g_cancellable_new()
     }
 
+    /// Whether it is a socket (whose stream's readability may be asked outright: libnice's
+    /// stream, asked so, passes its relayed socket's missing `GSocket` to
+    /// `g_socket_condition_check`, which logs a critical).
+    var isSocket: Bool {
+        if case .socket = self { return true }
+        return false
+    }
+
     /// Takes a reference to the object.
     func retained() -> TransportBase {
         switch self {
