@@ -6,6 +6,31 @@ extension SecureChannel {
     /// How long the TLS handshake over an ICE stream may take, on either side.
     public static let iceHandshakeDeadline: Duration = .seconds(15)
 
+    /// Wraps a connected stream that is no socket (an ICE stream) as the TLS client under
+    /// `policy`, offering `protocols`, and proves both identities. Its caller bounds it (the
+    /// handshake deadline here shuts down sockets only): `open(over:role:identity:credential:)`.
+    @MainActor
+    static func connect(overStream base: UnsafeMutablePointer<GIOStream>, policy: CertificatePolicy,
+                        offering protocols: ProtocolList) async throws(TransportError) -> SecureChannel {
+        var error: UnsafeMutablePointer<GError>?
+        guard let tls = baton_tls_client_connection_new(base, &error) else { throw .handshakeFailed(GLibError(consuming: error!)) }
+        g_tls_connection_set_certificate(gCast(tls), policy.certificate)
+        return try await secure(tls, policy: policy, isServer: false, peerHost: nil, offering: protocols)
+    }
+
+    /// Wraps a connected stream that is no socket (an ICE stream) as the TLS server under
+    /// `policy`, asks for the peer's certificate and proves both identities; bounded by its
+    /// caller, as `connect(overStream:policy:offering:)`.
+    @MainActor
+    static func accept(stream base: UnsafeMutablePointer<GIOStream>, policy: CertificatePolicy) async throws(TransportError) -> SecureChannel {
+        var error: UnsafeMutablePointer<GError>?
+        guard let tls = baton_tls_server_connection_new(base, policy.certificate, &error) else {
+            throw .handshakeFailed(GLibError(consuming: error!))
+        }
+        baton_tls_require_client_certificate(gCast(tls))
+        return try await secure(tls, policy: policy, isServer: true, peerHost: nil, offering: policy.serverProtocols)
+    }
+
     /// A device link over a connected ICE stream: exactly what a LAN connection carries
     /// (docs/PROTOCOL.md, 7.1). The admission gate first (`AdmissionGate`, over the stream:
     /// the controlled side asks, the controlling side proves the group's discovery key), within

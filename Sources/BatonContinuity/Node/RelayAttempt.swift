@@ -62,4 +62,17 @@ final class RelayAttempt {
         task?.cancel()
         finishWaiting(nil)
     }
+
+    /// What `error`, from this attempt's ICE session, made it fail with (`cancelled` once the
+    /// attempt was cancelled, whatever the session said).
+    func failure(_ error: IceError) -> DiagnosticEvent.RelayFailure {
+        if isCancelled { return .cancelled }
+        switch error {
+        case .noRelayCandidate: return .noRelayCandidate
+        case .descriptionTooLarge, .invalidDescription: return .invalidDescription
+        case .connectivityFailed, .connectTimedOut: return .noPath
+        case .closed: return .cancelled
+        case .unresolvableServer, .agentFailed, .gatheringTimedOut, .noCandidates: return .gatheringFailed
+        }
+    }
 }

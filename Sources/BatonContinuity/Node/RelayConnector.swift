@@ -237,7 +237,7 @@ final class RelayConnector {
     private func offer(_ attempt: RelayAttempt, settings: RelaySettings) async throws(DiagnosticEvent.RelayFailure) -> IcePath {
         let session = try makeSession(for: attempt, settings: settings)
         let local: IceDescription
-        do throws(IceError) { local = try await session.localDescription() } catch { throw Self.failure(error, attempt) }
+        do throws(IceError) { local = try await session.localDescription() } catch { throw attempt.failure(error) }
         let offer = RelayMessage(kind: .offer, attempt: attempt.id, description: local)
         var waited: Duration = .zero
         var reply: RelayMessage?
@@ -296,7 +296,7 @@ final class RelayConnector {
                 guard let self else { return }
                 let session = try makeSession(for: attempt, settings: settings)
                 let local: IceDescription
-                do throws(IceError) { local = try await session.localDescription() } catch { throw Self.failure(error, attempt) }
+                do throws(IceError) { local = try await session.localDescription() } catch { throw attempt.failure(error) }
                 try send(RelayMessage(kind: .answer, attempt: attempt.id, description: local), to: attempt)
                 outcome = .success(try await link(attempt, session: session, remote: remote))
             } catch {
@@ -317,7 +317,7 @@ final class RelayConnector {
             attempt.session = session
             return session
         } catch {
-            throw Self.failure(error, attempt)
+            throw attempt.failure(error)
         }
     }
 
@@ -332,7 +332,7 @@ final class RelayConnector {
         async throws(DiagnosticEvent.RelayFailure) -> IcePath {
         let stream: IceStream
         do throws(IceError) { stream = try await session.connect(remote: remote, deadline: connectDeadline) } catch {
-            throw Self.failure(error, attempt)
+            throw attempt.failure(error)
         }
         let channel: SecureChannel
         do {
@@ -355,17 +355,6 @@ final class RelayConnector {
         let path = session.selectedPath ?? stream.path
         guard await adopt(channel, path) else { throw .notAdopted }
         return path
-    }
-
-    private static func failure(_ error: IceError, _ attempt: RelayAttempt) -> DiagnosticEvent.RelayFailure {
-        if attempt.isCancelled { return .cancelled }
-        switch error {
-        case .noRelayCandidate: return .noRelayCandidate
-        case .descriptionTooLarge, .invalidDescription: return .invalidDescription
-        case .connectivityFailed, .connectTimedOut: return .noPath
-        case .closed: return .cancelled
-        case .unresolvableServer, .agentFailed, .gatheringTimedOut, .noCandidates: return .gatheringFailed
-        }
     }
 
     private func finished(_ attempt: RelayAttempt, _ outcome: Result<IcePath, DiagnosticEvent.RelayFailure>) {

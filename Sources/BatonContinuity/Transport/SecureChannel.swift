@@ -260,31 +260,6 @@ public final class SecureChannel: @unchecked Sendable {
         return try await secure(tls, policy: policy, isServer: false, peerHost: remoteHost(connection), offering: protocols)
     }
 
-    /// Wraps a connected stream that is no socket (an ICE stream) as the TLS client under
-    /// `policy`, offering `protocols`, and proves both identities. Its caller bounds it (the
-    /// handshake deadline here shuts down sockets only): `open(over:role:identity:credential:)`.
-    @MainActor
-    static func connect(overStream base: UnsafeMutablePointer<GIOStream>, policy: CertificatePolicy,
-                        offering protocols: ProtocolList) async throws(TransportError) -> SecureChannel {
-        var error: UnsafeMutablePointer<GError>?
-        guard let tls = baton_tls_client_connection_new(base, &error) else { throw .handshakeFailed(GLibError(consuming: error!)) }
-        g_tls_connection_set_certificate(gCast(tls), policy.certificate)
-        return try await secure(tls, policy: policy, isServer: false, peerHost: nil, offering: protocols)
-    }
-
-    /// Wraps a connected stream that is no socket (an ICE stream) as the TLS server under
-    /// `policy`, asks for the peer's certificate and proves both identities; bounded by its
-    /// caller, as `connect(overStream:policy:offering:)`.
-    @MainActor
-    static func accept(stream base: UnsafeMutablePointer<GIOStream>, policy: CertificatePolicy) async throws(TransportError) -> SecureChannel {
-        var error: UnsafeMutablePointer<GError>?
-        guard let tls = baton_tls_server_connection_new(base, policy.certificate, &error) else {
-            throw .handshakeFailed(GLibError(consuming: error!))
-        }
-        baton_tls_require_client_certificate(gCast(tls))
-        return try await secure(tls, policy: policy, isServer: true, peerHost: nil, offering: policy.serverProtocols)
-    }
-
     /// How long a TCP connect may wait for the peer's answer. A firewall that drops the port
     /// gives none, and the kernel alone would retry for about two minutes.
     nonisolated static let connectTimeout: UInt32 = 5
@@ -372,7 +347,7 @@ public final class SecureChannel: @unchecked Sendable {
     /// context: the app's loop. A client (no `pending`) has no listener's deadline: its own
     /// (`handshakeDeadline`) bounds the handshake.
     @MainActor
-    private static func secure(_ tls: UnsafeMutablePointer<GIOStream>, policy: CertificatePolicy, isServer: Bool,
+    static func secure(_ tls: UnsafeMutablePointer<GIOStream>, policy: CertificatePolicy, isServer: Bool,
                                peerHost: String?, offering protocols: ProtocolList,
                                pending: PendingConnection? = nil) async throws(TransportError) -> SecureChannel {
         let connection: UnsafeMutablePointer<GTlsConnection> = gCast(tls)
