@@ -201,6 +201,10 @@ final class RelayConnectorTests: ProcessTestCase {
             }
             spin(until: { adopted.done && nodes.allSatisfy { $0.linkStatus.map(\.path) == [.lan] } })
             XCTAssertEqual(try adopted.get(), true)
+            // The dialer kept the link beyond the LAN open until the other side, reached by the
+            // LAN connection, closed it.
+            spin(until: { nodes.allSatisfy { $0.links.supersededCount == 0 } })
+            XCTAssertEqual(nodes.map(\.links.supersededExpired), [0, 0], "the other side closed the replaced link")
             for (index, list) in events.enumerated() {
                 XCTAssertFalse(list[before[index]...].contains { if case .unlinked = $0 { true } else { false } },
                                "the link beyond the LAN went without an unlinked event: \(list[before[index]...])")

@@ -150,7 +150,9 @@ final class LinkTable {
             } else {
                 log.info("replacing the link with \(name(of: older)): both dialed, the one \(trust.name(of: min(trust.identity.identifier, older.id))) dialed stays")
             }
-            if older.dialed == nil, address != nil, older.path == .lan { supersede(older) } else { retire(older) }
+            // A connection this device dialed may not have reached the peer yet: the peer
+            // closes the older link once it has. One the peer dialed, it has.
+            if address != nil { supersede(older) } else { retire(older) }
         }
         links[link.id] = link
         stillArriving = false
@@ -234,13 +236,14 @@ final class LinkTable {
     /// How long a superseded connection (`supersede`) waits for its peer to close it.
     static let supersededDeadline = SecureChannel.handshakeDeadline
 
-    /// Both devices dialed at once, and `link` — the connection the peer dialed — lost to the
-    /// one this device dialed (`keepsNewLink`). It is out of the table but stays open, and its
-    /// calls are answered, until the peer closes it, which the peer does once this device's
-    /// connection has become its link. Had this side closed it, the peer could see its link
-    /// close before this device's connection reached it — a drop, an unlinked event and a
-    /// redial for a link that is not lost. A peer that does not close it within
-    /// `supersededDeadline` has it closed.
+    /// `link` lost to a connection this device dialed: both devices dialed at once and the
+    /// peer dialed `link`, or `link` is the older link that a connection this device dialed
+    /// replaces (a LAN connection replacing a link beyond the LAN, say). It is out of the table
+    /// but stays open, and its calls are answered, until the peer closes it, which the peer
+    /// does once this device's connection has become its link. Had this side closed it, the
+    /// peer could see its link close before this device's connection reached it — a drop, an
+    /// unlinked event and a redial for a link that is not lost. A peer that does not close it
+    /// within `supersededDeadline` has it closed.
     private func supersede(_ link: PeerLink) {
         let expiry = MainLoop.after(Self.supersededDeadline) { [weak self, weak link] in
             guard let self, let link, self.superseded.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
