@@ -159,7 +159,9 @@ final class RevocationTests: ProcessTestCase {
             XCTAssertEqual((claim() as? CocoaError)?.code, .userActivityHandoffFailed)
             XCTAssertTrue(a.waitFor(refused, occurrence: 2), a.output)
             XCTAssertEqual(toldA().count, 1, a.output)
-            // What A's app was told, through its delegate (the probe says it): once.
+            // What A's app was told, through its delegate (the probe says it, after the event):
+            // once, and not again for B's second claim, refused before.
+            XCTAssertNotNil(a.waitForLine(containing: "was continued"), a.output)
             XCTAssertEqual(a.output.components(separatedBy: "was continued").count - 1, 1, a.output)
         }
     }
