@@ -20,6 +20,9 @@ enum IceBenchmarks {
     struct PathResults {
         var fetch: [Double] = []
         var stream: [Double] = []
+        /// Milliseconds from the second node's start (the LAN) or the ICE sessions' creation to the
+        /// other node's activity listed: one run.
+        var linkUp: Double = .nan
     }
 
     /// The other side: serves a payload and answers a stream's request "N" with N bytes.
@@ -119,6 +122,9 @@ enum IceBenchmarks {
                 Figure(name: "relayed: continuation stream, 20 MB", value: percentile(relayed.stream, 50),
                        baselineName: "LAN (TCP) continuation stream", baseline: percentile(lan.stream, 50), unit: "MB/s",
                        aim: "higher is better").line(),
+                Figure(name: "relayed: ICE start to activity listed", value: relayed.linkUp,
+                       baselineName: "LAN: node start to activity listed", baseline: lan.linkUp, unit: "ms",
+                       aim: "one run; gathering, checks, TLS, D-Bus").line(),
             ]
         } catch {
             return ["relayed path failed: \(error)"]
@@ -135,6 +141,7 @@ enum IceBenchmarks {
         var sessions: [IceSession] = []
         defer { for session in sessions { session.close() } }
         let nodeA: ContinuityNode
+        let linking = ContinuousClock.now
         switch path {
         case .lan:
             guard let port = nodeB.port else { throw CocoaError(.featureUnsupported) }
@@ -172,6 +179,7 @@ enum IceBenchmarks {
             throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "the other node's activity never arrived"])
         }
         var results = PathResults()
+        results.linkUp = nanosPerOp(ContinuousClock.now - linking, 1) / 1_000_000
         for _ in 0..<fetches {
             let start = ContinuousClock.now
             let payload = try ContinuityBenchmarks.wait { try await nodeA.fetchPayload(of: activity) }
