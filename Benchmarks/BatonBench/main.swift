@@ -13,6 +13,8 @@
 //     BatonBench --cold-start-only (a restarted batond to linked and to the other device's activity listed, beside the
 //                             same activity seen over a warm link, and a device resumed from suspend to linked again,
 //                             on two namespace hosts with Avahi: issue 31; needs root)
+//     BatonBench --ice-only  (issue 29: payload fetch over an ICE host path and through coturn on loopback, and a 20 MB
+//                             continuation stream through it, each beside the LAN's; two nodes in this process)
 //     BatonBench --memory-only (batond's private memory with 1, 8 and 32 links beside none: issue 26)
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
 //     BatonBench --coding    (the payload coding rows alone: encode and decode a 3 KB userInfo, beside binary plists)
@@ -167,6 +169,11 @@ if CommandLine.arguments.contains("--cold-start-only") {  // issue 31: a restart
     exit(0)
 }
 
+if CommandLine.arguments.contains("--ice-only") {  // issue 29: links beyond the LAN, beside the LAN
+    MainActor.assumeIsolated { for line in IceBenchmarks.lines() { say(line) } }
+    exit(0)
+}
+
 if CommandLine.arguments.contains("--memory-only") {  // issue 26: batond's private memory with N links, beside none
     MainActor.assumeIsolated { for line in AgentMemoryBenchmarks.lines() { say(line) } }
     exit(0)
@@ -195,6 +202,7 @@ nonisolated(unsafe) var agentNotes: [String] = []
 nonisolated(unsafe) var coldStartLines: [String] = []
 nonisolated(unsafe) var handshakeFigures: [Figure] = []
 nonisolated(unsafe) var memoryLines: [String] = []
+nonisolated(unsafe) var iceLines: [String] = []
 
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
@@ -242,6 +250,8 @@ let figures: [Figure] = MainActor.assumeIsolated {
     }
     say("memory: batond with \(AgentMemoryBenchmarks.linkCounts.map(String.init).joined(separator: ", ")) links …")
     memoryLines = AgentMemoryBenchmarks.lines()
+    say("beyond the LAN: two nodes linked over TCP, an ICE host path and a loopback coturn …")
+    iceLines = IceBenchmarks.lines()
     do { handshakeFigures = [try HandshakeBenchmarks.handshakeFigure(count: HandshakeBenchmarks.handshakes)] } catch {
         say("handshake benchmarks failed: \(error)")
     }
@@ -300,6 +310,7 @@ for figure in agentFigures { say(figure.line()) }
 for note in agentNotes { say(note) }
 for line in coldStartLines { say(line) }
 for line in memoryLines { say(line) }
+for line in iceLines { say(line) }
 if !agentFigures.isEmpty {
     say(MachineBenchmarks.figure().line())
     say("(the launch figure's agent is BatonBench --agent-mode: the same Agent, AgentServer and DesktopAppLauncher as batond,"
