@@ -37,8 +37,8 @@ final class LinkTable {
     /// Links that closed while another connection from their device was arriving: dropped
     /// without a word unless that connection does not become the device's link (see `closed`).
     private var closedWhileArriving: [String: PeerLink] = [:]
-    /// Connections the peer dialed that lost to one this device dialed (both dialed at once),
-    /// each with its expiry; see `supersede(_:)`.
+    /// Connections that lost to one this device dialed, open until the peer closes them, each
+    /// with its expiry; see `supersede(_:)`.
     private var superseded: [ObjectIdentifier: (link: PeerLink, expiry: LoopSource)] = [:]
     /// How many superseded connections are open now, and how many their peer left to expire.
     var supersededCount: Int { superseded.count }
@@ -247,7 +247,7 @@ final class LinkTable {
     private func supersede(_ link: PeerLink) {
         let expiry = MainLoop.after(Self.supersededDeadline) { [weak self, weak link] in
             guard let self, let link, self.superseded.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
-            self.log.notice("\(self.name(of: link)) did not close the connection it dialed when ours reached it: closed now")
+            self.log.notice("\(self.name(of: link)) did not close the connection ours replaces once ours reached it: closed now")
             self.supersededExpired += 1
             self.retire(link)
         }
