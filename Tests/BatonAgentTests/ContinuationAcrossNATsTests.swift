@@ -60,8 +60,8 @@ final class ContinuationAcrossNATsTests: AgentTestCase {
         let made = try runProduct("baton", ["relay", "server-config", "--out", servers.path, "--allow-peer", NatTopology.internetPeerRange,
                                             "--config", root.appendingPathComponent("admin").path], timeout: 60)
         XCTAssertEqual(made.status, 0, made.stderr)
-        try startCoturn(topology, servers)
-        try startMosquitto(topology, servers)
+        try topology.startCoturn(from: servers)
+        try topology.startMosquitto(from: servers)
 
         let batond = productURL("batond").path
         let empty = root.appendingPathComponent("no-config").path
@@ -155,33 +155,5 @@ final class ContinuationAcrossNATsTests: AgentTestCase {
         XCTAssertTrue(process.waitForJoinedAgent(timeout: 60), process.output + agent.output)
         XCTAssertTrue(agent.waitForAppJoined(occurrence: joined + 1, timeout: 60), process.output + agent.output)
         return process
-    }
-
-    /// coturn from `baton relay server-config`'s turnserver.conf, listening and relaying on the
-    /// internet address; returns once its listeners are open.
-    private func startCoturn(_ topology: NatTopology, _ servers: URL) throws {
-        let coturn = try topology.start(inInternet: [
-            "/usr/bin/turnserver", "-c", servers.appendingPathComponent("turnserver.conf").path,
-            "--listening-ip", NatTopology.internetAddress, "--relay-ip", NatTopology.internetAddress,
-            "--pidfile", topology.folder.appendingPathComponent("turnserver.pid").path,
-            "--userdb", topology.folder.appendingPathComponent("turndb").path, "--log-file", "stdout",
-        ])
-        guard coturn.waitForLine(containing: "Total General servers", timeout: 60) != nil else {
-            throw TestHost.HostError.failed("coturn did not start:\n\(coturn.output)")
-        }
-    }
-
-    /// mosquitto from `baton relay server-config`'s baton.conf (its files where it wrote them,
-    /// `user root` as the test runs as root); returns once it runs.
-    private func startMosquitto(_ topology: NatTopology, _ servers: URL) throws {
-        let text = try String(contentsOf: servers.appendingPathComponent("baton.conf"), encoding: .utf8)
-            .replacingOccurrences(of: RelayServerConfig.mosquittoCertificateFolder, with: servers.path)
-            + "user root\npersistence false\nlog_dest stderr\n"
-        let file = topology.folder.appendingPathComponent("mosquitto.conf")
-        try Data(text.utf8).write(to: file)
-        let mosquitto = try topology.start(inInternet: ["/usr/sbin/mosquitto", "-c", file.path])
-        guard mosquitto.waitForLine(containing: " running", timeout: 60) != nil else {
-            throw TestHost.HostError.failed("mosquitto did not start:\n\(mosquitto.output)")
-        }
     }
 }

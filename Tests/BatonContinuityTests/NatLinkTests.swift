@@ -1,4 +1,5 @@
 @testable import BatonContinuity
+import DeviceTestSupport
 import BatonTestSupport
 import Foundation
 import XCTest
@@ -200,13 +201,13 @@ final class NatLinkTests: TestHostTestCase {
         let made = try runProduct("baton", ["relay", "server-config", "--out", servers.path, "--allow-peer", NatTopology.internetPeerRange,
                                             "--config", config("admin").url.path], timeout: 60)
         XCTAssertEqual(made.status, 0, made.stderr)
-        let coturn = try startCoturn(topology, servers)
+        let coturn = try topology.startCoturn(from: servers)
         if coturnStopped {
             coturn.terminate()
             coturn.waitForExit(timeout: 20)
             XCTAssertFalse(coturn.isRunning, "coturn stopped")
         }
-        try startMosquitto(topology, servers)
+        try topology.startMosquitto(from: servers)
 
         let exchange = topology.folder.appendingPathComponent("exchange")
         try FileManager.default.createDirectory(at: exchange, withIntermediateDirectories: true)
@@ -241,34 +242,5 @@ final class NatLinkTests: TestHostTestCase {
             if let failure = report.failure { print("NAT topology (\(a), \(b)): the \(name) failed at \(failure.stage): \(failure.error)") }
         }
         return Run(reports: reports, homes: topology.homes)
-    }
-
-    /// coturn from `baton relay server-config`'s turnserver.conf, listening and relaying on the
-    /// internet address; returns once its listeners are open.
-    private func startCoturn(_ topology: NatTopology, _ servers: URL) throws -> RunningProcess {
-        let coturn = try topology.start(inInternet: [
-            "/usr/bin/turnserver", "-c", servers.appendingPathComponent("turnserver.conf").path,
-            "--listening-ip", NatTopology.internetAddress, "--relay-ip", NatTopology.internetAddress,
-            "--pidfile", topology.folder.appendingPathComponent("turnserver.pid").path,
-            "--userdb", topology.folder.appendingPathComponent("turndb").path, "--log-file", "stdout",
-        ])
-        guard coturn.waitForLine(containing: "Total General servers", timeout: 60) != nil else {
-            throw TestHost.HostError.failed("coturn did not start:\n\(coturn.output)")
-        }
-        return coturn
-    }
-
-    /// mosquitto from `baton relay server-config`'s baton.conf (its files where it wrote them,
-    /// `user root` as the test runs as root); returns once it runs.
-    private func startMosquitto(_ topology: NatTopology, _ servers: URL) throws {
-        let text = try String(contentsOf: servers.appendingPathComponent("baton.conf"), encoding: .utf8)
-            .replacingOccurrences(of: RelayServerConfig.mosquittoCertificateFolder, with: servers.path)
-            + "user root\npersistence false\nlog_dest stderr\n"
-        let file = topology.folder.appendingPathComponent("mosquitto.conf")
-        try Data(text.utf8).write(to: file)
-        let mosquitto = try topology.start(inInternet: ["/usr/sbin/mosquitto", "-c", file.path])
-        guard mosquitto.waitForLine(containing: " running", timeout: 60) != nil else {
-            throw TestHost.HostError.failed("mosquitto did not start:\n\(mosquitto.output)")
-        }
     }
 }
