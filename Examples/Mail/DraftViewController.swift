@@ -14,8 +14,11 @@ final class DraftViewController: ViewController, UserActivityDelegate {
     var attachmentName: String?
     /// The largest attachment the continuing device accepts.
     static let attachmentLimit = 1 << 30
-    /// Called once the attachment has been sent to the continuing device.
-    var onAttachmentSent: (@MainActor () -> Void)?
+    /// Called once the draft went on elsewhere: the other device continued it
+    /// (`userActivityWasContinued`) and, when there is an attachment, has it all. The two come
+    /// in either order.
+    var onHandedOff: (@MainActor () -> Void)?
+    private var attachmentSent = false, continuedElsewhere = false
 
     override func loadView() { view = ComposeView(identifier: "compose") }
 
@@ -62,7 +65,8 @@ final class DraftViewController: ViewController, UserActivityDelegate {
                 }
                 try await outputStream.close()
                 say("sent \(attachment.lastPathComponent) over continuation streams (\(sent) bytes)")
-                onAttachmentSent?()
+                attachmentSent = true
+                handedOffIfDone()
             } catch {
                 say("error: the attachment could not be sent: \(error)")
             }
@@ -71,7 +75,14 @@ final class DraftViewController: ViewController, UserActivityDelegate {
 
     func userActivityWasContinued(_ userActivity: UserActivity) {
         say("userActivityWasContinued: the draft continues on another device")
-        if attachment == nil { MainLoop.idle { Application.shared.terminate(nil) } }
+        continuedElsewhere = true
+        handedOffIfDone()
+    }
+
+    private func handedOffIfDone() {
+        guard continuedElsewhere, attachment == nil || attachmentSent, let handedOff = onHandedOff else { return }
+        onHandedOff = nil
+        handedOff()
     }
 
     /// On the continuing device: the draft from `userInfo`, then the attachment over streams.

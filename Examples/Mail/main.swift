@@ -24,7 +24,7 @@ final class MailApp: DeviceExampleApp<DraftViewController> {
 
     override func deviceStarted() {
         if composing {
-            controller.onAttachmentSent = { MainLoop.idle { Application.shared.terminate(nil) } }
+            controller.onHandedOff = { MainLoop.idle { Application.shared.terminate(nil) } }
             controller.compose(to: value(after: "--to") ?? "", subject: value(after: "--subject") ?? "",
                                body: value(after: "--body") ?? "", attachment: value(after: "--attach").map { URL(fileURLWithPath: $0) },
                                named: value(after: "--as"))
