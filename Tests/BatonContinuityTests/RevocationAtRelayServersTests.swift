@@ -65,6 +65,8 @@ final class RevocationAtRelayServersTests: ProcessTestCase {
         XCTAssertEqual(setup.status, 0, setup.stderr)
         let config = try baton("relay", "server-config", "--out", out.path)
         XCTAssertEqual(config.status, 0, config.stderr)
+        XCTAssertTrue(config.stdout.contains("\(out.path)/\(RelayServerConfig.crlFileName) "), "the CRL is installed: \(config.stdout)")
+        XCTAssertTrue(config.stdout.contains("after each `baton device revoke`"), config.stdout)
         return (turnPort, brokerPort)
     }
 
