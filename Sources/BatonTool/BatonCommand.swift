@@ -116,14 +116,20 @@ struct DeviceCommand: ParsableCommand {
                 one) to the group's folder, and to this machine's own device. The other devices need both \
                 files: a device linked to one that holds them gets them over its link (and passes them on); \
                 copy them into the baton/device/ folder of any other device (discovery.key with mode 0600). \
-                Each device acts on the list the moment it arrives: it cuts the revoked device's links.
+                Each device acts on the list the moment it arrives: it cuts the revoked device's links. \
+                The list is also written as an X.509 CRL (revocations.crl) for the group's broker; with relay \
+                settings, the list carries a new TURN shared secret, and the command prints what to copy to \
+                the broker and the TURN server so they refuse the revoked device too. If anything cannot be \
+                written, nothing is changed and the file is named.
                 """)
         @Argument(help: "The device to revoke.") var name: String
         @OptionGroup var options: ConfigOption
 
         func run() throws {
             let own = options.directory.deviceDirectory, group = options.directory.groupDirectory
-            let list = try GroupAuthority.load(from: options.directory).revokeDevice(named: name, updating: [own])
+            let authority = try GroupAuthority.load(from: options.directory)
+            let before = try authority.relaySettings()
+            let list = try authority.revokeDevice(named: name, updating: [own])
             let files = [group.appendingPathComponent("revocations"), group.appendingPathComponent("discovery.key")]
             print("revoked '\(shown(name))'; the other devices need these two files, the new revocation list and discovery key:")
             for file in files { print("  \(shown(file.path))") }
@@ -134,6 +140,10 @@ struct DeviceCommand: ParsableCommand {
             }
             print("copy both into the baton/device/ folder of each device that is not linked now (discovery.key with mode 0600), e.g.:")
             print("  scp -p \(files.map { shown($0.path) }.joined(separator: " ")) DEVICE:.config/baton/device/")
+            if let settings = try authority.relaySettings() {
+                RevocationAtServers.printSteps(for: settings, crl: group.appendingPathComponent(GroupAuthority.crlFileName),
+                                               rotated: settings.turnSecret != before?.turnSecret)
+            }
         }
     }
 }

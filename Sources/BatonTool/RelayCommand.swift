@@ -26,8 +26,8 @@ struct RelaySetupCommand: ParsableCommand {
             folder and to this machine's own device; the other devices get it over their links. The TURN \
             shared secret (coturn's static-auth-secret) is read from --turn-secret-file, or kept from the \
             settings held, or generated (64 hex digits) when there are none or with --new-secret; it is \
-            never printed. After revoking a device, run this with --new-secret and install the new \
-            `baton relay server-config` on the TURN server: the revoked device knew the old secret.
+            never printed. `baton device revoke` replaces the secret by itself (the revoked device knew \
+            the old one) and says what to install on the servers.
             """)
     @Option(name: .customLong("turn"), help: "A TURN server: turn:HOST[:PORT][?transport=udp|tcp] or turns:HOST[:PORT] (repeat for more).")
     var turn: [String] = []
@@ -127,10 +127,13 @@ struct RelayServerConfigCommand: ParsableCommand {
         commandName: "server-config", abstract: "Write and print a ready coturn and mosquitto configuration for a small VPS.",
         discussion: """
             Writes, to --out: turnserver.conf (mode 0600: it holds the TURN shared secret), baton.conf for \
-            mosquitto, baton-group-ca.pem (the group CA: the broker's only client CA), and a certificate and \
-            key for the broker issued by the group (baton-broker.pem, baton-broker-key.pem, mode 0600), then \
-            prints both configurations (the secret left out) and the commands that install them. Run it on \
-            the machine that administers the group, after `baton relay setup`.
+            mosquitto, baton-group-ca.pem (the group CA, re-certified for CRLs: the broker's only client CA), \
+            baton-group.crl (the group's revocations, so the broker refuses a revoked device), and a \
+            certificate and key for the broker issued by the group (baton-broker.pem, baton-broker-key.pem, \
+            mode 0600), then prints both configurations (the secret left out) and the commands that install \
+            them. Run it on the machine that administers the group, after `baton relay setup`. After each \
+            `baton device revoke`, the broker needs the new CRL and the TURN server the new secret: \
+            `baton device revoke` says how.
             """)
     @Option(name: .customLong("turn-host"), help: "The TURN host to configure (default: the first TURN server's).") var turnHost: String?
     @Option(name: .customLong("broker-host"), help: "The broker's host name for its certificate (default: the broker's).") var brokerHost: String?
@@ -158,8 +161,10 @@ struct RelayServerConfigCommand: ParsableCommand {
             let host = try brokerHost.map { try BrokerAddress(uri: "mqtts://\($0)").host } ?? address.host
             let issued = try authority.issueBrokerCertificate(host: host)
             try files.write(Data(config.utf8), to: folder.appendingPathComponent("baton.conf"), mode: 0o644)
-            try files.write(Data(try authority.certificate.serializeAsPEM().pemString.utf8),
+            try files.write(Data(try authority.brokerClientAuthority().serializeAsPEM().pemString.utf8),
                             to: folder.appendingPathComponent("baton-group-ca.pem"), mode: 0o644)
+            try files.write(Data(try authority.certificateRevocationList().pemString.utf8),
+                            to: folder.appendingPathComponent(RelayServerConfig.crlFileName), mode: 0o644)
             try files.write(Data(issued.certificatePEM.utf8), to: folder.appendingPathComponent("baton-broker.pem"), mode: 0o644)
             try files.write(Data(issued.keyPEM.utf8), to: folder.appendingPathComponent("baton-broker-key.pem"), mode: 0o600)
             broker = (host, address.port, config)
@@ -183,9 +188,10 @@ struct RelayServerConfigCommand: ParsableCommand {
             print(broker.config, terminator: "")
             print("# install on \(broker.host) (Debian); open TCP \(broker.port):")
             print("ssh root@\(broker.host) 'apt-get install -y mosquitto'")
-            print("scp \(dir)/baton-group-ca.pem \(dir)/baton-broker.pem \(dir)/baton-broker-key.pem root@\(broker.host):\(RelayServerConfig.mosquittoCertificateFolder)/")
+            print("scp \(dir)/baton-group-ca.pem \(dir)/\(RelayServerConfig.crlFileName) \(dir)/baton-broker.pem \(dir)/baton-broker-key.pem root@\(broker.host):\(RelayServerConfig.mosquittoCertificateFolder)/")
             print("scp \(dir)/baton.conf root@\(broker.host):/etc/mosquitto/conf.d/baton.conf")
             print("ssh root@\(broker.host) 'chown mosquitto: \(RelayServerConfig.mosquittoCertificateFolder)/baton-broker-key.pem && systemctl restart mosquitto'")
+            print("# after each `baton device revoke`, copy the group's new CRL there (the command prints how)")
         }
     }
 }

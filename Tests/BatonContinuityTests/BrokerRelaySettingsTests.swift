@@ -57,8 +57,12 @@ final class BrokerRelaySettingsTests: ProcessTestCase {
         let serverFolder = root.appendingPathComponent("mosquitto")
         try FileManager.default.createDirectory(at: serverFolder, withIntermediateDirectories: true)
         let broker = try authority.issueBrokerCertificate(host: "127.0.0.1")
-        try Data(contentsOf: folders["laptop"]!.appendingPathComponent("group.pem"))
+        // What `baton relay server-config` writes for the broker: the group CA as the broker
+        // trusts it (re-certified with cRLSign) and the group's CRL.
+        try Data(try authority.brokerClientAuthority().serializeAsPEM().pemString.utf8)
             .write(to: serverFolder.appendingPathComponent("baton-group-ca.pem"))
+        try Data(try authority.certificateRevocationList().pemString.utf8)
+            .write(to: serverFolder.appendingPathComponent(RelayServerConfig.crlFileName))
         try Data(broker.certificatePEM.utf8).write(to: serverFolder.appendingPathComponent("baton-broker.pem"))
         let keyFile = serverFolder.appendingPathComponent("baton-broker-key.pem")
         try Data(broker.keyPEM.utf8).write(to: keyFile)

@@ -44,16 +44,21 @@ final class RelaySettingsTests: TrustTestCase {
         XCTAssertEqual(mode(list), 0o600, "the secret is in it")
         XCTAssertEqual(mode(config("admin").groupDirectory.appendingPathComponent("revocations")), 0o600)
 
-        // Later lists (a device added, one revoked) carry the settings on; a new setting is the next version.
+        // Later lists (a device added, one revoked) carry the settings on, a revocation with a new
+        // TURN secret (RevocationAtRelayServersTests); a new setting is the next version.
         let phone = try authority.issueDevice(named: "phone", updating: [own])
         XCTAssertEqual(phone.revocations.relay, written, "a new device gets them with its identity")
         try authority.revokeDevice(named: "phone", updating: [own])
-        XCTAssertEqual(try RelaySettings.load(from: own), written)
+        var rotated = written
+        rotated.turnSecret = try RelaySettings.load(from: own)?.turnSecret
+        rotated.version += 1
+        XCTAssertEqual(try RelaySettings.load(from: own), rotated)
+        XCTAssertNotEqual(rotated.turnSecret, written.turnSecret)
         var next = try settings()
         next.turn.removeLast()
         next.broker = nil
         let second = try authority.setRelaySettings(next, updating: [own])
-        XCTAssertEqual(second.version, 2)
+        XCTAssertEqual(second.version, 3)
         XCTAssertEqual(try RelaySettings.load(from: own), second)
         XCTAssertNil(second.broker)
     }

@@ -77,10 +77,15 @@ public enum RelayServerConfig {
 
     /// Where mosquitto's files go on the VPS (Debian's `/etc/mosquitto/certs`).
     public static let mosquittoCertificateFolder = "/etc/mosquitto/certs"
+    /// The group's CRL as mosquitto reads it (`crlfile`), in `mosquittoCertificateFolder`: the
+    /// group's `revocations.crl` (`GroupAuthority.crlFileName`), copied there after each revocation.
+    public static let crlFileName = "baton-group.crl"
 
     /// mosquitto's configuration (`/etc/mosquitto/conf.d/baton.conf`) for the broker of
     /// `settings`: one MQTT listener on its port, TLS 1.3 only, the group CA as the only client
-    /// CA (`cafile`), a client certificate required (`require_certificate`) whose common name,
+    /// CA (`cafile`, `baton-group-ca.pem`: `GroupAuthority.brokerClientAuthority()`), the group's
+    /// CRL (`crlfile`, `crlFileName`), so a revoked device's certificate is refused in the
+    /// handshake, a client certificate required (`require_certificate`) whose common name,
     /// the device's opaque identifier, is its user name (`use_identity_as_username`), no anonymous
     /// client; the broker's own certificate and key (`broker.pem`, `broker-key.pem`, issued by
     /// the group, `GroupAuthority.issueBrokerCertificate(host:)`) in `folder`. Nil when `settings`
@@ -95,6 +100,7 @@ public enum RelayServerConfig {
             listener \(broker.port)
             protocol mqtt
             cafile \(folder)/baton-group-ca.pem
+            crlfile \(folder)/\(crlFileName)
             certfile \(folder)/baton-broker.pem
             keyfile \(folder)/baton-broker-key.pem
             require_certificate true

@@ -79,6 +79,18 @@ public struct RelaySettings: Sendable, Equatable, Codable {
             .map { String(format: "%02x", $0) }.joined().utf8)
     }
 
+    /// The settings after a revocation (`GroupAuthority.revokeDevice(named:updating:)`): with a
+    /// TURN shared secret, a new one (`generatedSecret()`) and the next `version`, since the
+    /// revoked device knew the old one and could go on making TURN credentials from it; without
+    /// a secret (a broker only), the same settings.
+    public func rotatingTURNSecret() -> RelaySettings {
+        guard turnSecret != nil else { return self }
+        var rotated = self
+        rotated.turnSecret = Self.generatedSecret()
+        rotated.version += 1
+        return rotated
+    }
+
     /// TURN REST API credentials (coturn `use-auth-secret`) for the device `deviceIdentifier`,
     /// valid for `validFor` from `now`: username `"<expiry-unix>:<deviceIdentifier>"`, password
     /// base64(HMAC-SHA1(`turnSecret`, username)). Without a secret (settings with a broker

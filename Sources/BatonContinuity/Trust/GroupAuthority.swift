@@ -190,8 +190,11 @@ public struct GroupAuthority: Sendable {
     /// written as `group/discovery.key` (0600), to copy with the list to one device, which
     /// hands it to the others. The list and the key are also written into each of
     /// `deviceDirectories` that holds a list and belongs to this group (this machine's own
-    /// device), whose key held until then becomes its `discovery.key.previous`. All of it is written together or not at all.
-    /// Returns the list's bytes, to copy to the devices.
+    /// device), whose key held until then becomes its `discovery.key.previous`. With relay
+    /// settings holding a TURN secret, the list carries a new secret
+    /// (`RelaySettings.rotatingTURNSecret()`). The list is also written as an X.509 CRL for the
+    /// broker, `group/revocations.crl` (`GroupAuthority.crlFileName`, mode 0644). All of it is
+    /// written together or not at all. Returns the list's bytes, to copy to the devices.
     @discardableResult
     public func revokeDevice(named name: String, updating deviceDirectories: [URL] = []) throws -> Data {
         var roster = try loadRoster()
@@ -204,8 +207,10 @@ public struct GroupAuthority: Sendable {
         let key = DiscoveryKey(derivedFrom: privateKey, epoch: list.sequence)
         list.discoveryKeyEpoch = list.sequence
         list.discoveryKeyCommitment = key.commitment
+        list.relay = list.relay?.rotatingTURNSecret()  // the revoked device knew the TURN secret (issue 29)
         let files = FileTransaction()
         try stage(roster, in: files)
+        try stageCertificateRevocationList(of: list, in: files)  // for the broker (issue 29)
         let data = try list.signed(with: privateKey)
         try files.write(key.bytes, to: directory.groupDirectory.appendingPathComponent("discovery.key"), mode: 0o600)
         for device in try stage(data, in: files, updating: deviceDirectories) {
