@@ -50,9 +50,11 @@ struct StatusReport: Codable {
         try MainActor.assumeIsolated { try readOnMain(socket: explicit, holdingProcess: false).report }
     }
 
-    /// As `read`, and, while still connected to the agent (so the process is the agent's),
-    /// a pidfd for its process: from its status, or, for an agent older than `GetStatus`, from
-    /// its lock file (`agent.socket.lock`), if that process is a `batond`.
+    /// As `read`, but without the links' round trips (the agent answers at once, pinging no
+    /// link: `baton agent stop` does not wait on a silent device), and, while still connected
+    /// to the agent (so the process is the agent's), a pidfd for its process: from its status,
+    /// or, for an agent older than `GetStatus`, from its lock file (`agent.socket.lock`), if
+    /// that process is a `batond`.
     static func readHoldingProcess(socket explicit: String?) throws -> (report: StatusReport, process: Int32?) {
         try MainActor.assumeIsolated { try readOnMain(socket: explicit, holdingProcess: true) }
     }
@@ -69,7 +71,7 @@ struct StatusReport: Codable {
         var process: Int32?
         var older: String?
         let failure = ThroughAgent.run({ connection in
-            AgentStatusReader(connection: connection) { outcome in
+            AgentStatusReader(connection: connection, roundTrips: !holdingProcess) { outcome in
                 switch outcome {
                 case .success(let agent):
                     status = agent
@@ -147,20 +149,23 @@ struct StatusReport: Codable {
     }
 }
 
-/// Joins the agent as a tool, asks its status, hands it (or why not) to `done` while still
+/// Joins the agent as a tool, asks its status (with the links' round trips, or without:
+/// `AgentConnection.status(roundTrips:)`), hands it (or why not) to `done` while still
 /// connected, and quits.
 final class AgentStatusReader: AgentToolApp {
     let done: @MainActor (Result<AgentStatus, any Error>) -> Void
+    let roundTrips: Bool
 
-    init(connection: AgentConnection, done: @escaping @MainActor (Result<AgentStatus, any Error>) -> Void) {
+    init(connection: AgentConnection, roundTrips: Bool, done: @escaping @MainActor (Result<AgentStatus, any Error>) -> Void) {
         self.done = done
+        self.roundTrips = roundTrips
         super.init(connection: connection)
     }
 
     override func joined() {
         super.joined()
         Task { @MainActor in
-            do { done(.success(try await connection.status())) } catch { done(.failure(error)) }
+            do { done(.success(try await connection.status(roundTrips: roundTrips))) } catch { done(.failure(error)) }
             Application.shared.terminate(nil)
         }
     }

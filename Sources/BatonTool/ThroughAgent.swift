@@ -81,7 +81,7 @@ final class AgentNearbyPrinter: AgentToolApp {
             guard Application.shared.nearbyActivities.isEmpty else { return Application.shared.terminate(nil) }
             // Nothing nearby: say why when no device is linked at all.
             Task { @MainActor in
-                if let status = try? await connection.status(), status.links.isEmpty {
+                if let status = try? await connection.status(roundTrips: false), status.links.isEmpty {
                     print(status.discovery.working ? "no device of the group is linked yet (`baton status` shows the agent's state)"
                           : "no device of the group is linked: discovery is \(shown(status.discovery.explanation))")
                 }

@@ -226,6 +226,8 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertTrue(agentB.waitForNearby(from: "A", type), agentB.output)
         let watcher = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("b.sock")])
         XCTAssertNotNil(watcher.waitForLine(containing: "{\"inspection\":"), watcher.output)
+        let watcherA = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("a.sock")])
+        XCTAssertNotNil(watcherA.waitForLine(containing: "{\"inspection\":"), watcherA.output)
         let noConfig = ["--config", root.appendingPathComponent("no-config").path]
 
         // Continued, then 1000 bytes asked for over its streams.
@@ -257,13 +259,20 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertEqual(own.side, .continuing)
 
         // The originating side, on A: its agent served the payload to B, heard B continued it,
-        // and took B's streams; so did the app that holds the activity, in its own history.
+        // took B's streams and, once they ended, counted their bytes (the answer sent, the
+        // request received); so did the app that holds the activity, in its own history.
+        let endedOnA = try XCTUnwrap(watcherA.waitForLine(containing: "streamsEnded"), watcherA.output)
+        let eventOnA = try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(endedOnA.utf8))["event"]
+        XCTAssertEqual(eventOnA?.continuation?.side, .originating)
+        XCTAssertNotNil(probeA.waitForLine(containing: "streamed 1000"), probeA.output)
         let onA = try inspect(socket("a.sock"))
         let served = try XCTUnwrap(onA.continuations.last, "A's agent's record")
         XCTAssertEqual(served.side, .originating)
         XCTAssertEqual(served.device, "B", "the continuing device")
         XCTAssertEqual(served.activityType, type)
-        XCTAssertEqual(served.steps.map(\.kind), [.asked, .payloadServed(bytes: payloadBytes(own)), .wasContinuedReceived, .streamsOpened])
+        XCTAssertEqual(served.steps.map(\.kind), [.asked, .payloadServed(bytes: payloadBytes(own)), .wasContinuedReceived, .streamsOpened,
+                                                  .streamsEnded(sent: 1000, received: "send 1000".utf8.count)])
+        XCTAssertEqual(eventOnA?.continuation?.steps.last?.kind, served.steps.last?.kind)
         let holder = try XCTUnwrap(onA.apps.first { $0.processID == probeA.processIdentifier }?.inspection, "A's app")
         let servedByApp = try XCTUnwrap(holder.continuations.last, "the app's own record")
         XCTAssertEqual(servedByApp.side, .originating)
@@ -271,6 +280,8 @@ final class AgentInspectionTests: AgentTestCase {
         let textOnA = try runProduct("baton", ["inspect", "--agent", socket("a.sock")], timeout: 60)
         XCTAssertTrue(textOnA.stdout.contains("continuation \(served.id): \(type) 'Probe' served to B — continued there"), textOnA.stdout)
         XCTAssertTrue(textOnA.stdout.contains("payload served, \(payloadBytes(own)) bytes sent"), textOnA.stdout)
+        XCTAssertTrue(textOnA.stdout.contains("streams ended, 1000 bytes sent, \("send 1000".utf8.count) received"), textOnA.stdout)
+        watcherA.terminate()
 
         // An activity whose payload is too large: the fetch fails, with its code, on both sides.
         probeA.terminate()

@@ -28,6 +28,7 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
                 <method name="PayloadChanged"><arg name="id" type="t" direction="in"/></method>
                 <method name="GetNearby"><arg name="activities" type="aa{sv}" direction="out"/></method>
                 <method name="GetStatus"><arg name="status" type="s" direction="out"/></method>
+                <method name="GetStatusWithoutPings"><arg name="status" type="s" direction="out"/></method>
                 <method name="FetchPayload">
                   <arg name="device" type="s" direction="in"/><arg name="sequence" type="t" direction="in"/>
                   <arg name="payload" type="ay" direction="out"/>
@@ -105,7 +106,7 @@ final class AgentInterfaceDeclarationTests: XCTestCase {
         let methods: [AgentMethod] = [
             .join(app: "a", team: "T", types: ["x", "y"]), .join(app: "a", team: "T", types: []),
             .setAdvertisement(activity: .dictionary([:]), active: true), .holdPayload(id: 1, payload: Data([1])),
-            .payloadChanged(id: 2), .getNearby, .getStatus, .fetchPayload(device: "d", sequence: 3),
+            .payloadChanged(id: 2), .getNearby, .getStatus, .getStatusWithoutPings, .fetchPayload(device: "d", sequence: 3),
             .continued(device: "d", sequence: 4), .openStreams(device: "d", sequence: 5),
             .openStreamsPipelined(device: "d", sequence: 5, token: Data(count: 32)),
             .continueNearby(device: "d", sequence: 6, activationToken: ""), .openPairingWindow(seconds: 60, host: "::", port: 0),

@@ -93,6 +93,37 @@ final class AgentStatusTests: AgentTestCase {
         XCTAssertTrue(text.stdout.contains("round trip —\n"), text.stdout)
     }
 
+    /// `baton nearby` (which asks the status when nothing is nearby, to say why) and `baton
+    /// agent stop` (which asks it for the agent's process) show no round trips, so the agent
+    /// pings no link for them: a linked device that does not answer (its agent stopped with
+    /// SIGSTOP) does not hold them up. Only `baton status` pings (`roundTripsMeasured`). The
+    /// agent's events come in order: none before `nearby`'s leaving means it asked for none.
+    func testNearbyAndAgentStopDoNotPingASilentDevice() throws {
+        let (agentA, agentB, _) = try twoLinkedAgents()
+        XCTAssertTrue(agentA.waitFor(.linked(peer: "B", dialed: false)), agentA.output)
+        XCTAssertEqual(kill(agentB.processIdentifier, SIGSTOP), 0)
+        defer { kill(agentB.processIdentifier, SIGCONT) }
+        let pinged = { (event: DiagnosticEvent) -> Bool in if case .roundTripsMeasured = event { true } else { false } }
+
+        let nearby = try runProduct("baton", ["nearby", "--agent", socket("a.sock")], timeout: 30)
+        XCTAssertEqual(nearby.status, 0, nearby.stderr)
+        XCTAssertTrue(nearby.stdout.contains("nothing nearby"), nearby.stdout)
+        XCTAssertFalse(nearby.stdout.contains("no device of the group is linked"), "B is linked, only silent: \(nearby.stdout)")
+        XCTAssertNotNil(agentA.waitForEvent { if case .appLeft = $0 { true } else { false } }, "`baton nearby` left the agent")
+        XCTAssertFalse(agentA.diagnosticEvents.contains(where: pinged), "`baton nearby` pinged no link: \(agentA.diagnosticEvents)")
+
+        let link = try XCTUnwrap(try status(socket("a.sock")).report.agent?.links.first, "B is still linked")
+        XCTAssertNil(link.roundTripMilliseconds, "B did not answer within the deadline")
+        XCTAssertEqual(agentA.waitForEvent(where: pinged), .roundTripsMeasured(links: 1, answered: 0),
+                       "the first ping is `baton status`'s, not `baton nearby`'s")
+
+        let stop = try runProduct("baton", ["agent", "stop", "--agent", socket("a.sock")], timeout: 30)
+        XCTAssertEqual(stop.status, 0, stop.stderr)
+        XCTAssertTrue(stop.stdout.contains("stopped batond (pid \(agentA.processIdentifier))"), stop.stdout)
+        agentA.waitForExit()
+        XCTAssertNil(agentA.waitForEvent(occurrence: 2, where: pinged), "`baton agent stop` pinged no link: \(agentA.diagnosticEvents)")
+    }
+
     /// Nothing nearby and no device linked: `baton nearby` says why instead of nothing.
     func testNearbyWithNoLinkSaysWhyNothingIsOffered() throws {
         let folders = try devices("A")

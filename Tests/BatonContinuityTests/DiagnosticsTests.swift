@@ -64,7 +64,7 @@ final class DiagnosticsTests: TrustTestCase {
             .continuedElsewhere(activityType: "t", by: "B"), .refused(from: "B", reason: .continuedWithoutFetch),
             .discoveryKeyMissing(sequence: 5, at: "B"), .discoveryKeyRetry(sequence: 5, afterSeconds: 2),
             .appRefused(userID: 5555, reason: .otherUser), .appRefused(userID: nil, reason: .tooManyConnections),
-            .launchedAppExited(appID: "x", processID: 42, exitStatus: nil),
+            .launchedAppExited(appID: "x", processID: 42, exitStatus: nil), .roundTripsMeasured(links: 2, answered: 1),
             .agentServing(path: "/run/user/1000/baton/agent.socket"), .joinedAgent(socketPath: "/tmp/a.sock", version: 4),
         ]
         for event in events {

@@ -13,7 +13,8 @@ import Foundation
 /// The originating side keeps a record too (`side` `.originating`): the continuing device
 /// asked for the payload, it was served (`payloadServed`, its bytes) or not (`failed`), and the
 /// continuing device said it continued it, so the activity's delegate was told
-/// (`wasContinuedReceived`, Apple's `userActivityWasContinued(_:)`).
+/// (`wasContinuedReceived`, Apple's `userActivityWasContinued(_:)`); then, with streams, they
+/// were opened (`streamsOpened`) and ended with the bytes each way (`streamsEnded`).
 /// Strings in it may come from another device or an app: escape them
 /// (`PrintableText.escaped`) before printing.
 public struct ContinuationRecord: Codable, Sendable, Equatable {
@@ -137,7 +138,10 @@ public struct ContinuationStep: Codable, Sendable, Equatable {
         case wasContinuedReceived
         /// Continuation streams were opened between the two apps.
         case streamsOpened
-        /// The streams ended: `sent` bytes toward the originating app, `received` from it.
+        /// The streams ended: `sent` bytes from this side toward the other, `received` from
+        /// it. On the continuing side that is toward the originating app and from it; on the
+        /// originating side (its agent, an app behind it, an app with its own node), toward
+        /// the continuing app and from it.
         case streamsEnded(sent: Int, received: Int)
 
         /// Whether the continuation ends with this step.

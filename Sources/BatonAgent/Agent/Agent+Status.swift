@@ -24,7 +24,8 @@ extension Agent {
 
     /// The status now with each link's round-trip time measured (`ContinuityNode.roundTrips()`:
     /// one `Ping` over each link, all at once, each within `ContinuityNode.roundTripDeadline`);
-    /// a link that did not answer in time has none. Measured only when asked, never on a timer.
+    /// a link that did not answer in time has none. Measured only when asked (`GetStatus`,
+    /// `Inspect`), never on a timer, nor for `GetStatusWithoutPings`.
     func statusWithRoundTrips() async -> AgentStatus {
         let times = await node.roundTrips()
         var status = status()
@@ -36,8 +37,10 @@ extension Agent {
     }
 
     /// Answers `caller`'s `GetStatus` once the links' round trips are measured (bounded by
-    /// their deadline). Counted among the caller's calls waiting (`maximumPendingCallsPerApp`).
-    func answerStatus(_ call: DBusAnswer<AgentMethod>, from caller: JoinedApp) {
+    /// their deadline), counted among the caller's calls waiting (`maximumPendingCallsPerApp`);
+    /// or, unless `pinging`, its `GetStatusWithoutPings` at once, with no round trips.
+    func answerStatus(_ call: DBusAnswer<AgentMethod>, pinging: Bool, from caller: JoinedApp) {
+        guard pinging else { return call.reply(.getStatusWithoutPings, String(decoding: status().json(), as: UTF8.self)) }
         guard caller.pendingCalls < maximumPendingCallsPerApp else {
             return call.fail(.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
         }

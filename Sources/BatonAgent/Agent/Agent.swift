@@ -237,8 +237,8 @@ public final class Agent {
             call.reply(.payloadChanged(id: id), ())
         case .getNearby:
             call.reply(.getNearby, AgentInterface.encode(apps.nearby))
-        case .getStatus:
-            answerStatus(call, from: app)
+        case .getStatus, .getStatusWithoutPings:
+            answerStatus(call, pinging: method == .getStatus, from: app)
         case .openPairingWindow, .answerPairing, .closePairingWindow:
             answerPairing(call, method, from: app)
         case .inspect(let filter, let actions):

@@ -75,12 +75,17 @@ extension AgentConnection {
         case .streamsArrived(_, let token):
             guard token.count == StreamRelay.tokenSize else { return answer.fail(.failed, "bad arguments") }
             answer.reply(.streamsArrived(id: id, token: token), ())
+            // Recorded in the app's own history: opened, then, once they have ended, the bytes
+            // the app sent and received over them.
             let history = Application.shared.continuationHistory
-            history.record(.streamsOpened, in: history.originatingRecord(activityType: activity.activityType, title: activity.title,
-                                                                         device: nil, sequence: id, streams: true))
+            let record = history.originatingRecord(activityType: activity.activityType, title: activity.title,
+                                                   device: nil, sequence: id, streams: true)
+            history.record(.streamsOpened, in: record)
             Task { @MainActor in
                 do {
-                    let stream = try await self.streamConnection(token: token)
+                    let stream = CountingStreamChannel(try await self.streamConnection(token: token)) { [weak history] sent, received in
+                        history?.record(.streamsEnded(sent: sent, received: received), in: record)
+                    }
                     self.activities.acceptStreams(stream, for: activity)
                 } catch {
                     self.log.notice("could not take continuation streams from the agent: \(error)")

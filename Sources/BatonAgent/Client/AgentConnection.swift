@@ -134,16 +134,21 @@ public final class AgentConnection: NearbyActivitySource {
     }
 
     /// The agent's status (`baton status`): its program and version, where the device
-    /// listens, discovery, links, joined apps and the latest failures. Throws when the app is
-    /// not joined, or the agent does not answer within `timeout`.
-    public func status(timeout: Duration = .seconds(5)) async throws -> AgentStatus {
+    /// listens, discovery, links, joined apps and the latest failures. With `roundTrips`, the
+    /// agent first pings each link (`GetStatus`; a silent device costs up to
+    /// `ContinuityNode.roundTripDeadline`) and each link has its round-trip time; without, it
+    /// answers at once and no link has one (`GetStatusWithoutPings`; an agent older than
+    /// interface version 7 is asked `GetStatus`). Throws when the app is not joined, or the
+    /// agent does not answer within `timeout`.
+    public func status(roundTrips: Bool = true, timeout: Duration = .seconds(5)) async throws -> AgentStatus {
         guard isJoined, let bus else {
             throw CocoaError.handoff(.userActivityConnectionUnavailable, "the Baton agent is not running (\(socketPath))")
         }
         guard let version = agentVersion, version >= Self.statusVersion else {
             throw CocoaError.handoff(.featureUnsupported, "the agent speaks interface version \(agentVersion ?? 0), older than this program's \(AgentInterface.version): it has no status; restart it to run the installed one")
         }
-        let text = try await bus.call(.getStatus, timeout: timeout)
+        let withoutPings = !roundTrips && version >= Self.statusWithoutPingsVersion
+        let text = try await bus.call(withoutPings ? .getStatusWithoutPings : .getStatus, timeout: timeout)
         guard let status = AgentStatus.decode(Data(text.utf8)) else {
             throw CocoaError.handoff(.userActivityHandoffFailed, "the agent's status did not decode")
         }
@@ -152,6 +157,8 @@ public final class AgentConnection: NearbyActivitySource {
 
     /// The first agent interface version with `GetStatus`.
     static let statusVersion: UInt32 = 4
+    /// The first agent interface version with `GetStatusWithoutPings`.
+    static let statusWithoutPingsVersion: UInt32 = 7
 
     private func start() {
         Application.shared.nearbySource = self

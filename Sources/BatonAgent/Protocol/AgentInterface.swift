@@ -9,8 +9,9 @@ import Foundation
 enum AgentInterface {
     /// The version `Join` returns; a new method or signal raises it (2: pairing windows; 3:
     /// `HoldPayload` and `PayloadChanged`; 4: `GetStatus`; 5: `Inspect`, both ways; 6:
-    /// `OpenStreamsPipelined`, `App1.WatchInspection` and `Agent1.InspectionChanged`).
-    static let version: UInt32 = 6
+    /// `OpenStreamsPipelined`, `App1.WatchInspection` and `Agent1.InspectionChanged`; 7:
+    /// `GetStatusWithoutPings`).
+    static let version: UInt32 = 7
     /// The largest `InspectionChanged` summary an app may send, in bytes.
     static let maximumSummary = 4096
 

@@ -22,8 +22,12 @@ enum AgentMethod: DBusMethodValue, Equatable {
     case payloadChanged(id: UInt64)
     /// The nearby activities (`aa{sv}`, `AgentInterface.encode`).
     case getNearby
-    /// The agent's status as JSON (`s`, version 4).
+    /// The agent's status as JSON (`s`, version 4), each link's round trip measured first (one
+    /// ping over each, bounded by `ContinuityNode.roundTripDeadline`).
     case getStatus
+    /// The agent's status as JSON (`s`, version 7) at once, without pinging the links: no
+    /// round trips (for callers that do not show them: `baton nearby`, `baton agent stop`).
+    case getStatusWithoutPings
     /// The payload (`ay`) of `device`'s activity `sequence`.
     case fetchPayload(device: String, sequence: UInt64)
     /// `device`'s activity `sequence` was continued here.
@@ -60,6 +64,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case payloadChanged = "PayloadChanged"
         case getNearby = "GetNearby"
         case getStatus = "GetStatus"
+        case getStatusWithoutPings = "GetStatusWithoutPings"
         case fetchPayload = "FetchPayload"
         case continued = "Continued"
         case openStreams = "OpenStreams"
@@ -79,7 +84,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
             case .setAdvertisement: [DBusArgument("activity", "a{sv}"), DBusArgument("active", "b")]
             case .holdPayload: [DBusArgument("id", "t"), DBusArgument("payload", "ay")]
             case .payloadChanged: [DBusArgument("id", "t")]
-            case .getNearby, .getStatus, .closePairingWindow: []
+            case .getNearby, .getStatus, .getStatusWithoutPings, .closePairingWindow: []
             case .fetchPayload, .continued, .openStreams: activity
             case .continueNearby: activity + [DBusArgument("activationToken", "s")]
             case .openStreamsPipelined: activity + [DBusArgument("token", "ay")]
@@ -95,7 +100,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
             switch self {
             case .join: [DBusArgument("version", "u")]
             case .getNearby: [DBusArgument("activities", "aa{sv}")]
-            case .getStatus: [DBusArgument("status", "s")]
+            case .getStatus, .getStatusWithoutPings: [DBusArgument("status", "s")]
             case .inspect: [DBusArgument("inspection", "s")]
             case .fetchPayload: [DBusArgument("payload", "ay")]
             case .openStreams: [DBusArgument("token", "ay")]
@@ -115,6 +120,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .payloadChanged: .payloadChanged
         case .getNearby: .getNearby
         case .getStatus: .getStatus
+        case .getStatusWithoutPings: .getStatusWithoutPings
         case .fetchPayload: .fetchPayload
         case .continued: .continued
         case .openStreams: .openStreams
@@ -135,7 +141,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
         case .setAdvertisement(let activity, let active): [activity, .bool(active)]
         case .holdPayload(let id, let payload): [.uint64(id), .bytes(payload)]
         case .payloadChanged(let id): [.uint64(id)]
-        case .getNearby, .getStatus, .closePairingWindow: []
+        case .getNearby, .getStatus, .getStatusWithoutPings, .closePairingWindow: []
         case .fetchPayload(let device, let sequence), .continued(let device, let sequence), .openStreams(let device, let sequence):
             [.string(device), .uint64(sequence)]
         case .continueNearby(let device, let sequence, let token): [.string(device), .uint64(sequence), .string(token)]
@@ -166,6 +172,7 @@ enum AgentMethod: DBusMethodValue, Equatable {
             self = .payloadChanged(id: id)
         case .getNearby: self = .getNearby
         case .getStatus: self = .getStatus
+        case .getStatusWithoutPings: self = .getStatusWithoutPings
         case .closePairingWindow: self = .closePairingWindow
         case .fetchPayload, .continued, .openStreams:
             guard case .string(let device) = a[0], case .uint64(let sequence) = a[1] else { return nil }
@@ -216,6 +223,8 @@ extension DBusCall where Method == AgentMethod, Reply == UInt32 {
 extension DBusCall where Method == AgentMethod, Reply == String {
     /// The agent's status as JSON.
     static var getStatus: Self { Self(.getStatus, one: \.stringValue, as: Variant.string) }
+    /// The agent's status as JSON, without its links' round trips (no ping).
+    static var getStatusWithoutPings: Self { Self(.getStatusWithoutPings, one: \.stringValue, as: Variant.string) }
     /// What the device and its apps (all, or only `app`) look like inside, as JSON.
     static func inspect(app: String, actions: [String]) -> Self {
         Self(.inspect(app: app, actions: actions), one: \.stringValue, as: Variant.string)

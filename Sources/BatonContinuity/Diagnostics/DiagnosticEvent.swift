@@ -61,6 +61,10 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
     case appLeft(appID: String, reason: AppDropReason?)
     /// A linked device was slowed for what it sent (said once a link).
     case peerLimited(peer: String, reason: PeerLimit)
+    /// This device pinged its `links` links to measure their round trips
+    /// (`ContinuityNode.roundTrips()`, asked by `baton status` or `baton inspect`, never on a
+    /// timer); `answered` of them answered within the deadline.
+    case roundTripsMeasured(links: Int, answered: Int)
 
     /// A linked device offers an activity of `activityType` now: it is nearby on this device
     /// (published once when it appears, not at each update of the same activity).

@@ -7,8 +7,8 @@ extension ContinuityNode {
 
     /// The round-trip time of each link now, by device name: one D-Bus `Ping` over each link,
     /// all at once, each bounded by `deadline`. A link that does not answer within it is left
-    /// out. Asked for (by `baton inspect`), never on a timer: a link nobody looks at costs
-    /// nothing.
+    /// out. Asked for (by `baton status` and `baton inspect`), never on a timer: a link nobody
+    /// looks at costs nothing. Published as `roundTripsMeasured` once all have answered or timed out.
     public func roundTrips(within deadline: Duration = ContinuityNode.roundTripDeadline) async -> [String: Duration] {
         let pings = links.all.map { link in
             let bus = link.bus
@@ -22,6 +22,7 @@ extension ContinuityNode {
         for (name, ping) in pings {
             if let time = await ping.value { times[name] = time }
         }
+        diagnostics.publish(.roundTripsMeasured(links: pings.count, answered: times.count))
         return times
     }
 }

@@ -103,19 +103,23 @@ final class PayloadServer: DeviceServiceHandler {
     /// Opens stream `id` on `streams` to the activity advertised with `sequence`, if it
     /// supports continuation streams and its app takes them (`NoStreams` otherwise); the
     /// streams go to the activity's delegate once the answer has gone. Recorded as
-    /// `streamsOpened` in the originating record of that continuation.
+    /// `streamsOpened` in the originating record of that continuation, and, once the streams
+    /// have ended, `streamsEnded` with the bytes this side sent and received over them.
     func openStreams(sequence: UInt64, stream id: UInt32, on streams: LinkStreams) throws(DeviceServiceError) -> @MainActor () -> Void {
         guard let activity = advertiser.provided(sequence: sequence) else { throw .notCurrent }
         guard activity.supportsContinuationStreams, provider.canOpenStreams(for: activity) else {
             throw .noStreams("\(activity.activityType) does not support continuation streams")
         }
-        let stream = streams.accept(id, idleTimeout: streamIdleTimeout)
+        var stream: any ContinuationStreamChannel = streams.accept(id, idleTimeout: streamIdleTimeout)
         if let history = provider.continuationHistory, let link = links.all.first(where: { $0.streams === streams }) {
             let record = history.originatingRecord(activityType: activity.activityType, title: activity.title,
                                                    device: links.name(of: link), sequence: sequence, streams: true)
             history.record(.streamsOpened, in: record)
+            stream = CountingStreamChannel(stream) { [weak history] sent, received in
+                history?.record(.streamsEnded(sent: sent, received: received), in: record)
+            }
         }
-        let provider = provider
-        return { provider.acceptStreams(stream, for: activity) }
+        let provider = provider, accepted = stream
+        return { provider.acceptStreams(accepted, for: activity) }
     }
 }

@@ -99,6 +99,7 @@ import Foundation
     print("CHECK continuation=\(section("Continuations", on: page).map { $0.replacingOccurrences(of: stepTimes, with: "T", options: .regularExpression) }.joined(separator: " | "))")
 
     if let path = ProcessInfo.processInfo.environment["GTK_PROBE_PICTURE"] {
+        showWholePage(page, in: inspector)
         savePicture(of: inspector, to: path)
     }
 
@@ -165,6 +166,22 @@ import Foundation
 /// The key window's chain on the page.
 @MainActor private func chain(on page: UnsafeMutablePointer<GtkWidget>) -> [String] {
     section("Responder chain of the key", on: page)
+}
+
+/// Makes the Inspector's window tall enough that `page` shows all its sections without
+/// scrolling (the continuations, last, included), for the picture.
+@MainActor private func showWholePage(_ page: UnsafeMutablePointer<GtkWidget>, in window: UnsafeMutablePointer<GtkWidget>) {
+    guard let scroller = descendants(of: page).first(where: { typeName($0) == "GtkScrolledWindow" }),
+          let content = gtk_scrolled_window_get_child(OpaquePointer(scroller)) else { return print("FAIL no scrolled content on the page") }
+    var natural: Int32 = 0
+    gtk_widget_measure(content, GTK_ORIENTATION_VERTICAL, gtk_widget_get_width(scroller), nil, &natural, nil, nil)
+    let missing = natural - gtk_widget_get_height(scroller)
+    guard missing > 0 else { return }
+    // The default size counts the window's shadow too: grow it by what the page misses.
+    var width: Int32 = 0, height: Int32 = 0
+    gtk_window_get_default_size(baton_gtk_window(UnsafeMutableRawPointer(window)), &width, &height)
+    gtk_window_set_default_size(baton_gtk_window(UnsafeMutableRawPointer(window)), width, height + missing)
+    wait("Inspector as tall as its page") { gtk_widget_get_height(scroller) >= natural }
 }
 
 /// Saves what GTK draws for `window` as a PNG at `path`, after its next paint (GTK's own
