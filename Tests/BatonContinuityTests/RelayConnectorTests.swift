@@ -212,6 +212,58 @@ final class RelayConnectorTests: ProcessTestCase {
         }
     }
 
+    /// A link beyond the LAN that drops right after it came up (a path that lets the checks
+    /// through, then drops): the device is not offered to again at once, in a tight loop, but
+    /// after the back-off of a failed attempt, said typed (`droppedSoon` with the delay), which
+    /// doubles with each such drop; a link that lived `minimumLinkLifetime` is tried again at
+    /// once.
+    func testALinkThatDropsSoonAfterItCameUpIsTriedAgainAfterTheBackoff() throws {
+        let (_, folders, broker) = try setUpGroup(["laptop", "desktop"])
+        try MainActor.assumeIsolated {
+            let (offering, answering) = try Self.probes(folders, broker)
+            defer { offering.stop(); answering.stop() }
+            offering.connector.minimumLinkLifetime = .seconds(3600)
+            for probe in [offering, answering] {
+                probe.connector.start()
+                probe.connector.lanSettled()
+            }
+            spin(until: { offering.adopted.count == 1 && answering.adopted.count == 1 })
+            let name = offering.identity.deviceName(of: answering.identity.identifier)
+            @MainActor func dropped(_ retry: Int64) -> DiagnosticEvent {
+                .relayAttemptFailed(peer: name, reason: .droppedSoon, retryAfterMilliseconds: retry)
+            }
+            // The link drops on both sides, as the nodes' links would tell their connectors.
+            @MainActor func drop() {
+                for probe in [offering, answering] {
+                    probe.adopted.last?.channel.close()
+                    probe.linked = []
+                }
+                answering.connector.linkDropped(offering.identity.identifier)
+                offering.connector.linkDropped(answering.identity.identifier)
+            }
+
+            drop()
+            XCTAssertEqual(offering.started.count, 1, "not offered to again at once: \(offering.events)")
+            XCTAssertTrue(offering.connector.attempts.isEmpty)
+            XCTAssertEqual(offering.events.last, dropped(500), "the first retry delay")
+            spin(until: { offering.adopted.count == 2 && answering.adopted.count == 2 })
+            XCTAssertEqual(offering.started.count, 2, "offered to again once the delay passed")
+
+            drop()
+            XCTAssertEqual(offering.started.count, 2, "\(offering.events)")
+            XCTAssertEqual(offering.events.last, dropped(1000), "the delay doubled")
+            spin(until: { offering.adopted.count == 3 && answering.adopted.count == 3 })
+
+            // A link that lived long enough: tried again at once, the back-off reset.
+            offering.connector.minimumLinkLifetime = .zero
+            drop()
+            XCTAssertEqual(offering.started.count, 4, "offered to again at once: \(offering.events)")
+            spin(until: { offering.adopted.count == 4 && answering.adopted.count == 4 })
+            XCTAssertEqual(offering.failures, [.droppedSoon, .droppedSoon], "nothing else failed")
+            XCTAssertEqual(answering.failures, [], "the answering side offers nothing, so it waits for nothing")
+        }
+    }
+
     /// The broker down: each device says so once, typed, for the device it would offer to, and
     /// no attempt runs (none waits on it); once the broker is up the devices link.
     func testBrokerDownIsATypedFailureAndNoAttemptHangs() throws {

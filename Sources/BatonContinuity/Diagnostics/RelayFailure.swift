@@ -30,6 +30,10 @@ extension DiagnosticEvent {
         case linkedOnLAN
         /// The node's links did not take the link over ICE (D-Bus could not be set up).
         case notAdopted
+        /// The link the attempt made dropped sooner than `RelayConnector.minimumLinkLifetime`
+        /// after it came up (a relay or NAT that lets the checks through, then drops the flow):
+        /// tried again after the same back-off as a failed attempt, not at once.
+        case droppedSoon
         /// The attempt was stopped: the node stopped, the relay settings changed, or the peer
         /// started a new attempt in its place.
         case cancelled

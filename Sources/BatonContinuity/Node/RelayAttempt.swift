@@ -76,3 +76,11 @@ final class RelayAttempt {
         }
     }
 }
+
+extension Duration {
+    /// The duration in whole milliseconds (a `relayAttemptFailed` event's retry delay).
+    var milliseconds: Int64 {
+        let (seconds, attoseconds) = components
+        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
+    }
+}

@@ -15,7 +15,9 @@ import Foundation
 /// side starts: the device whose identifier sorts first (`IceSession.Role.for`, the
 /// controlling side) sends the offer, the other answers. One attempt per device at a time, at
 /// most `maximumAttempts` in all; every step has a deadline; a failed offer is tried again
-/// after a delay that doubles from `firstRetryDelay` up to `maximumRetryDelay`. Each attempt
+/// after a delay that doubles from `firstRetryDelay` up to `maximumRetryDelay`, and so is a
+/// link that drops sooner than `minimumLinkLifetime` after it came up (published as a failure,
+/// `droppedSoon`), so a path that keeps dropping at once is not retried in a tight loop. Each attempt
 /// is published as typed events (`relayAttemptStarted`, `…Succeeded` with its path,
 /// `…Failed` with its reason), and each `BrokerEvent` as its `DiagnosticEvent`.
 @MainActor
@@ -36,6 +38,9 @@ final class RelayConnector {
     var firstRetryDelay: Duration = .seconds(5)
     /// The longest delay between offers to a device.
     var maximumRetryDelay: Duration = .seconds(300)
+    /// A link made here that drops sooner than this after it came up counts as a failed
+    /// attempt (tried again after the back-off); one that lived longer resets the back-off.
+    var minimumLinkLifetime: Duration = .seconds(30)
     /// At most this many attempts run at once (offered and answered); an offer beyond it is
     /// declined.
     var maximumAttempts = 8
@@ -53,26 +58,30 @@ final class RelayConnector {
     /// Signalling through the broker, while the settings name one and the connector runs.
     private(set) var signalling: BrokerSignalling?
     /// The attempts running, by the device's identifier.
-    private(set) var attempts: [String: RelayAttempt] = [:]
+    var attempts: [String: RelayAttempt] = [:]
 
-    private let identity: @MainActor () -> DeviceIdentity
+    let identity: @MainActor () -> DeviceIdentity
     private let identityFolder: URL
     private let credential: TLSCredential
     private let isLinked: @MainActor (String) -> Bool
     private let adopt: Adopt
-    private let diagnostics: Diagnostics
-    private let log: PeerLogger
-    private var running = false
+    let diagnostics: Diagnostics
+    let log: PeerLogger
+    private(set) var running = false
     /// True once the LAN's first round of dials has settled (`lanSettled()`).
     private var lanHasSettled = false
-    private var retries: [String: LoopSource] = [:]
-    private var backoff: [String: Duration] = [:]
+    /// The next offer's timer, by the device's identifier (`RelayConnector+Retry.swift`).
+    var retries: [String: LoopSource] = [:]
+    /// The delay before the offer after the next failure, by the device's identifier.
+    var backoff: [String: Duration] = [:]
+    /// When each link this connector made came up, by the device's identifier, until it drops.
+    var linkedSince: [String: ContinuousClock.Instant] = [:]
     /// Devices already told the broker is unavailable, until it connects.
     private var saidBrokerDown: Set<String> = []
     /// True from a failed or lost broker connection until it connects.
     private var brokerFailed = false
     /// Devices whose links were cut because the group revoked them: never tried.
-    private var revoked: Set<String> = []
+    var revoked: Set<String> = []
     /// The last attempt answered, by the offering device: its repeated offers are not answered
     /// again (at most `maximumRemembered` devices).
     private var answered: [String: UInt64] = [:]
@@ -134,20 +143,6 @@ final class RelayConnector {
         tryDevices()
     }
 
-    /// The link with `device` dropped: it is tried again now (no waiting out its delay) —
-    /// unless it dropped because the group revoked the device, which is then never tried
-    /// again (the roster keeps a revoked device's name).
-    func linkDropped(_ device: String, revoked: Bool = false) {
-        if revoked {
-            self.revoked.insert(device)
-            attempts.removeValue(forKey: device)?.cancel()
-        }
-        guard running else { return }
-        retries.removeValue(forKey: device)?.cancel()
-        backoff[device] = nil
-        tryDevice(device)
-    }
-
     private func tearDown() {
         signalling?.stop()
         signalling = nil
@@ -156,6 +151,7 @@ final class RelayConnector {
         for timer in retries.values { timer.cancel() }
         retries = [:]
         backoff = [:]
+        linkedSince = [:]
         saidBrokerDown = []
         brokerFailed = false
         answered = [:]
@@ -195,7 +191,7 @@ final class RelayConnector {
 
     /// The devices of the group this one offers to: in the list's roster, not this device, and
     /// the one whose identifier sorts after this one's.
-    private func offersTo(_ device: String, me: String) -> Bool {
+    func offersTo(_ device: String, me: String) -> Bool {
         device != me && IceSession.Role.for(local: me, remote: device) == .controlling
     }
 
@@ -207,7 +203,7 @@ final class RelayConnector {
         }
     }
 
-    private func tryDevice(_ device: String) {
+    func tryDevice(_ device: String) {
         let current = identity()
         guard running, lanHasSettled, let settings, let signalling, current.revocations.deviceNames[device] != nil,
               !revoked.contains(device), offersTo(device, me: current.identifier), !isLinked(device), attempts[device] == nil,
@@ -365,32 +361,15 @@ final class RelayConnector {
         let name = identity().deviceName(of: attempt.peer)
         switch outcome {
         case .success(let path):
-            backoff[attempt.peer] = nil
+            linkedSince[attempt.peer] = .now  // the back-off stays until the link has lived long enough
             log.info("linked with \(name) beyond the LAN (\(path))")
             diagnostics.publish(.relayAttemptSucceeded(peer: name, path: path))
         case .failure(let reason):
             var retry: Duration?
             if isCurrent, attempt.role == .controlling, reason != .cancelled { retry = scheduleRetry(attempt.peer) }
             log.info("no link with \(name) beyond the LAN: \(reason)")
-            diagnostics.publish(.relayAttemptFailed(peer: name, reason: reason, retryAfterMilliseconds: retry.map(Self.milliseconds)))
+            diagnostics.publish(.relayAttemptFailed(peer: name, reason: reason, retryAfterMilliseconds: retry?.milliseconds))
         }
         tryDevices()  // a place among the attempts is free
-    }
-
-    /// Schedules the next offer to `device`; returns its delay (which doubles for the one after).
-    private func scheduleRetry(_ device: String) -> Duration {
-        let delay = backoff[device] ?? firstRetryDelay
-        backoff[device] = min(maximumRetryDelay, delay * 2)
-        retries.removeValue(forKey: device)?.cancel()
-        retries[device] = MainLoop.after(delay) { [weak self] in
-            self?.retries[device] = nil
-            self?.tryDevice(device)
-        }
-        return delay
-    }
-
-    private static func milliseconds(_ duration: Duration) -> Int64 {
-        let (seconds, attoseconds) = duration.components
-        return seconds * 1000 + attoseconds / 1_000_000_000_000_000
     }
 }
