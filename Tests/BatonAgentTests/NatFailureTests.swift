@@ -160,16 +160,18 @@ final class NatFailureTests: AgentTestCase {
     }
 
     /// A revoked device, with no LAN to try, tries the relay path: the device that offers is
-    /// revoked (it still holds the list from before), its offer reaches its old peer through
-    /// the broker (which does not learn of revocations: it has no CRL and the revoked
-    /// certificate is still the group CA's, so the revoked device still connects to it) and is
-    /// refused there, typed (`revokedSender`): no attempt starts, no link. And a stranger — a
-    /// device of another group, its own CA, its list naming the same broker — is refused at
-    /// the broker's TLS handshake and never connects.
+    /// revoked (it still holds the list from before). While the broker holds the group's CRL
+    /// from before the revocation, the revoked device still connects to it, and its offer
+    /// reaches its old peer, which refuses it, typed (`revokedSender`): no attempt starts, no
+    /// link. A stranger — a device of another group, its own CA, its list naming the same
+    /// broker — is refused at the broker's TLS handshake and never connects. Once the new CRL
+    /// is copied to the broker and it restarts (what `baton device revoke` says to do), the
+    /// broker refuses the revoked device too, and the peer connects again.
     func testARevokedDeviceAndAStrangerAreRefused() throws {
         let topology = try makeTopology(.endpointIndependent, .endpointIndependent)
         let group = try relayGroup(topology, revokingTheOfferingDevice: true)
-        try startServers(topology, coturn: true, mosquitto: true)
+        try startServers(topology, coturn: true, mosquitto: false)
+        var broker = try topology.startMosquitto(from: group.servers)
         let agents = try startAgents(topology, group.folders)
         let revoked = group.offering, peer = 1 - group.offering
         for agent in agents { XCTAssertTrue(agent.waitFor(.brokerConnected, timeout: 120), agent.output) }
@@ -194,6 +196,19 @@ final class NatFailureTests: AgentTestCase {
         guard case .brokerConnectFailed(let reason, _, _)? = refused else { return XCTFail("not refused: \(strangerAgent.output)") }
         XCTAssertEqual(reason, .tls, strangerAgent.output)
         XCTAssertFalse(strangerAgent.diagnosticEvents.contains(.brokerConnected), strangerAgent.output)
+
+        // The new CRL on the broker, as the revoke says: copied over the old one, mosquitto restarted.
+        broker.terminate()
+        broker.waitForExit()
+        let crl = group.servers.appendingPathComponent(RelayServerConfig.crlFileName)
+        try FileManager.default.removeItem(at: crl)
+        try FileManager.default.copyItem(at: ConfigDirectory(url: root.appendingPathComponent("admin")).groupDirectory
+                                            .appendingPathComponent(GroupAuthority.crlFileName), to: crl)
+        broker = try topology.startMosquitto(from: group.servers)
+        XCTAssertTrue(agents[peer].waitFor(.brokerConnected, occurrence: 2, timeout: 120), agents[peer].output)
+        let refusedRevoked = agents[revoked].waitForEvent(timeout: 120) { if case .brokerConnectFailed(.tls, _, _) = $0 { true } else { false } }
+        XCTAssertNotNil(refusedRevoked, "the broker refuses the revoked device: \(agents[revoked].output)")
+        XCTAssertEqual(agents[revoked].diagnosticEvents.filter { $0 == .brokerConnected }.count, 1, agents[revoked].output)
 
         for index in 0..<2 {
             XCTAssertEqual(try status(in: topology.homes[index].device, socket: group.sockets[index]).links.map(\.device), [])
@@ -241,13 +256,15 @@ final class NatFailureTests: AgentTestCase {
         try authority.setRelaySettings(settings, updating: [admin.deviceDirectory] + folders)
         let identifiers = try folders.map { try DeviceIdentity.load(from: $0).identifier }
         let offering = IceSession.Role.for(local: identifiers[0], remote: identifiers[1]) == .controlling ? 0 : 1
-        if revokingTheOfferingDevice {
-            try authority.revokeDevice(named: names[offering], updating: [admin.deviceDirectory, folders[1 - offering]])
-        }
         let servers = topology.folder.appendingPathComponent("servers")
         let made = try runProduct("baton", ["relay", "server-config", "--out", servers.path, "--allow-peer", NatTopology.internetPeerRange,
                                             "--config", admin.url.path], timeout: 60)
         XCTAssertEqual(made.status, 0, made.stderr)
+        // After the servers' files: the broker holds the group's CRL from before the revocation
+        // until the person copies the new one, as `baton device revoke` tells them to.
+        if revokingTheOfferingDevice {
+            try authority.revokeDevice(named: names[offering], updating: [admin.deviceDirectory, folders[1 - offering]])
+        }
         return Group(folders: folders.map(\.path), sockets: [socket("a.sock"), socket("b.sock")], settings: settings,
                      servers: servers, offering: offering)
     }

@@ -23,7 +23,8 @@ extension NatTopology {
     /// mosquitto on the internet host from `baton relay server-config`'s `baton.conf` in
     /// `servers` (its files where it wrote them, `user root` as the tests run as root); returns
     /// once it runs (within 60 s).
-    public func startMosquitto(from servers: URL) throws {
+    @discardableResult
+    public func startMosquitto(from servers: URL) throws -> RunningProcess {
         let text = try String(contentsOf: servers.appendingPathComponent("baton.conf"), encoding: .utf8)
             .replacingOccurrences(of: RelayServerConfig.mosquittoCertificateFolder, with: servers.path)
             + "user root\npersistence false\nlog_dest stderr\n"
@@ -33,5 +34,6 @@ extension NatTopology {
         guard mosquitto.waitForLine(containing: " running", timeout: 60) != nil else {
             throw TestHost.HostError.failed("mosquitto did not start:\n\(mosquitto.output)")
         }
+        return mosquitto
     }
 }
