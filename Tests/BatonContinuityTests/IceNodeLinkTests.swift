@@ -357,6 +357,33 @@ final class IceNodeLinkTests: ProcessTestCase {
         XCTAssertTrue(linked.eventsB.unlinkReasons.isEmpty, "\(linked.eventsB.events)")
     }
 
+    /// A peer that sends more than a paused link holds: the paused side reads up to
+    /// `DBusConnection.maximumPausedInput` and no further (the link then stands still, as a TCP
+    /// one whose reader stopped), and once reading resumes every message arrives, in order.
+    func testAPausedLinkOverICEHoldsNoMoreThanItsBoundFromAPeerThatFloodsIt() throws {
+        try withLinkedNodes(Self.loopback, Self.loopback, expecting: .host) { linked in
+            let linkA = try XCTUnwrap(linked.nodeA.links.all.first), linkB = try XCTUnwrap(linked.nodeB.links.all.first)
+            let paused = linkA.bus.bus, flooding = linkB.bus.bus
+            var numbers: [UInt32] = []
+            let subscription = paused.subscribe("/test", "org.example.Flood", "Chunk") { arguments in
+                if case .uint32(let number)? = arguments.first { numbers.append(number) }
+            }
+            defer { paused.unsubscribe(subscription) }
+            linkA.bus.pauseReading()
+            let chunk = Data(repeating: 0x5A, count: 60 * 1024), count: UInt32 = 64  // 3.75 MiB
+            for number in 0..<count { flooding.emitData("/test", "org.example.Flood", "Chunk", number: number, bytes: chunk) }
+            var held: Int { paused.input.count - paused.inputStart }
+            // The paused side reads on until it holds its bound (the last read fills it exactly).
+            spin(until: { held == DBusConnection.maximumPausedInput })
+            XCTAssertTrue(numbers.isEmpty, "nothing read while paused was handed on")
+            XCTAssertGreaterThan(flooding.unsentOutputBytes, 0, "past the bound the flooding peer is held back")
+            linkA.bus.resumeReading()
+            spin(until: { numbers.count == Int(count) })
+            XCTAssertEqual(numbers, Array(0..<count), "every message arrives once reading resumes, in order")
+            XCTAssertTrue(linked.eventsA.unlinkReasons.isEmpty, "\(linked.eventsA.events)")
+        }
+    }
+
     /// Bytes a reader has had so far.
     @MainActor
     private final class ByteCount {
