@@ -12,7 +12,9 @@ import Foundation
 /// only while the stream is read, so a link over it keeps a read pending: the D-Bus engine
 /// (`DBusConnection`) watches the TLS stream's pollable input, whose source polls the
 /// component's sockets, and each wake-up's nonblocking read lets libnice handle what came (its
-/// checks, pseudo-TCP's acknowledgements) even when it carries no byte of the link.
+/// checks, pseudo-TCP's acknowledgements) even when it carries no byte of the link. A link whose
+/// reading is paused goes on reading it, holding what comes untaken up to
+/// `DBusConnection.maximumPausedInput`, so it still sends and its peer's sends still complete.
 ///
 /// Closing the stream (`shutDown()`) shuts pseudo-TCP down both ways: its FIN tells the peer,
 /// whose reads reach their end, as a TCP connection's shutdown does. A peer that vanishes sends

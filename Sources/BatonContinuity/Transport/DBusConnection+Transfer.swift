@@ -175,18 +175,25 @@ extension DBusConnection {
     /// until a read would block or `bytesPerTurn` were read this turn. A TLS stream gives one
     /// record (at most 16 KiB) a read, so stopping at the first short read would cost a turn of
     /// the loop per record; the read that finds nothing is one cheap call, a turn is many.
+    ///
+    /// While reading is paused (this runs then only over a stream whose packets are handled only
+    /// while it is read, `pauseReading()`), what is read is held untaken, up to
+    /// `maximumPausedInput`; the watch stops there, until `resumeReading()`.
     func readAvailable() -> Repetition {
         var taken = 0
         while taken < Self.bytesPerTurn {
-            switch readSome(upTo: nextReadSize()) {
+            let limit = readingPaused ? min(Self.readChunk, Self.maximumPausedInput - (input.count - inputStart)) : nextReadSize()
+            guard limit > 0 else { return .stop }
+            switch readSome(upTo: limit) {
             case .ended: return .stop
             case .wouldBlock:
                 if inputStart == input.count { releaseInput() }
                 return isClosed ? .stop : .again
             case .moved(let n):
                 taken += n
+                if readingPaused { continue }
                 takeMessages()
-                if isClosed || readingPaused { return .stop }
+                if isClosed || (readingPaused && !base.isHandledOnlyWhileRead) { return .stop }
             }
         }
         // A full turn's worth: let the loop's other sources run, and go on at the next turn.

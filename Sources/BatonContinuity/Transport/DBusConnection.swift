@@ -32,6 +32,12 @@ package final class DBusConnection {
     nonisolated package static let maximumQueuedOutput = 16 * 1024 * 1024
     /// How much one read takes from the stream.
     nonisolated package static let readChunk = 64 * 1024
+    /// Bytes a connection whose reading is paused still reads and holds, untaken, over a stream
+    /// whose packets are handled only while it is read (an ICE stream,
+    /// `TransportBase.isHandledOnlyWhileRead`): one continuation stream's window, about what a
+    /// TCP socket's receive buffer holds for a paused reader. A peer sending more while reading is
+    /// paused fills it, and then the link stands still both ways until reading resumes.
+    nonisolated package static let maximumPausedInput = 1024 * 1024
     /// Bytes read in one turn of the loop before the others get theirs (the rest waits for the
     /// next turn): a few of the largest messages, so one busy connection does not starve the loop.
     nonisolated package static let bytesPerTurn = 256 * 1024
@@ -165,28 +171,38 @@ package final class DBusConnection {
     /// Watches the stream for messages and handles those already read.
     func beginReadingMessages() {
         guard !isClosed else { return }
-        if !readingPaused { readWatch = PollableWatch(input: inputStream, cancellable: aborted) { [weak self] in self?.readAvailable() ?? .stop } }
+        if !readingPaused || base.isHandledOnlyWhileRead { readWatch = PollableWatch(input: inputStream, cancellable: aborted) { [weak self] in self?.readAvailable() ?? .stop } }
         takeMessages()
     }
 
     /// Stops reading from the peer until `resumeReading()`; messages already read are still
     /// handled. What the peer sends waits in the kernel, and its flow control slows the peer.
-    /// Over an ICE stream libnice handles the path's packets only while the stream is read, so
-    /// the link stands still both ways until then (its acknowledgements wait too).
+    /// Over an ICE stream libnice handles the path's packets only while the stream is read (its
+    /// acknowledgements of what this side sends too), so there the connection goes on reading
+    /// without taking messages, up to `maximumPausedInput` held: the link still sends, and the
+    /// peer's sends still complete; past that much, it stands still both ways until resumed.
     package func pauseReading() {
         guard !isClosed, !readingPaused else { return }
         readingPaused = true
+        guard !base.isHandledOnlyWhileRead else { return }
         readWatch?.cancel()
         readAgain?.cancel()
         readWatch = nil
         readAgain = nil
     }
 
-    /// Reads from the peer again after `pauseReading()`.
+    /// Reads from the peer again after `pauseReading()`, first taking the messages read meanwhile.
     package func resumeReading() {
         guard !isClosed, readingPaused else { return }
         readingPaused = false
         guard processing, !awaitingServerAnswer else { return }
+        readWatch?.cancel()
+        readAgain?.cancel()
+        readWatch = nil
+        readAgain = nil
+        takeMessages()
+        // A message taken may have paused reading again.
+        guard !isClosed, !readingPaused || base.isHandledOnlyWhileRead else { return }
         readWatch = PollableWatch(input: inputStream, cancellable: aborted) { [weak self] in self?.readAvailable() ?? .stop }
     }
 

@@ -28,6 +28,13 @@ package enum TransportBase {
         return false
     }
 
+    /// Whether the peer's packets are handled only while the stream is read: an ICE stream,
+    /// whose libnice agent takes the path's packets off its sockets (pseudo-TCP's
+    /// acknowledgements of what this side sends among them) only for a reader. A connection
+    /// whose reading is paused over it keeps reading, into a bounded buffer it does not take
+    /// messages from (`DBusConnection.maximumPausedInput`), so the link still moves both ways.
+    var isHandledOnlyWhileRead: Bool { !isSocket }
+
     /// Takes a reference to the object.
     func retained() -> TransportBase {
         switch self {
