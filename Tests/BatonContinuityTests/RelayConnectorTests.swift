@@ -461,6 +461,30 @@ final class RelayConnectorTests: ProcessTestCase {
         }
     }
 
+    /// A newer list with the same broker and another TURN secret (what a revocation makes,
+    /// docs/PROTOCOL.md 7.3): the connection to the broker stays, and the new settings are
+    /// held for the attempts to come.
+    func testANewTURNSecretKeepsTheBrokerConnection() throws {
+        let (authority, folders, broker) = try setUpGroup(["laptop", "desktop"])
+        try MainActor.assumeIsolated {
+            let desktop = try RelayProbe(folder: folders["desktop"]!, brokerAuthority: broker.authorityFile)
+            defer { desktop.stop() }
+            desktop.connector.start()
+            spin(until: { desktop.isConnected })
+            let first = try XCTUnwrap(desktop.connector.signalling)
+            let held = try XCTUnwrap(desktop.connector.settings)
+            let rotated = try authority.setRelaySettings(
+                RelaySettings(turn: [TURNServer(host: "127.0.0.1", port: 3478)], broker: held.broker, turnSecret: RelaySettings.generatedSecret()),
+                updating: [folders["desktop"]!])
+            desktop.identity = try DeviceIdentity.load(from: folders["desktop"]!)
+            desktop.connector.listChanged()
+            XCTAssertEqual(desktop.connector.settings, rotated)
+            XCTAssertTrue(desktop.connector.signalling === first, "signalling was not restarted")
+            XCTAssertTrue(first.isConnected)
+            XCTAssertEqual(desktop.events.filter { $0 == .brokerConnected }.count, 1)
+        }
+    }
+
     func testRelayMessagesAreCheckedBeforeUse() throws {
         let description = try IceDescription(ufrag: "abcd", pwd: "0123456789abcdefghijkl",
                                              candidates: ["a=candidate:1 1 UDP 2130706431 127.0.0.1 40000 typ host"])

@@ -120,12 +120,19 @@ final class RelayConnector {
 
     /// The node holds a newer list or key: signalling follows the identity (its senders are
     /// checked against the new list, its topics follow the key), and restarts — or stops —
-    /// if the list's relay settings changed.
+    /// if the list's relay settings name another broker, or none.
     func listChanged() {
         guard running else { return }
         let current = identity()
         let relay = current.revocations.relay
-        if relay != settings || signalling == nil && relay?.broker != nil {
+        if let relay, relay != settings, relay.broker == settings?.broker, signalling != nil {
+            // The same broker, other TURN servers or another secret (a revocation replaces
+            // it): the broker connection and the attempts under way stay; attempts from now on
+            // use the new settings.
+            settings = relay
+            signalling?.update(identity: current)
+            tryDevices()
+        } else if relay != settings || signalling == nil && relay?.broker != nil {
             tearDown()
             settings = relay
             startSignalling()
