@@ -17,6 +17,9 @@
 //                             continuation stream through it, each beside the LAN's; two nodes in this process)
 //     BatonBench --memory-only (batond's private memory with 1, 8 and 32 links beside none: issue 26)
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
+//     BatonBench --warm      (issue 26's warm continuation between two embedded nodes alone, in 9 blocks beside the bare
+//                             TLS round trip, with each block's ratio and the thread wake-ups per continuation)
+//     BatonBench --warm-loop S (warm continuations for S seconds, for perf/strace attached to either process; no figures)
 //     BatonBench --coding    (the payload coding rows alone: encode and decode a 3 KB userInfo, beside binary plists)
 //     BatonBench --handshake (issue 30's rows alone: a mutual TLS 1.3 handshake through GIO beside OpenSSL's, and the
 //                             cold continuation beside GIO's handshake + one round trip, with its two parts)
@@ -78,6 +81,21 @@ if CommandLine.arguments.contains("--handshake") {  // issue 30's rows alone: ha
             say("handshake benchmarks failed: \(error)")
             exit(1)
         }
+    }
+    exit(0)
+}
+
+if CommandLine.arguments.contains("--warm") {  // issue 26's warm continuation alone, in blocks beside the bare round trip
+    MainActor.assumeIsolated {
+        do { try WarmBenchmarks.run() } catch { say("warm benchmarks failed: \(error)"); exit(1) }
+    }
+    exit(0)
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--warm-loop") {  // warm continuations for a profiler, no figures
+    MainActor.assumeIsolated {
+        let seconds = CommandLine.arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? 20
+        do { try WarmBenchmarks.loop(seconds: seconds) } catch { say("warm loop failed: \(error)"); exit(1) }
     }
     exit(0)
 }

@@ -79,9 +79,12 @@ final class DeviceService {
         case .getCurrent:
             answer.reply(.getCurrent, DeviceInterface.metadata(handler.currentActivity()))
         case .fetchPayload(let sequence):
-            // Answered after the handler's await (the call stays open until then).
+            // Answered after the handler's await (the call stays open until then). The task
+            // starts here, inside the read of the call, not at a later turn of the loop: a
+            // handler that has the payload at once (an embedded app saves and encodes it
+            // synchronously) answers in the same turn that read the call.
             let peer = peer
-            Task { @MainActor in
+            Task.immediate { @MainActor in
                 do throws(DeviceServiceError) {
                     answer.reply(.fetchPayload(sequence: sequence), try await handler.payload(sequence: sequence, for: peer))
                 } catch {
@@ -105,7 +108,7 @@ final class DeviceService {
             do { answer.reply(.getDiscoveryKey, try handler.discoveryKey()) } catch { Self.fail(answer, error) }
         case .continued(let sequence):
             let peer = peer
-            Task { @MainActor in
+            Task.immediate { @MainActor in  // as FetchPayload's: answered in this turn when the handler does not wait
                 do throws(DeviceServiceError) {
                     try await handler.continued(sequence: sequence, by: peer)
                     answer.reply(.continued(sequence: sequence), ())

@@ -53,6 +53,9 @@ extension DBusConnection {
 
     private func answer(_ serial: UInt32, _ answer: MethodCall.Answer) {
         guard !isClosed else { return }
+        if case .values(let values) = answer, values.count == 1, case .bytes(let bytes) = values[0] {
+            return writeBytesReply(to: serial, bytes)
+        }
         let reply = g_dbus_message_new()!
         defer { g_object_unref(UnsafeMutableRawPointer(reply)) }
         g_dbus_message_set_flags(reply, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
@@ -72,6 +75,17 @@ extension DBusConnection {
         }
         if !write(reply, serial: nextSerial()), case .values = answer {
             self.answer(serial, .error("org.freedesktop.DBus.Error.Failed", "the reply could not be encoded"))
+        }
+    }
+
+    /// Answers call `serial` with `(bytes)`, written here (`DBusBytesReply`), not by GLib:
+    /// no `GDBusMessage`, no `GVariant`, one copy of the bytes, into the message.
+    private func writeBytesReply(to serial: UInt32, _ bytes: Data) {
+        let size = DBusBytesReply.size(bytes: bytes.count)
+        let replySerial = nextSerial()
+        withUnsafeTemporaryAllocation(byteCount: size, alignment: 8) { message in
+            bytes.withUnsafeBytes { DBusBytesReply.write(into: message, serial: replySerial, replySerial: serial, bytes: $0) }
+            writeRaw(UnsafeRawBufferPointer(message))
         }
     }
 

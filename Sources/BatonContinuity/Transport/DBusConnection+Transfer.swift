@@ -234,7 +234,7 @@ extension DBusConnection {
             case .message(let total): size = total
             }
             guard untaken >= size else { return prepareInput(for: size) }
-            if takeDataSignal(size) { continue }
+            if takeDataSignal(size) || takeBytesReply(size) { continue }
             var error: UnsafeMutablePointer<GError>?
             let message = input.withUnsafeBytes { bytes in
                 g_dbus_message_new_from_blob(UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: guchar.self)) + inputStart,
@@ -283,6 +283,26 @@ extension DBusConnection {
         }
         let arguments: [Variant] = [.uint32(layout.number), .bytes(bytes)]
         for subscription in matching { subscription.body(arguments) }
+        return true
+    }
+
+    /// Handles the whole message of `size` bytes at `inputStart` if it is a bytes reply
+    /// (`DBusBytesReply`) to a call waiting for `(ay)`: its bytes go to the call with no GLib
+    /// decoding. A reply to no call waiting (late: timed out or cancelled) is dropped, as
+    /// GLib's path drops it. False, and nothing taken, for any other message (a reply of
+    /// another type goes to GLib's path, which fails the call with its type).
+    private func takeBytesReply(_ size: Int) -> Bool {
+        let start = inputStart
+        let found = input.withUnsafeBytes { all -> (UInt32, Data?)? in
+            let message = UnsafeRawBufferPointer(rebasing: all[start..<start + size])
+            guard let layout = DBusBytesReply.layout(of: message) else { return nil }
+            guard let call = pending[layout.replySerial] else { return (layout.replySerial, nil) }
+            guard call.replyType == "(ay)" else { return nil }
+            return (layout.replySerial, Data(UnsafeRawBufferPointer(rebasing: message[layout.bytes])))
+        }
+        guard let (serial, bytes) = found else { return false }
+        inputStart += size
+        if let bytes { finish(serial, .success([.bytes(bytes)])) }
         return true
     }
 

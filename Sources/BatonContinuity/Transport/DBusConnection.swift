@@ -322,14 +322,18 @@ package final class DBusConnection {
                        replyType: String, timeout: Duration,
                        completion: @escaping @MainActor (Result<[Variant], GLibError>) -> Void) throws {
         guard !isClosed else { throw Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed") }
-        let message = g_dbus_message_new_method_call(nil, path, interface, method)!
-        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
-        g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
+        // Arguments of basic types are written here (`DBusMethodCallWriter`); others by GLib.
+        let written = DBusMethodCallWriter.message(serial: serial, path: path, interface: interface, member: method,
+                                                   arguments: arguments, noReplyExpected: false)
+        let message = written == nil ? g_dbus_message_new_method_call(nil, path, interface, method)! : nil
+        defer { if let message { g_object_unref(UnsafeMutableRawPointer(message)) } }
+        if let message { g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant()) }
         let expiry = MainLoop.after(timeout) { [weak self] in
             self?.finish(serial, .failure(Self.ioError(G_IO_ERROR_TIMED_OUT, "Timeout was reached")))
         }
         pending[serial] = PendingCall(method: method, replyType: replyType, resume: completion, expiry: expiry)
-        guard write(message, serial: serial) else {
+        if let written { return written.withUnsafeBytes { writeRaw($0) } }
+        guard let message, write(message, serial: serial) else {
             pending[serial] = nil
             expiry.cancel()
             throw Self.ioError(G_IO_ERROR_INVALID_ARGUMENT, "the call to \(method) could not be encoded")
@@ -341,11 +345,16 @@ package final class DBusConnection {
     /// this returns, and in the order of these calls.
     package func send(_ path: String, _ interface: String, _ method: String, _ arguments: [Variant]) throws {
         guard !isClosed else { throw Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed") }
+        let serial = nextSerial()
+        if let written = DBusMethodCallWriter.message(serial: serial, path: path, interface: interface, member: method,
+                                                      arguments: arguments, noReplyExpected: true) {
+            return written.withUnsafeBytes { writeRaw($0) }
+        }
         let message = g_dbus_message_new_method_call(nil, path, interface, method)!
         defer { g_object_unref(UnsafeMutableRawPointer(message)) }
         g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
         g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
-        write(message, serial: nextSerial())
+        write(message, serial: serial)
     }
 
     /// Emits the signal `member` of `interface` at `path`.
