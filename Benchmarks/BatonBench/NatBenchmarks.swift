@@ -11,7 +11,8 @@ import HostSupport
 /// on two namespace hosts on one link (`TestHost.pair`, Avahi), up for the whole run, whose
 /// blocks of continuations alternate with the NAT path's so that both meet the same state of
 /// the shared machine. In every case the continuing app is a `ContinuerMode` process joined
-/// to the agent of device A and the advertising app an `AgentAppMode` one joined to B's; a
+/// to the agent of device A and the advertising app an `AgentAppMode` one joined to B's, each
+/// in its agent's host; a
 /// continuation is "continue" to `restoreUserActivityState`, the link already up.
 ///
 /// Also: both agents started to both linked (`relayAttemptSucceeded` on both, or `linked` on
@@ -23,7 +24,7 @@ enum NatBenchmarks {
     static let blocks = 4
     /// A relay attempt is bounded by gathering, the broker's exchange, the checks and TLS; a
     /// failed one is tried again after 5 s.
-    static let linkDeadline: Duration = .seconds(180)
+    static let linkDeadline: TimeInterval = 180
 
     /// One NAT path's figures, with the LAN's taken in the blocks alternated with it.
     struct PathResults {
@@ -53,7 +54,7 @@ enum NatBenchmarks {
     }
 
     static func lines(_ results: Results) -> [String] {
-        let lan = "LAN (namespace hosts)"
+        let lan = "LAN hosts"
         func rows(_ name: String, _ path: PathResults) -> [String] {
             [
                 Figure(name: "\(name): warm continuation p50", value: percentile(path.warm, 50),
@@ -78,47 +79,46 @@ enum NatBenchmarks {
         try FileManager.default.createDirectory(at: root, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
         defer { try? FileManager.default.removeItem(at: root) }
         let executable = BenchProducts.bench, batond = try BenchProducts.batond()
-        var environment = ProcessInfo.processInfo.environment
-        environment["BATON_PEERS"] = nil
-        environment["BATON_AGENT_SOCKET"] = nil
-        environment["XDG_CONFIG_HOME"] = root.appendingPathComponent("config").path
-        environment["BATON_DIAGNOSTICS_INODE"] = nil
-        var agentEnvironment = environment
-        agentEnvironment["BATON_DIAGNOSTICS_FD"] = "3"  // the typed events, on the child's standard output (below)
-        environment["BATON_DIAGNOSTICS_FD"] = nil
-
-        var children: [BenchChild] = []
-        func agent(in host: TestHost, _ name: String, folder: URL) throws -> BenchChild {
-            // Descriptor 3 is the standard output pipe the bench reads; the agent's own output goes to its log.
-            let command = ["/bin/sh", "-c", "exec \"$0\" \"$@\" 3>&1 1>&2", batond.path, "--device", folder.path, "--listen", "0.0.0.0:0",
-                           "--socket", root.appendingPathComponent("\(name).sock").path, "--no-notifications"]
-            let child = try host.start("batond-\(name)", command, environment: agentEnvironment, logDirectory: root)
-            children.append(child)
-            return child
+        // Every process here is a HostSupport `RunningProcess` started inside a host (an app
+        // must share its agent's PID namespace: the agent checks who connects): its typed
+        // events on descriptor 3, its output waited on with deadlines.
+        var processes: [RunningProcess] = []
+        defer { for process in processes.reversed() { process.terminate() } }
+        func agent(in host: TestHost, _ name: String, folder: URL) throws -> RunningProcess {
+            let process = try host.start(["/usr/bin/env", "XDG_CONFIG_HOME=\(root.appendingPathComponent("config").path)", "BATON_PEERS=",
+                                          batond.path, "--device", folder.path, "--listen", "0.0.0.0:0",
+                                          "--socket", root.appendingPathComponent("\(name).sock").path, "--no-notifications"])
+            processes.append(process)
+            return process
         }
-        /// The advertising app joined to B's agent and the continuing app joined to A's, both
-        /// in this machine's namespaces (an agent's socket is a file); returns both, the
-        /// continuer (last) once ready.
-        func apps(_ prefix: String) throws -> [BenchChild] {
-            let advertiser = try BenchChild("app-\(prefix)B", executable: executable,
-                                            ["--agent-app-mode", root.appendingPathComponent("\(prefix)B.sock").path, PeerMode.manifest.appID,
-                                             AgentBenchmarks.editing, "--advertise"],
-                                            environment: environment, logDirectory: root)
-            children.append(advertiser)
-            try advertiser.waitForLine("joined")
-            let continuer = try BenchChild("app-\(prefix)A", executable: executable,
-                                           ["--continuer-mode", "agent", root.appendingPathComponent("\(prefix)A.sock").path],
-                                           environment: environment, logDirectory: root)
-            children.append(continuer)
-            try continuer.waitForLine("ready")
+        /// The advertising app joined to B's agent (in `hostB`) and the continuing app joined to
+        /// A's (in `hostA`); returns both, the continuer (last) once ready.
+        func apps(_ prefix: String, _ hostA: TestHost, _ hostB: TestHost) throws -> [RunningProcess] {
+            let advertiser = try hostB.start([executable.path, "--agent-app-mode", root.appendingPathComponent("\(prefix)B.sock").path,
+                                              PeerMode.manifest.appID, AgentBenchmarks.editing, "--advertise"])
+            processes.append(advertiser)
+            guard advertiser.waitForLine(containing: "joined", timeout: 60) != nil else {
+                throw BenchFailure("the advertising app did not join its agent: \(advertiser.output.suffix(2000))")
+            }
+            let continuer = try hostA.start([executable.path, "--continuer-mode", "agent", root.appendingPathComponent("\(prefix)A.sock").path])
+            processes.append(continuer)
+            guard continuer.waitForLine(containing: "ready", timeout: 60) != nil else {
+                throw BenchFailure("the continuing app never saw the activity: \(continuer.output.suffix(2000))")
+            }
             return [advertiser, continuer]
         }
-        func block(_ continuer: BenchChild) throws -> [Double] {
-            let from = continuer.lines.count
+        var blocksDone: [ObjectIdentifier: Int] = [:]
+        func block(_ continuer: RunningProcess) throws -> [Double] {
+            let done = blocksDone[ObjectIdentifier(continuer), default: 0] + 1
+            blocksDone[ObjectIdentifier(continuer)] = done
             continuer.send("warm \(AgentBenchmarks.warmBlock)")
-            let times = try continuer.waitForLine("warm ", from: from).dropFirst("warm ".count).split(separator: ",").compactMap { Double($0) }
+            guard let line = continuer.waitForLine(containing: "warm ", occurrence: done, timeout: 120),
+                  let range = line.range(of: "warm ") else {
+                throw BenchFailure("a block of continuations did not finish: \(continuer.output.suffix(2000))")
+            }
+            let times = line[range.upperBound...].split(separator: ",").compactMap { Double($0) }
             guard times.count == AgentBenchmarks.warmBlock else {
-                throw BenchFailure("\(continuer.name) timed \(times.count) of \(AgentBenchmarks.warmBlock) continuations\(continuer.logTail())")
+                throw BenchFailure("the continuer timed \(times.count) of \(AgentBenchmarks.warmBlock) continuations")
             }
             return times
         }
@@ -132,17 +132,19 @@ enum NatBenchmarks {
         }
         let (hostA, hostB) = try TestHost.pair(["/bin/sleep", "infinity"], ["/bin/sleep", "infinity"])
         defer {
-            for child in children.reversed() { child.stop() }
-            children = []
             hostA.shutDown()
             hostB.shutDown()
         }
         var results = Results()
         let lanStart = ContinuousClock.now
         let lanAgents = [try agent(in: hostA, "LanA", folder: lanFolders[0]), try agent(in: hostB, "LanB", folder: lanFolders[1])]
-        for lanAgent in lanAgents { _ = try BenchEvents(lanAgent).wait(timeout: .seconds(60)) { if case .linked = $0 { true } else { false } } }
+        for lanAgent in lanAgents {
+            guard lanAgent.waitForEvent(DiagnosticEvent.self, timeout: 60, where: { if case .linked = $0 { true } else { false } }) != nil else {
+                throw BenchFailure("the LAN agents did not link: \(lanAgent.output.suffix(2000))")
+            }
+        }
         results.lanLinkUp = milliseconds(ContinuousClock.now - lanStart)
-        guard let lanContinuer = try apps("Lan").last else { throw BenchFailure("no continuer") }
+        guard let lanContinuer = try apps("Lan", hostA, hostB).last else { throw BenchFailure("no continuer") }
 
         // Across NATs: a group whose list carries relay settings pointing at the internet host.
         let authority = try GroupAuthority.create(name: "bench-nat", in: ConfigDirectory(url: root.appendingPathComponent("admin")))
@@ -156,62 +158,41 @@ enum NatBenchmarks {
             RelaySettings(turn: [try TURNServer(uri: "turn:\(internet):3478")], broker: try BrokerAddress(uri: "mqtts://\(internet):8883"),
                           turnSecret: RelaySettings.generatedSecret()),
             updating: folders)
-        for (mapping, expected) in [(NatTopology.Mapping.endpointIndependent, IcePath.serverReflexive), (.symmetric, .relayed)] {
-            let measured = try across(mapping, settings: settings, authority: authority, folders: folders, root: root,
-                                      start: { try agent(in: $0, $1, folder: $2) }, apps: { try apps("") },
-                                      alternate: { natContinuer in
-                                          var path = PathResults()
-                                          for _ in 0..<blocks {
-                                              path.warm += try block(natContinuer)
-                                              path.lanWarm += try block(lanContinuer)
-                                          }
-                                          return path
-                                      },
-                                      stopAgents: { started in
-                                          for child in started { child.stop() }
-                                          children.removeAll { child in started.contains { $0 === child } }
-                                      })
-            if expected == .relayed { results.relayed = measured } else { results.direct = measured }
-        }
-        return results
-    }
-
-    /// One NAT topology whose routers map as `mapping`: the servers from the group's own
-    /// configuration, an agent in each home (started by `start`), both agents' relay attempts
-    /// succeeded (timed), the apps (`apps`), then `alternate`'s blocks; the agents and apps
-    /// end (`stopAgents`) and the topology is shut down before it returns.
-    private static func across(_ mapping: NatTopology.Mapping, settings: RelaySettings, authority: GroupAuthority, folders: [URL],
-                               root: URL, start: (TestHost, String, URL) throws -> BenchChild, apps: () throws -> [BenchChild],
-                               alternate: (BenchChild) throws -> PathResults, stopAgents: ([BenchChild]) -> Void) throws -> PathResults {
-        let topology = try NatTopology(mapping, mapping)
-        var started: [BenchChild] = []
-        defer {
-            stopAgents(started)
-            topology.shutDown()
-        }
-        let servers = topology.folder.appendingPathComponent("servers")
-        try writeServerConfig(settings, authority: authority, admin: ConfigDirectory(url: root.appendingPathComponent("admin")),
-                              to: servers)
-        try topology.startCoturn(from: servers)
-        try topology.startMosquitto(from: servers, certificateFolder: RelayServerConfig.mosquittoCertificateFolder)
-        let begin = ContinuousClock.now
-        for (home, (name, folder)) in zip(topology.homes, zip(["A", "B"], folders)) {
-            started.append(try start(home.device, name, folder))
-        }
-        var path: IcePath?
-        for (agent, peer) in zip(started, ["B", "A"]) {
-            let (event, _) = try BenchEvents(agent).wait(timeout: linkDeadline) {
-                if case .relayAttemptSucceeded(peer, _) = $0 { true } else { false }
+        for mapping in [NatTopology.Mapping.endpointIndependent, .symmetric] {
+            let topology = try NatTopology(mapping, mapping)
+            defer { topology.shutDown() }
+            let servers = topology.folder.appendingPathComponent("servers")
+            try writeServerConfig(settings, authority: authority, admin: ConfigDirectory(url: root.appendingPathComponent("admin")),
+                                  to: servers)
+            try topology.startCoturn(from: servers)
+            try topology.startMosquitto(from: servers, certificateFolder: RelayServerConfig.mosquittoCertificateFolder)
+            let begin = ContinuousClock.now
+            let agents = try zip(topology.homes, zip(["A", "B"], folders)).map { home, device in
+                try agent(in: home.device, device.0, folder: device.1)
             }
-            if case .relayAttemptSucceeded(_, let reported) = event { path = reported }
+            var measured = PathResults()
+            for (agent, peer) in zip(agents, ["B", "A"]) {
+                let event = agent.waitForEvent(DiagnosticEvent.self, timeout: linkDeadline) {
+                    if case .relayAttemptSucceeded(peer, _) = $0 { true } else { false }
+                }
+                guard case .relayAttemptSucceeded(_, let path) = event else {
+                    throw BenchFailure("device \(peer == "B" ? "A" : "B") did not link across the NATs: \(agent.output.suffix(2000))")
+                }
+                measured.path = path
+            }
+            measured.linkUp = milliseconds(ContinuousClock.now - begin)
+            let made = try apps("", topology.homes[0].device, topology.homes[1].device)
+            guard let continuer = made.last else { throw BenchFailure("no continuer") }
+            for _ in 0..<blocks {
+                measured.warm += try block(continuer)
+                measured.lanWarm += try block(lanContinuer)
+            }
+            for process in (agents + made).reversed() {
+                process.terminate()
+                _ = process.waitForExit(timeout: 10)
+            }
+            if mapping == .symmetric { results.relayed = measured } else { results.direct = measured }
         }
-        let linkUp = milliseconds(ContinuousClock.now - begin)
-        let made = try apps()
-        started += made
-        guard let continuer = made.last else { throw BenchFailure("no continuer") }
-        var results = try alternate(continuer)
-        results.linkUp = linkUp
-        results.path = path
         return results
     }
 
