@@ -22,6 +22,8 @@ public final class TestChildren: NSObject, XCTestObservation, ChildRegistryObser
     /// `grace`. Returns once each has been reaped (bounded).
     public func endAll(grace: TimeInterval = 3) { ChildRegistry.shared.endAll(grace: grace) }
 
+    /// Ends the children the test case left running.
     public func testCaseDidFinish(_ testCase: XCTestCase) { endAll() }
+    /// Ends whatever is still running at the bundle's end.
     public func testBundleDidFinish(_ testBundle: Bundle) { endAll() }
 }

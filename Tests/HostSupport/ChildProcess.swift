@@ -14,6 +14,7 @@ import Glibc
 ///
 /// Every wait is bounded; a child that ignores SIGTERM gets SIGKILL.
 public final class ChildProcess: @unchecked Sendable {
+    /// The child's process id (the leader of its own process group).
     public let pid: pid_t
     private let condition = NSCondition()
     private var waitStatus: Int32?
@@ -41,6 +42,7 @@ public final class ChildProcess: @unchecked Sendable {
         condition.unlock()
     }
 
+    /// Whether the child has not been reaped yet.
     public var isRunning: Bool {
         condition.lock(); defer { condition.unlock() }
         return waitStatus == nil

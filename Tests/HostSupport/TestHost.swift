@@ -9,9 +9,11 @@ import Foundation
 /// `setpriv --pdeathsig` end the host if the test runner itself dies. `shutDown()` waits until
 /// every process of the host has gone.
 public final class TestHost: @unchecked Sendable {
+    /// The host's name (its host name too).
     public let name: String
     /// The host's IPv4 address on the link.
     public let address: String
+    /// `unshare`, whose child is the host's PID 1: the host lives as long as it does.
     public let process: RunningProcess
     /// The host's network namespace (`net:[inode]`), to check that nothing is left in it.
     public let networkNamespace: String
@@ -176,8 +178,10 @@ public final class TestHost: @unchecked Sendable {
         guard result.status == 0 else { throw HostError.failed("\(tool) \(arguments.joined(separator: " ")): \(result.stderr)") }
     }
 
+    /// A host could not be made or a command in it failed: what happened, with the tool's output.
     public enum HostError: Error, CustomStringConvertible {
         case failed(String)
+        /// The message.
         public var description: String { if case .failed(let text) = self { text } else { "" } }
     }
 }
