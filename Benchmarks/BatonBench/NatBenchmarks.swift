@@ -21,7 +21,7 @@ import HostSupport
 @MainActor
 enum NatBenchmarks {
     /// Blocks of `AgentBenchmarks.warmBlock` continuations per path.
-    static let blocks = 4
+    static let blocks = 8
     /// A relay attempt is bounded by gathering, the broker's exchange, the checks and TLS; a
     /// failed one is tried again after 5 s.
     static let linkDeadline: TimeInterval = 180
