@@ -13,10 +13,12 @@ final class ChildRegistryTests: XCTestCase {
         XCTAssertTrue(found == TestChildren.self)
     }
 
-    /// A child a test starts is in the registry while it runs and leaves it once reaped.
+    /// A child a test starts is in the registry while it runs and leaves it once reaped; once
+    /// one has started, the registry has told `TestChildren`, which then observes XCTest.
     func testAChildIsRegisteredWhileItRuns() throws {
         let child = try RunningProcess(executable: URL(fileURLWithPath: "/bin/cat"), [])
         XCTAssertTrue(ChildRegistry.shared.stillRunning.contains { $0.pid == child.processIdentifier })
+        XCTAssertTrue(ChildRegistry.shared.observer == TestChildren.self)
         child.terminate()
         child.waitForExit(timeout: 10)
         XCTAssertFalse(ChildRegistry.shared.stillRunning.contains { $0.pid == child.processIdentifier })

@@ -25,6 +25,7 @@ public final class ChildRegistry: @unchecked Sendable {
     /// child left behind in its group is ended too.
     private var groups: Set<pid_t> = []
     private var observed = false
+    private var foundObserver: (any ChildRegistryObserver.Type)?
 
     func started(_ child: ChildProcess) {
         lock.lock()
@@ -34,8 +35,18 @@ public final class ChildRegistry: @unchecked Sendable {
         observed = true
         lock.unlock()
         if first, let observer = _typeByName(Self.observerTypeName) as? ChildRegistryObserver.Type {
+            lock.lock()
+            foundObserver = observer
+            lock.unlock()
             observer.childRegistryDidStartFirstChild()
         }
+    }
+
+    /// The observer told of the first child (`observerTypeName`'s type), once a child has
+    /// started in a process that has one.
+    public var observer: (any ChildRegistryObserver.Type)? {
+        lock.lock(); defer { lock.unlock() }
+        return foundObserver
     }
 
     func ended(_ child: ChildProcess) {
