@@ -99,13 +99,18 @@ let package = Package(
                           path: "Examples/Mail", resources: [.copy("Manifest")]),
         .executableTarget(name: "Reader", dependencies: ["Baton", "BatonContinuity", "ExampleSupport"], path: "Examples/Reader",
                           resources: [.copy("Manifest")]),
-        .executableTarget(name: "BatonBench", dependencies: ["Baton", "BatonContinuity", "BatonAgent", "CGLib"], path: "Benchmarks/BatonBench"),
+        .executableTarget(name: "BatonBench", dependencies: ["Baton", "BatonContinuity", "BatonAgent", "CGLib", "HostSupport"],
+                          path: "Benchmarks/BatonBench"),
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),
         .executableTarget(name: "AsyncMainProbe", dependencies: ["Baton"], path: "Tests/Probes/AsyncMainProbe"),
         .executableTarget(name: "LaunchProbe", dependencies: ["Baton"], path: "Tests/Probes/LaunchProbe"),
         .executableTarget(name: "DeviceProbe", dependencies: ["BatonAgent", "BatonContinuity", "CGLib"], path: "Tests/Probes/DeviceProbe"),
-        .target(name: "BatonTestSupport", dependencies: ["BatonLoop", "CGLib"], path: "Tests/BatonTestSupport"),
+        // What the tests and the bench share, XCTest-free: child processes, namespace hosts
+        // (`TestHost`), the NAT topology, coturn and mosquitto started with deadlines.
+        .target(name: "HostSupport", dependencies: ["BatonLoop", "CGLib"], path: "Tests/HostSupport"),
+        // The tests' support: HostSupport (re-exported) and the XCTest-only parts.
+        .target(name: "BatonTestSupport", dependencies: ["BatonLoop", "CGLib", "HostSupport"], path: "Tests/BatonTestSupport"),
         // The typed diagnostics of device processes (`DiagnosticEvent`), for the tests above layer 3.
         .target(name: "DeviceTestSupport", dependencies: ["BatonTestSupport", "BatonContinuity"], path: "Tests/DeviceTestSupport"),
         .testTarget(name: "BatonLoopTests", dependencies: ["BatonLoop", "CGLib", "BatonTestSupport"]),

@@ -1,6 +1,6 @@
 #!/bin/sh
 # One test host, run as the first process of fresh network, mount, UTS and PID namespaces
-# (see Tests/BatonTestSupport/TestHost.swift, which starts it through `unshare`):
+# (see Tests/HostSupport/TestHost.swift, which starts it through `unshare`; the tests and the bench share it):
 #     test-host.sh NAME ADDRESS/PREFIX COMMAND...
 # It makes /run private (tmpfs), mounts its own /proc, says `waiting-for-link`, waits for a line on stdin while the
 # caller moves the interface `veth0` in, brings the network up, starts the host's own

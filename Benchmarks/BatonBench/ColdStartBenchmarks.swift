@@ -2,8 +2,9 @@ import BatonContinuity
 import BatonLoop
 import CGLib
 import Foundation
+import HostSupport
 
-/// Issue 31's cold-start figures: two namespace hosts with Avahi (`BenchHost`), a real `batond`
+/// Issue 31's cold-start figures: two namespace hosts with Avahi (`TestHost`, HostSupport), a real `batond`
 /// on each, and an app joined to one of them (the one that stays up) with an activity current;
 /// the other agent is restarted again and again, and each time the bench takes the time from
 /// the restarted agent's start (the bench starting its `nsenter`) to its typed `linked` event
@@ -61,7 +62,7 @@ enum ColdStartBenchmarks {
 
     /// The figures' lines: measured, or one line saying why not (not root, tools missing, a failure).
     static func lines() -> [String] {
-        if let reason = BenchHost.unavailableReason { return ["cold start between namespace hosts: skipped: \(reason)"] }
+        if let reason = TestHost.unavailableReason { return ["cold start between namespace hosts: skipped: \(reason)"] }
         do { return try lines(run()) } catch {
             return ["cold start between namespace hosts failed: \(error)"]
         }
@@ -135,22 +136,29 @@ enum ColdStartBenchmarks {
              "--socket", root.appendingPathComponent(socket).path, "--no-notifications"]
         }
 
-        let (a, b) = try BenchHost.pair(logDirectory: root)
+        let (a, b) = try TestHost.pair(["/bin/sleep", "infinity"], ["/bin/sleep", "infinity"])
+        var children: [BenchChild] = []
         defer {
+            for child in children { child.stop() }
             a.shutDown()
             b.shutDown()
         }
-        let stays = try a.start("batond-stays", agent(staying.folder, "a.sock"), environment: environment, logDirectory: root)
+        func enter(_ host: TestHost, _ name: String, _ command: [String], environment: [String: String]) throws -> BenchChild {
+            let child = try host.start(name, command, environment: environment, logDirectory: root)
+            children.append(child)
+            return child
+        }
+        let stays = try enter(a, "batond-stays", agent(staying.folder, "a.sock"), environment: environment)
         _ = try BenchEvents(stays).wait { if case .agentServing = $0 { true } else { false } }
         let stayEvents = BenchEvents(stays)
         var appEnvironment = environment
         appEnvironment["BATON_DIAGNOSTICS_FD"] = nil
-        let app = try a.start("app-stays", [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, "--agent-app-mode",
+        let app = try enter(a, "app-stays", [URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path, "--agent-app-mode",
                                             root.appendingPathComponent("a.sock").path, "com.example.bench.cold",
                                             types.joined(separator: ","), "--advertise"],
-                              environment: appEnvironment, logDirectory: root)
+                              environment: appEnvironment)
         try app.waitForLine("joined")
-        var restarted = try b.start("batond-restarts", agent(restarting.folder, "b.sock"), environment: environment, logDirectory: root)
+        var restarted = try enter(b, "batond-restarts", agent(restarting.folder, "b.sock"), environment: environment)
         var events = BenchEvents(restarted), offers = BenchEvents(restarted)
         _ = try events.wait { if case .linked = $0 { true } else { false } }
 
@@ -162,7 +170,7 @@ enum ColdStartBenchmarks {
             let avahiOnly = run % 2 == 1
             if avahiOnly { try? FileManager.default.removeItem(at: lastLinked) }
             let start = ContinuousClock.now
-            restarted = try b.start("batond-restarts", agent(restarting.folder, "b.sock"), environment: environment, logDirectory: root)
+            restarted = try enter(b, "batond-restarts", agent(restarting.folder, "b.sock"), environment: environment)
             // Two readers: the activity may be listed before or after `linked` is published.
             events = BenchEvents(restarted)
             offers = BenchEvents(restarted)
@@ -199,9 +207,9 @@ enum ColdStartBenchmarks {
 
     /// `resumeRuns` resumes from suspend of the agent `resumed` runs on `host` (its events read
     /// by `events`), linked to the agent on `other` (read by `stayEvents`); see the type's comment.
-    private static func resume(_ resumed: BenchChild, events: BenchEvents, host: BenchHost, other: BenchHost,
+    private static func resume(_ resumed: BenchChild, events: BenchEvents, host: TestHost, other: TestHost,
                                stayEvents: BenchEvents, root: URL, into results: inout Results) throws {
-        guard let agent = BenchHost.firstChild(of: resumed.pid) else { throw BenchFailure("no batond under nsenter") }
+        guard let agent = TestHost.firstChild(of: resumed.pid) else { throw BenchFailure("no batond under nsenter") }
         let rules = root.appendingPathComponent("suspended.nft")
         try Data("""
             table inet suspended {
@@ -238,7 +246,7 @@ enum ColdStartBenchmarks {
     /// it has exited — its pidfd readable, no polling — then for `nsenter`.
     private static func stop(_ child: BenchChild) throws {
         defer { child.stop() }
-        guard let agent = BenchHost.firstChild(of: child.pid) else { return }
+        guard let agent = TestHost.firstChild(of: child.pid) else { return }
         let pidfd = baton_pidfd_open(agent)
         guard pidfd >= 0 else { return }
         defer { close(pidfd) }

@@ -1,5 +1,6 @@
 @_spi(Testing) import BatonContinuity
 import Foundation
+import HostSupport
 
 /// Issue 29's rows: links beyond the LAN. Two `ContinuityNode`s in this process, on loopback,
 /// linked three ways in turn — over the LAN (a static peer, TCP), over an ICE host path, and
@@ -102,18 +103,16 @@ enum IceBenchmarks {
 
     /// The relayed rows, through a coturn this starts on loopback and ends.
     static func relayedLines(_ a: DeviceIdentity, _ b: DeviceIdentity, lan: PathResults, root: URL) -> [String] {
-        let turnserver = "/usr/bin/turnserver"
+        let turnserver = LoopbackCoturn.executable
         guard FileManager.default.isExecutableFile(atPath: turnserver) else {
             return ["relayed path: skipped (\(turnserver) missing; Debian's coturn)"]
         }
         do {
             let secret = "bench-\(UUID().uuidString)"
-            let (coturn, port) = try startCoturn(turnserver, secret: secret, folder: root.appendingPathComponent("coturn"))
-            defer {
-                coturn.terminate()
-                coturn.waitUntilExit()
-            }
-            let settings = RelaySettings(turn: [TURNServer(host: "127.0.0.1", port: port, transport: .udp)], turnSecret: Data(secret.utf8))
+            let coturn = try LoopbackCoturn(secret: secret, folder: root.appendingPathComponent("coturn"))
+            defer { coturn.stop() }
+            let settings = RelaySettings(turn: [TURNServer(host: "127.0.0.1", port: coturn.port, transport: .udp)],
+                                         turnSecret: Data(secret.utf8))
             func relayOnly(_ device: DeviceIdentity) -> IceConfiguration {
                 IceConfiguration(relaySettings: settings, deviceIdentifier: device.identifier, hostAddresses: ["127.0.0.1"],
                                  relayOnly: true, gatheringDeadline: .seconds(30))
@@ -203,52 +202,5 @@ enum IceBenchmarks {
             results.stream.append(Double(streamSize) / seconds / 1_000_000)
         }
         return results
-    }
-
-    /// A coturn on loopback taking only TURN REST credentials made with `secret`, allowed to
-    /// relay to loopback peers (the two nodes here); returns once it says its servers are up.
-    static func startCoturn(_ executable: String, secret: String, folder: URL) throws -> (Process, UInt16) {
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        let port = try freeUDPPort()
-        let relayBase = 40_000 + Int(port % 200) * 100
-        let coturn = Process()
-        coturn.executableURL = URL(fileURLWithPath: executable)
-        coturn.arguments = [
-            "-n", "--listening-ip", "127.0.0.1", "--listening-port", "\(port)", "--relay-ip", "127.0.0.1",
-            "--min-port", "\(relayBase)", "--max-port", "\(relayBase + 99)",
-            "--use-auth-secret", "--static-auth-secret", secret, "--realm", "baton",
-            "--no-tls", "--no-dtls", "--no-cli", "--no-software-attribute", "--allow-loopback-peers",
-            "--log-file", "stdout", "--userdb", folder.appendingPathComponent("turndb").path,
-            "--pidfile", folder.appendingPathComponent("turnserver.pid").path,
-        ]
-        let output = Pipe()
-        coturn.standardOutput = output
-        coturn.standardError = FileHandle.nullDevice
-        try coturn.run()
-        // Its listeners are up once it prints this (or it ended: the read sees the pipe's end).
-        var line = ContinuityBenchmarks.readLine(output.fileHandleForReading)
-        while !line.contains("Total General servers") {
-            guard coturn.isRunning || !line.isEmpty else {
-                throw CocoaError(.featureUnsupported, userInfo: [NSLocalizedDescriptionKey: "coturn ended at start"])
-            }
-            line = ContinuityBenchmarks.readLine(output.fileHandleForReading)
-        }
-        Thread.detachNewThread { _ = output.fileHandleForReading.readDataToEndOfFile() }  // keeps its log from filling the pipe
-        return (coturn, port)
-    }
-
-    /// A loopback UDP port nothing uses now.
-    static func freeUDPPort() throws -> UInt16 {
-        let fd = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-        defer { close(fd) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard bound else { throw POSIXError(.EADDRINUSE) }
-        return UInt16(bigEndian: address.sin_port)
     }
 }

@@ -15,6 +15,9 @@
 //                             on two namespace hosts with Avahi: issue 31; needs root)
 //     BatonBench --ice-only  (issue 29: payload fetch over an ICE host path and through coturn on loopback, and a 20 MB
 //                             continuation stream through it, each beside the LAN's; two nodes in this process)
+//     BatonBench --nat-only  (issue 29: a warm continuation between two batonds in two homes behind NATs, direct
+//                             across them and through coturn, each beside two agents on one LAN in the same run,
+//                             and both agents started to linked; namespace hosts (NatTopology): needs root)
 //     BatonBench --memory-only (batond's private memory with 1, 8 and 32 links beside none: issue 26)
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
 //     BatonBench --warm      (issue 26's warm continuation between two embedded nodes alone, in 9 blocks beside the bare
@@ -192,6 +195,11 @@ if CommandLine.arguments.contains("--ice-only") {  // issue 29: links beyond the
     exit(0)
 }
 
+if CommandLine.arguments.contains("--nat-only") {  // issue 29: agents across NATs, direct and relayed, beside the LAN
+    MainActor.assumeIsolated { for line in NatBenchmarks.lines() { say(line) } }
+    exit(0)
+}
+
 if CommandLine.arguments.contains("--memory-only") {  // issue 26: batond's private memory with N links, beside none
     MainActor.assumeIsolated { for line in AgentMemoryBenchmarks.lines() { say(line) } }
     exit(0)
@@ -221,6 +229,7 @@ nonisolated(unsafe) var coldStartLines: [String] = []
 nonisolated(unsafe) var handshakeFigures: [Figure] = []
 nonisolated(unsafe) var memoryLines: [String] = []
 nonisolated(unsafe) var iceLines: [String] = []
+nonisolated(unsafe) var natLines: [String] = []
 
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
@@ -270,6 +279,8 @@ let figures: [Figure] = MainActor.assumeIsolated {
     memoryLines = AgentMemoryBenchmarks.lines()
     say("beyond the LAN: two nodes linked over TCP, an ICE host path and a loopback coturn …")
     iceLines = IceBenchmarks.lines()
+    say("beyond the LAN: two agents in homes behind NATs, direct and through coturn, beside two on one LAN …")
+    natLines = NatBenchmarks.lines()
     do { handshakeFigures = [try HandshakeBenchmarks.handshakeFigure(count: HandshakeBenchmarks.handshakes)] } catch {
         say("handshake benchmarks failed: \(error)")
     }
@@ -329,6 +340,7 @@ for note in agentNotes { say(note) }
 for line in coldStartLines { say(line) }
 for line in memoryLines { say(line) }
 for line in iceLines { say(line) }
+for line in natLines { say(line) }
 if !agentFigures.isEmpty {
     say(MachineBenchmarks.figure().line())
     say("(the launch figure's agent is BatonBench --agent-mode: the same Agent, AgentServer and DesktopAppLauncher as batond,"

@@ -1,5 +1,6 @@
 import BatonLoop
 import CGLib
+import HostSupport
 
 /// A host's own loop, as a service that embeds Baton runs it: a `GMainContext` of its own,
 /// iterated by its own `GMainLoop` on the main thread. The host never makes it the thread's

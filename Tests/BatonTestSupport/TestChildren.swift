@@ -1,58 +1,29 @@
 import Foundation
 import XCTest
 
-/// The children tests have started and that still run. When a test case finishes — passed,
-/// failed or thrown — each is ended with its process group (SIGTERM, then SIGKILL), so no
-/// process outlives the test that started it; the same once more when the bundle finishes.
-public final class TestChildren: NSObject, XCTestObservation, @unchecked Sendable {
+/// The children tests have started and that still run (`ChildRegistry`). When a test case
+/// finishes — passed, failed or thrown — each is ended with its process group (SIGTERM, then
+/// SIGKILL), so no process outlives the test that started it; the same once more when the
+/// bundle finishes. The registry finds this type by name when the first child starts and it
+/// then observes XCTest.
+public final class TestChildren: NSObject, XCTestObservation, ChildRegistryObserver, @unchecked Sendable {
+    /// The one observer of this test bundle.
     public static let shared = TestChildren()
 
-    private let lock = NSLock()
-    private var running: [pid_t: ChildProcess] = [:]
-    /// The process groups of children started since the last test case finished, ended or not:
-    /// what a child left behind in its group is ended too.
-    private var groups: Set<pid_t> = []
-    private var observing = false
-
-    func started(_ child: ChildProcess) {
-        lock.lock()
-        running[child.pid] = child
-        groups.insert(child.pid)
-        let observe = !observing
-        observing = true
-        lock.unlock()
-        if observe { XCTestObservationCenter.shared.addTestObserver(self) }
-    }
-
-    func ended(_ child: ChildProcess) {
-        lock.lock()
-        if running[child.pid] === child { running[child.pid] = nil }
-        lock.unlock()
+    /// Starts observing XCTest: called by `ChildRegistry` when the first child starts.
+    public static func childRegistryDidStartFirstChild() {
+        XCTestObservationCenter.shared.addTestObserver(shared)
     }
 
     /// The children started by tests that still run.
-    public var stillRunning: [ChildProcess] {
-        lock.lock(); defer { lock.unlock() }
-        return Array(running.values)
-    }
+    public var stillRunning: [ChildProcess] { ChildRegistry.shared.stillRunning }
 
     /// Ends every child still running: SIGTERM to each group, SIGKILL to those left after
     /// `grace`. Returns once each has been reaped (bounded).
-    public func endAll(grace: TimeInterval = 3) {
-        let children = stillRunning
-        for child in children { child.signalGroup(SIGTERM) }
-        let deadline = Date(timeIntervalSinceNow: grace)
-        for child in children { child.wait(until: deadline) }
-        for child in children { child.end(grace: 0) }
-        lock.lock()
-        let started = groups
-        groups = []
-        lock.unlock()
-        // A group outlives its leader while something it started runs. Only processes of this
-        // runner's session are signalled: a group id can be reused once its group is empty.
-        for group in started where ChildProcess.groupHasMembersInThisSession(group) { kill(-group, SIGKILL) }
-    }
+    public func endAll(grace: TimeInterval = 3) { ChildRegistry.shared.endAll(grace: grace) }
 
+    /// Ends the children the test case left running.
     public func testCaseDidFinish(_ testCase: XCTestCase) { endAll() }
+    /// Ends whatever is still running at the bundle's end.
     public func testBundleDidFinish(_ testBundle: Bundle) { endAll() }
 }

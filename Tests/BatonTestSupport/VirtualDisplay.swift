@@ -1,4 +1,5 @@
 import Foundation
+import HostSupport
 import XCTest
 #if canImport(Glibc)
 import Glibc

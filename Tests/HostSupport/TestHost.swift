@@ -1,7 +1,6 @@
 import Foundation
-import XCTest
 
-/// A real host for tests (docs/ARCHITECTURE.md, "Continuity"): fresh network, mount, UTS and PID namespaces
+/// A real host for tests and the bench (docs/ARCHITECTURE.md, "Continuity"): fresh network, mount, UTS and PID namespaces
 /// with a tmpfs on /run, its own `dbus-daemon --system` and `avahi-daemon`, and a veth link to
 /// its partner host. Its command (a device process) is the host's first process.
 ///
@@ -10,9 +9,11 @@ import XCTest
 /// `setpriv --pdeathsig` end the host if the test runner itself dies. `shutDown()` waits until
 /// every process of the host has gone.
 public final class TestHost: @unchecked Sendable {
+    /// The host's name (its host name too).
     public let name: String
     /// The host's IPv4 address on the link.
     public let address: String
+    /// `unshare`, whose child is the host's PID 1: the host lives as long as it does.
     public let process: RunningProcess
     /// The host's network namespace (`net:[inode]`), to check that nothing is left in it.
     public let networkNamespace: String
@@ -96,8 +97,13 @@ public final class TestHost: @unchecked Sendable {
     }
 
     /// The host's PID 1 (the child of `unshare`), whose namespaces are all the host's own.
-    private var firstProcess: Int32? {
-        let children = (try? String(contentsOfFile: "/proc/\(process.processIdentifier)/task/\(process.processIdentifier)/children", encoding: .utf8)) ?? ""
+    private var firstProcess: Int32? { Self.firstChild(of: process.processIdentifier) }
+
+    /// The first child of process `pid` (`/proc/PID/task/PID/children`), if any: the host's
+    /// PID 1 under `unshare`, or the command under the `nsenter` that `start` or
+    /// `commandLine(entering:)` runs.
+    public static func firstChild(of pid: Int32) -> Int32? {
+        let children = (try? String(contentsOfFile: "/proc/\(pid)/task/\(pid)/children", encoding: .utf8)) ?? ""
         return children.split(separator: " ").compactMap { Int32($0) }.first
     }
 
@@ -109,11 +115,18 @@ public final class TestHost: @unchecked Sendable {
     /// Starts `command` inside the host: its network, its /run (so its own D-Bus and Avahi)
     /// and its PID namespace (so it ends with the host).
     public func start(_ command: [String]) throws -> RunningProcess {
-        guard let first = firstProcess else { throw HostError.failed("\(name) is not running") }
-        let process = try RunningProcess(executable: URL(fileURLWithPath: "/usr/bin/nsenter"),
-                                         ["--target", "\(first)", "--net", "--mount", "--uts", "--pid", "--"] + command)
+        let entering = try commandLine(entering: command)
+        let process = try RunningProcess(executable: URL(fileURLWithPath: entering[0]), Array(entering.dropFirst()))
         started.append(process)
         return process
+    }
+
+    /// The command line (`nsenter`, absolute, first) that runs `command` inside the host as
+    /// `start` does, for a caller that starts and ends it itself (the bench, reading its
+    /// output on its loop). Once the host is shut down, the command has ended.
+    public func commandLine(entering command: [String]) throws -> [String] {
+        guard let first = firstProcess else { throw HostError.failed("\(name) is not running") }
+        return ["/usr/bin/nsenter", "--target", "\(first)", "--net", "--mount", "--uts", "--pid", "--"] + command
     }
 
     /// What `start` started: each an `nsenter` in the host's network but outside its PID
@@ -125,15 +138,6 @@ public final class TestHost: @unchecked Sendable {
         let daemon = try start(["/usr/sbin/avahi-daemon", "--file=/run/avahi-daemon.conf", "--no-chroot", "--no-rlimits", "--daemonize"])
         let status = daemon.waitForExit()
         guard status == 0 else { throw HostError.failed("avahi-daemon did not start on \(name) (status \(status)):\n\(daemon.output)") }
-    }
-
-    /// Shuts every host down (`shutDown()`) and fails the test for each process one left
-    /// behind: what a test case that made hosts does at its teardown.
-    public static func shutDown(_ hosts: [TestHost], file: StaticString = #filePath, line: UInt = #line) {
-        for host in hosts {
-            host.shutDown()
-            XCTAssertEqual(host.leftoverProcesses, [], "processes left in \(host.name)", file: file, line: line)
-        }
     }
 
     /// Ends the host's first process and waits for the host to be gone. Afterwards no process
@@ -174,8 +178,10 @@ public final class TestHost: @unchecked Sendable {
         guard result.status == 0 else { throw HostError.failed("\(tool) \(arguments.joined(separator: " ")): \(result.stderr)") }
     }
 
+    /// A host could not be made or a command in it failed: what happened, with the tool's output.
     public enum HostError: Error, CustomStringConvertible {
         case failed(String)
+        /// The message.
         public var description: String { if case .failed(let text) = self { text } else { "" } }
     }
 }

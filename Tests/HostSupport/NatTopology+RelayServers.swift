@@ -1,5 +1,3 @@
-import BatonContinuity
-import BatonTestSupport
 import Foundation
 
 extension NatTopology {
@@ -21,12 +19,13 @@ extension NatTopology {
     }
 
     /// mosquitto on the internet host from `baton relay server-config`'s `baton.conf` in
-    /// `servers` (its files where it wrote them, `user root` as the tests run as root); returns
-    /// once it runs (within 60 s).
+    /// `servers`, whose file names start with `certificateFolder` (`RelayServerConfig`'s
+    /// `mosquittoCertificateFolder`): they are read where it wrote them, and `user root` as
+    /// tests and bench run as root. Returns once it runs (within 60 s).
     @discardableResult
-    public func startMosquitto(from servers: URL) throws -> RunningProcess {
+    public func startMosquitto(from servers: URL, certificateFolder: String) throws -> RunningProcess {
         let text = try String(contentsOf: servers.appendingPathComponent("baton.conf"), encoding: .utf8)
-            .replacingOccurrences(of: RelayServerConfig.mosquittoCertificateFolder, with: servers.path)
+            .replacingOccurrences(of: certificateFolder, with: servers.path)
             + "user root\npersistence false\nlog_dest stderr\n"
         let file = folder.appendingPathComponent("mosquitto.conf")
         try Data(text.utf8).write(to: file)

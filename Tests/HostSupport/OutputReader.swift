@@ -8,13 +8,13 @@ import Glibc
 /// a condition to wait on for more. Each pipe of a child has its own reader, so a child filling
 /// one pipe never blocks because the test reads another. Each read wakes the app's loop, so a
 /// test that spins it (`spin(until:)`) on a child's output sees the output when it comes.
-final class OutputReader: @unchecked Sendable {
-    let condition = NSCondition()
+package final class OutputReader: @unchecked Sendable {
+    package let condition = NSCondition()
     private var bytes: [UInt8] = []
-    private(set) var ended = false
+    package private(set) var ended = false
 
     /// Starts reading `descriptor`, which the reader owns and closes at the end.
-    init(_ descriptor: Int32) {
+    package init(_ descriptor: Int32) {
         Thread.detachNewThread { [self] in
             var chunk = [UInt8](repeating: 0, count: 65536)
             while true {
@@ -33,17 +33,17 @@ final class OutputReader: @unchecked Sendable {
     }
 
     /// Everything read so far, as UTF-8.
-    var text: String {
+    package var text: String {
         condition.lock(); defer { condition.unlock() }
         return textLocked
     }
 
     /// The text, for a caller holding `condition`.
-    var textLocked: String { String(decoding: bytes, as: UTF8.self) }
+    package var textLocked: String { String(decoding: bytes, as: UTF8.self) }
 
     /// Waits until the pipe has ended (every writer closed it) or `deadline` passes.
     @discardableResult
-    func waitForEnd(until deadline: Date) -> Bool {
+    package func waitForEnd(until deadline: Date) -> Bool {
         condition.lock(); defer { condition.unlock() }
         while !ended {
             if !condition.wait(until: deadline) { return ended }
@@ -53,7 +53,7 @@ final class OutputReader: @unchecked Sendable {
 }
 
 /// A pipe whose descriptors are closed on exec: only the child given one end holds it.
-func makePipe() throws -> (read: Int32, write: Int32) {
+package func makePipe() throws -> (read: Int32, write: Int32) {
     var descriptors: [Int32] = [-1, -1]
     guard pipe(&descriptors) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
     for descriptor in descriptors { _ = fcntl(descriptor, F_SETFD, FD_CLOEXEC) }  // (Swift does not import pipe2)

@@ -9,11 +9,12 @@ import Glibc
 ///   long as the test runner (`PR_SET_PDEATHSIG` fires when the *thread* that forked exits), so
 ///   if the runner dies — a crash, a kill, a timeout — the kernel kills the child.
 /// - It leads a process group of its own, so ending it (`end`) ends what it started too.
-/// - Every child still running when a test case finishes is ended then (`TestChildren`), and
-///   none outlives the test bundle.
+/// - Every child still running when a test case finishes is ended then (`ChildRegistry`, with
+///   BatonTestSupport's `TestChildren`), and none outlives the test bundle.
 ///
 /// Every wait is bounded; a child that ignores SIGTERM gets SIGKILL.
 public final class ChildProcess: @unchecked Sendable {
+    /// The child's process id (the leader of its own process group).
     public let pid: pid_t
     private let condition = NSCondition()
     private var waitStatus: Int32?
@@ -21,26 +22,27 @@ public final class ChildProcess: @unchecked Sendable {
     /// Starts `executable` with `arguments`; its standard input, output and error are the given
     /// descriptors, and `more` become its descriptors 3, 4… (the caller closes them all
     /// afterwards). Nothing else of the runner's is inherited.
-    init(executable: String, _ arguments: [String], environment: [String: String]?,
+    package init(executable: String, _ arguments: [String], environment: [String: String]?,
          standardInput: Int32, standardOutput: Int32, standardError: Int32, more: [Int32] = []) throws {
         let merged = ProcessInfo.processInfo.environment.merging(environment ?? [:]) { _, new in new }
         let command = ["/usr/bin/setpriv", "--pdeathsig", "KILL", "--", executable] + arguments
         pid = try ChildSpawner.shared.spawn(command, environment: merged.map { "\($0.key)=\($0.value)" },
                                             descriptors: [standardInput, standardOutput, standardError] + more)
-        TestChildren.shared.started(self)
+        ChildRegistry.shared.started(self)
         Thread.detachNewThread { [self] in reap() }
     }
 
     private func reap() {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        TestChildren.shared.ended(self)  // first: whoever sees the exit sees the registry without it
+        ChildRegistry.shared.ended(self)  // first: whoever sees the exit sees the registry without it
         condition.lock()
         waitStatus = status
         condition.broadcast()
         condition.unlock()
     }
 
+    /// Whether the child has not been reaped yet.
     public var isRunning: Bool {
         condition.lock(); defer { condition.unlock() }
         return waitStatus == nil

@@ -7,8 +7,11 @@ import Glibc
 public final class LockedFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var stored = false
+    /// A flag that is false.
     public init() {}
+    /// Sets the flag.
     public func set(_ value: Bool) { lock.lock(); stored = value; lock.unlock() }
+    /// The flag's value.
     public var value: Bool { lock.lock(); defer { lock.unlock() }; return stored }
 }
 
@@ -121,8 +124,10 @@ public final class RunningProcess: @unchecked Sendable {
     /// Everything the process has written so far.
     public var output: String { reader.text }
 
+    /// The process's id.
     public var processIdentifier: Int32 { child.pid }
 
+    /// Whether the process has not been reaped yet.
     public var isRunning: Bool { child.isRunning }
 
     /// The `occurrence`th line containing `text`, once written; nil if the output ends or
