@@ -5,7 +5,8 @@ import CGLib
 import Foundation
 import Glibc
 
-/// The same hops and blocks as `LoopBenchmarks`, with libdispatch running the main queue.
+/// The same task chain and blocks as `LoopBenchmarks`, with libdispatch running the main queue
+/// (the `MainActor.run` row's baseline runs in a child process: `MainActorHopBenchmarks`).
 ///
 /// Once `MainLoop` has run, the main actor's executor is Baton's GLib source, which
 /// `dispatchMain()` never iterates: the first baseline gives the main actor back to
@@ -17,21 +18,6 @@ enum DispatchMainBaselines {
         #if compiler(>=6.3)
         _createExecutors(factory: PlatformExecutorFactory.self)
         #endif
-    }
-
-    /// Thread wake-ups per `MainActor.run` round trip in the last run of `mainActorHops()`.
-    nonisolated(unsafe) static var hopWakeups = Double.nan
-
-    static func mainActorHops() async -> Double {
-        var runs: [Double] = []
-        for _ in 0..<5 {
-            let before = threadRuns(of: getpid())
-            let start = ContinuousClock.now
-            for _ in 0..<LoopBenchmarks.hops { await MainActor.run {} }
-            runs.append(nanosPerOp(ContinuousClock.now - start, LoopBenchmarks.hops))
-            hopWakeups = wakeups(of: getpid(), since: before, per: LoopBenchmarks.hops)
-        }
-        return runs.sorted()[2]
     }
 
     static func mainActorTasks() async -> Double {

@@ -41,7 +41,7 @@ enum LoopBenchmarks {
         let batonIdle = median { batonIdleChain() }
         let rawIdle = median { rawIdleChain() }
         let tasks = median { mainActorTasks() }
-        let hops = median { mainActorHops() }
+        let hops = MainActorHopBenchmarks.measure()
         let blocks = median { dispatchChain() }
         let loopResume = median { resumedFromTheLoop(preferringTheLoop: true) }
         let poolResume = median { resumedFromTheLoop(preferringTheLoop: false) }
@@ -55,24 +55,15 @@ enum LoopBenchmarks {
         Task.detached {
             DispatchMainBaselines.restorePlatformExecutors()
             let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
-            let hopsBaseline = await DispatchMainBaselines.mainActorHops()
             let blocksBaseline = await DispatchMainBaselines.dispatchChain()
-            for figure in dispatchMainFigures(tasks: (tasks, tasksBaseline), hops: (hops, hopsBaseline),
+            for figure in dispatchMainFigures(tasks: (tasks, tasksBaseline), hops: hops.figure,
                                               blocks: (blocks, blocksBaseline), eventfdWrite: eventfdWrite) {
                 say(figure.line())
             }
-            say(hopWakeupsNote())
+            say(hops.note)
             exit(0)
         }
         dispatchMain()
-    }
-
-    /// "(thread wake-ups per MainActor.run round trip: …)": the cross-thread row's cost is
-    /// mostly threads woken, which `dispatchMain()` (whose main queue any pool thread runs)
-    /// may not need.
-    nonisolated static func hopWakeupsNote() -> String {
-        "(thread wake-ups per MainActor.run round trip: GLib loop \(String(format: "%.2f", hopWakeups)), "
-            + "dispatchMain() \(String(format: "%.2f", DispatchMainBaselines.hopWakeups)))"
     }
 
     /// The rows measured beside `dispatchMain()` (each a (GLib loop, `dispatchMain()`) pair),
@@ -86,14 +77,16 @@ enum LoopBenchmarks {
     /// chain beside its floor — the same block under `dispatchMain()` plus libdispatch's two
     /// writes — aim ≤ 1.3×; the row beside `dispatchMain()` alone stays for comparison and says
     /// how far below the floor its old aim of 2× lies.
-    nonisolated static func dispatchMainFigures(tasks: (Double, Double), hops: (Double, Double), blocks: (Double, Double),
+    ///
+    /// The `MainActor.run` row comes measured (`MainActorHopBenchmarks`: alternated with its
+    /// baseline in a child process, not beside this run's `dispatchMain()`).
+    nonisolated static func dispatchMainFigures(tasks: (Double, Double), hops: Figure, blocks: (Double, Double),
                                                 eventfdWrite: Double) -> [Figure] {
         let floor = blocks.1 + 2 * eventfdWrite
         return [
             Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks.0, baselineName: "same under dispatchMain()",
                    baseline: tasks.1, unit: "ns/op", aim: "aim ≤ 1.3×"),
-            Figure(name: "MainActor.run round trip, GLib loop", value: hops.0, baselineName: "same under dispatchMain()",
-                   baseline: hops.1, unit: "ns/op", aim: "aim ≤ 1.1× (cross-thread)"),
+            hops,
             Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks.0, baselineName: "same under dispatchMain()",
                    baseline: blocks.1, unit: "ns/op",
                    aim: "≤ 2× unreachable: the floor is " + String(format: "%.2f×", floor / blocks.1) + " (rows below)"),
@@ -113,18 +106,18 @@ enum LoopBenchmarks {
         return nanosPerOp(ContinuousClock.now - start, hops)
     }
 
-    /// A task off the main actor hopping onto it and back, `hops` times, the loop running it.
-    /// Its thread wake-ups (all threads of the process) per round trip, in the last run.
-    static func mainActorHops() -> Double {
+    /// A task off the main actor hopping onto it and back, `count` times, the loop running it.
+    /// Its thread wake-ups (all threads of the process) per round trip, in `hopWakeups`.
+    static func mainActorHops(count: Int = hops) -> Double {
         let before = threadRuns(of: getpid())
         let start = ContinuousClock.now
         Task.detached {
-            for _ in 0..<hops { await MainActor.run {} }
+            for _ in 0..<count { await MainActor.run {} }
             await MainActor.run { MainLoop.quit() }
         }
         MainLoop.run()
-        let time = nanosPerOp(ContinuousClock.now - start, hops)
-        hopWakeups = wakeups(of: getpid(), since: before, per: hops)
+        let time = nanosPerOp(ContinuousClock.now - start, count)
+        hopWakeups = wakeups(of: getpid(), since: before, per: count)
         return time
     }
 

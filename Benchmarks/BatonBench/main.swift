@@ -27,6 +27,7 @@
 //     BatonBench --handshake (issue 30's rows alone: a mutual TLS 1.3 handshake through GIO beside OpenSSL's, and the
 //                             cold continuation beside GIO's handshake + one round trip, with its two parts)
 //     BatonBench --loop      (the loop's rows alone: one-shot idle, the main actor's and the main queue's chains, beside dispatchMain())
+//     BatonBench --dispatch-main-hops N  (the MainActor.run row's baseline child: N round trips under dispatchMain())
 //     BatonBench --quick     (issue 30's rows in under two minutes: payload coding, GIO's handshake beside OpenSSL's,
 //                             cold continuation, then --loop's rows)
 import Baton
@@ -50,6 +51,10 @@ for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", Age
     if let index = CommandLine.arguments.firstIndex(of: mode) {
         MainActor.assumeIsolated { run(Array(CommandLine.arguments[(index + 1)...])) }
     }
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--dispatch-main-hops") {  // the MainActor.run row's baseline, one block
+    MainActor.assumeIsolated { MainActorHopBenchmarks.runChild(Array(CommandLine.arguments[(index + 1)...])) }
 }
 
 if CommandLine.arguments.contains("--quick") { MainActor.assumeIsolated { QuickBenchmarks.run() } }  // issue 30's rows, < 2 min
@@ -230,13 +235,14 @@ nonisolated(unsafe) var handshakeFigures: [Figure] = []
 nonisolated(unsafe) var memoryLines: [String] = []
 nonisolated(unsafe) var iceLines: [String] = []
 nonisolated(unsafe) var natLines: [String] = []
+nonisolated(unsafe) var hopFigure = MainActorHopBenchmarks.Result()
 
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
     let batonIdle = median { LoopBenchmarks.batonIdleChain() }
     let rawIdle = median { LoopBenchmarks.rawIdleChain() }
     let tasks = median { LoopBenchmarks.mainActorTasks() }
-    let hops = median { LoopBenchmarks.mainActorHops() }
+    hopFigure = MainActorHopBenchmarks.measure()
     let blocks = median { LoopBenchmarks.dispatchChain() }
     say("measuring an idle app for \(idleSeconds) s, then raw GLib for \(idleSeconds) s …")
     let idle = LoopBenchmarks.idleCPU(seconds: idleSeconds)
@@ -326,7 +332,6 @@ let figures: [Figure] = MainActor.assumeIsolated {
         Figure(name: "payload bytes", value: Double(coding.bytes), baselineName: "binary plist bytes",
                baseline: Double(plist.bytes), unit: "B", aim: ""),
         Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
-        Figure(name: "MainActor.run round trip, GLib loop", value: hops, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
         Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
     ]
 }
@@ -350,19 +355,17 @@ if !agentFigures.isEmpty {
 // The dispatchMain() baselines come last: dispatchMain() never returns, and gives the main
 // queue to libdispatch's own threads, which is exactly the baseline.
 func loopFigure(_ name: String) -> Double { figures.first { $0.name == name + ", GLib loop" }?.value ?? .nan }
-let (loopTasks, loopHops, loopBlocks) = (loopFigure("Task { @MainActor } chain"), loopFigure("MainActor.run round trip"),
-                                         loopFigure("DispatchQueue.main.async"))
+let (loopTasks, loopBlocks) = (loopFigure("Task { @MainActor } chain"), loopFigure("DispatchQueue.main.async"))
 let eventfdWrite = median { DispatchMainBaselines.eventfdWrite() }  // before dispatchMain(), which closes that fd
 Task.detached {
     DispatchMainBaselines.restorePlatformExecutors()
     let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
-    let hopsBaseline = await DispatchMainBaselines.mainActorHops()
     let blocksBaseline = await DispatchMainBaselines.dispatchChain()
-    for figure in LoopBenchmarks.dispatchMainFigures(tasks: (loopTasks, tasksBaseline), hops: (loopHops, hopsBaseline),
+    for figure in LoopBenchmarks.dispatchMainFigures(tasks: (loopTasks, tasksBaseline), hops: hopFigure.figure,
                                                      blocks: (loopBlocks, blocksBaseline), eventfdWrite: eventfdWrite) {
         say(figure.line())
     }
-    say(LoopBenchmarks.hopWakeupsNote())
+    say(hopFigure.note)
     exit(0)
 }
 dispatchMain()

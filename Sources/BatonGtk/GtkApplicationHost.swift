@@ -39,8 +39,10 @@ import Foundation
 /// process that joined the agent (a forwarded launch ends before launching Baton's side, so it
 /// never joins). GApplication iterates GLib's default context, which is `MainLoop.context`: the
 /// main actor, `DispatchQueue.main`, `MainLoop`'s sources and every GIO callback of Baton's run
-/// there, as under `Application.main(delegate:)`. `Application.isRunning` stays false (Baton's
-/// `run()` is not the loop), and `stop(_:)` does nothing: GApplication has no nested run.
+/// there, as under `Application.main(delegate:)`, and the loop knows it is iterated
+/// (`MainLoop.isIterated`, through `MainLoop.runHosted(_:)`). `Application.isRunning` stays
+/// false (Baton's `run()` is not the loop), and `stop(_:)` does nothing: GApplication has no
+/// nested run.
 @MainActor
 public final class GtkApplicationHost {
     /// The host `GtkApplicationMain` is running, while it runs.
@@ -97,8 +99,12 @@ public final class GtkApplicationHost {
         defer { GtkApplicationHost.current = nil }
         var argv = arguments.map { strdup($0) }
         defer { for pointer in argv { free(pointer) } }
-        let status = argv.withUnsafeMutableBufferPointer { buffer in
-            g_application_run(gApplication, Int32(buffer.count), buffer.baseAddress)
+        // GApplication iterates Baton's loop context until it quits: the loop is told so, as
+        // `Application.run` tells it, so the main actor's executor wakes the context itself.
+        let status = MainLoop.runHosted {
+            argv.withUnsafeMutableBufferPointer { buffer in
+                g_application_run(gApplication, Int32(buffer.count), buffer.baseAddress)
+            }
         }
         release()
         return status

@@ -26,6 +26,33 @@ public enum MainLoop {
     /// True while `run()` is running (at any depth).
     public static var isRunning: Bool { !running.isEmpty }
 
+    /// True while the loop's context is known to be iterated on the main thread: inside `run()`
+    /// or `run(until:timeout:)`, while a host iterates a context of its own after
+    /// `embed(in:)`, and inside `runHosted(_:)` (BatonGtk's `GtkApplicationMain` runs
+    /// `g_application_run` in it). While it is true, a main-actor job queued from another
+    /// thread wakes the context directly, and is not offered to libdispatch's main queue as
+    /// well, as under `Application.run`.
+    public static var isIterated: Bool { iterations > 0 }
+
+    /// How many of the runs `isIterated` counts are under way.
+    private static var iterations = 0
+
+    /// Runs `body`, in which a host iterates `context` on the main thread itself until `body`
+    /// returns — `g_application_run`, or a `g_main_loop_run` of its own — and returns what it
+    /// returns. Meanwhile the loop counts as iterated (`isIterated`), so the main actor's
+    /// executor treats the host's iteration as `run()`'s: a job queued from another thread
+    /// wakes the context at once, rather than also going through libdispatch's main queue.
+    /// `isRunning` stays false and `quit()` does nothing: the host's loop is the host's to end.
+    ///
+    /// Call it on the main thread, with `context` as the context `body` iterates (GLib's
+    /// default context unless `embed(in:)` gave another); it may nest.
+    public static func runHosted<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
+        MainThreadRules.requireLoopThread("MainLoop.runHosted(_:)")
+        loopStarts()
+        defer { loopEnds() }
+        return try body()
+    }
+
     /// Makes `context` the one that runs the main actor, for a host that iterates it on the
     /// main thread itself (its own `g_main_loop_run`, say) and never calls `run()`.
     ///
@@ -209,11 +236,13 @@ public enum MainLoop {
     /// Tells the main actor's executor that the context is being iterated, so it need not
     /// offer its jobs to the main queue too.
     private static func loopStarts() {
+        iterations += 1
         #if compiler(>=6.3)
         MainLoopExecutor.shared.loopStarts()
         #endif
     }
     private static func loopEnds() {
+        iterations -= 1
         #if compiler(>=6.3)
         MainLoopExecutor.shared.loopEnds()
         #endif

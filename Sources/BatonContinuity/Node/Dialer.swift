@@ -92,11 +92,22 @@ final class Dialer {
     /// The network changed (an interface came up, an address or a route came or went): every
     /// device waiting for its next try is dialed now, its delay starting again from the least,
     /// and so is every address last linked over that is not linked — rather than waiting out
-    /// a backoff that the network being down had grown. And every link is checked
+    /// a backoff that the network being down had grown. A link whose local address this
+    /// machine no longer holds is dropped at once and its device dialed again (`LocalAddresses`:
+    /// nothing sent on it can leave before a retransmission); every other link is checked
     /// (`checkLink`): after a suspend, a link can look up on this side while the other side
-    /// dropped it long ago.
+    /// dropped it long ago. A dial that fails while the network changes under it is made again
+    /// at once (`networkChanges`): its failure says nothing about the network that is now.
     func networkChanged() {
         guard isRunning() else { return }
+        networkChanges &+= 1
+        let held = LocalAddresses.current()
+        for link in links.all where link.path == .lan {
+            guard let held, let local = LocalAddresses.local(of: link.bus.channel), !held.holds(local) else { continue }
+            log.info("the link with \(links.name(of: link)) was made from an address this machine no longer holds")
+            links.drop(link, because: "its local address went away", kind: .closed)
+            redialAtOnce(link)
+        }
         let waiting = redials
         for (address, timer) in waiting {
             timer.cancel()
@@ -131,12 +142,18 @@ final class Dialer {
                     log.info("the link with \(links.name(of: link)) did not answer after the network changed: \(error)")
                     links.drop(link, because: "it did not answer after the network changed", kind: .closed)
                 }
-                guard links[link.id] == nil, let address = redialAddress(of: link) else { return }
-                redials.removeValue(forKey: address)?.cancel()
-                backoff[address] = nil
-                dial(address)
+                redialAtOnce(link)
             }
         }
+    }
+
+    /// Dials the device of `link`, dropped, again now where it was dialed, last linked or
+    /// found, its delay starting again from the least; nothing if it is linked again already.
+    private func redialAtOnce(_ link: PeerLink) {
+        guard links[link.id] == nil, let address = redialAddress(of: link) else { return }
+        redials.removeValue(forKey: address)?.cancel()
+        backoff[address] = nil
+        dial(address)
     }
 
     /// Where to dial the device of `link` again: where this side dialed it, or else an address
@@ -200,12 +217,20 @@ final class Dialer {
     /// A device found through DNS-SD is no longer published.
     func lost(_ address: PeerAddress) { discovered.remove(address) }
 
+    /// How many times the network changed while the node ran (`networkChanged()`).
+    private var networkChanges = 0
+
     private func dial(_ address: PeerAddress) {
         guard isRunning(), !dialing.contains(address) else { return }
         dialing.insert(address)
         redials[address] = nil
+        let changesAtStart = networkChanges
         Task { @MainActor in
-            defer { dialing.remove(address) }
+            var again = false
+            defer {
+                dialing.remove(address)
+                if again { dial(address) }
+            }
             do {
                 trust.syncRevocationsFromDisk()
                 let channel = try await SecureChannel.connect(host: address.host, port: address.port,
@@ -223,7 +248,11 @@ final class Dialer {
                 if !isHintOnly { failed?("cannot reach \(address): \(error)") }
                 log.info("cannot reach \(address): \(error)")
                 if let error = error as? TransportError { sayUnreachableOnce(address, error) }
-                scheduleRedial(address)
+                if networkChanges != changesAtStart, isRunning() {
+                    again = true  // the network changed under this dial: try the network as it is now
+                } else {
+                    scheduleRedial(address)
+                }
             }
             firstDialFinished(address)
         }

@@ -24,6 +24,11 @@ final class ProbeDelegate: ApplicationDelegate {
         Task { @MainActor in say("main-actor task ran") }
         MainLoop.idle { say("idle ran") }
         MainLoop.after(.milliseconds(10)) { say("timer ran") }
+        say("loop iterated=\(MainLoop.isIterated) executor=\(MainLoop.mainActorExecutor)")
+        // A main-actor job queued from another thread, while GApplication iterates the loop.
+        Thread.detachNewThread {
+            Task { @MainActor in say("main-actor task from another thread ran, loop iterated=\(MainLoop.isIterated)") }
+        }
     }
 
     func application(_ application: Application, open urls: [URL]) {
