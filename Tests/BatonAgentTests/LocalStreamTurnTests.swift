@@ -41,16 +41,7 @@ final class LocalStreamTurnTests: XCTestCase {
     /// Two `LocalStream`s over the two ends of a Unix stream socket pair.
     @MainActor
     private static func pair() throws -> (LocalStream, LocalStream) {
-        var fds: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw POSIXError(.EMFILE) }
-        func stream(_ fd: Int32) throws -> LocalStream {
-            var error: UnsafeMutablePointer<GError>?
-            guard let socket = g_socket_new_from_fd(fd, &error) else { throw GLibError(consuming: error!) }
-            defer { g_object_unref(UnsafeMutableRawPointer(socket)) }
-            let connection = g_socket_connection_factory_create_connection(socket)!
-            defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
-            return LocalStream(OpaquePointer(connection))
-        }
-        return (try stream(fds[0]), try stream(fds[1]))
+        let (writer, reader, _) = try LocalStream.socketPair()
+        return (writer, reader)
     }
 }

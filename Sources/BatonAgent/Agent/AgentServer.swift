@@ -121,8 +121,10 @@ public final class AgentServer {
         Task { @MainActor [weak self] in
             defer { deadline.cancel() }
             guard let self else { return held.close() }
-            await Readiness.readable(fd)
             var first: UInt8 = 0
+            // An app writes its first bytes as it connects: usually here already, read without
+            // a wait (a one-off watch of the fd costs the loop two wake-up writes and a turn).
+            if recv(fd, &first, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) != 1 { await Readiness.readable(fd) }
             guard !timedOut, recv(fd, &first, 1, Int32(MSG_PEEK | MSG_DONTWAIT)) == 1 else {
                 self.connections -= 1
                 return held.close()

@@ -1,12 +1,13 @@
 import Baton
+import BatonContinuity
 import BatonLoop
 import CGLib
 import Foundation
 
 /// A continuation stream over a local connection to the agent (a `GSocketConnection` on its
 /// Unix socket): the app's end of a stream the agent relays to the other device, and the
-/// agent's end toward the app. Reads and writes run on the caller's actor and start GIO's async
-/// calls on the main actor, so a transfer driven from the main actor stays on the loop thread.
+/// agent's end toward the app. Reads and writes run on the caller's actor and touch the socket
+/// on the main actor, so a transfer driven from the main actor stays on the loop thread.
 ///
 /// After the connection's `S` and token, bytes go in frames: a 4-byte big-endian length (at
 /// most `piece`) and that many bytes; a frame of length 0 ends the writer's side
@@ -20,6 +21,13 @@ import Foundation
 /// and payloads) as have arrived, and a read returns the payloads of all the whole or partial
 /// frames buffered, up to its `maxLength`. A write sends its frames, headers included, in one
 /// socket write of up to `batch` frames.
+///
+/// The socket is read and written without blocking, at once. A read that finds nothing waits on
+/// the connection's one read watch, made by the first such read and kept while bytes come (it
+/// reads what arrives into the buffer, whether or not a read waits, while there is room); a
+/// write the socket does not take whole waits on a write watch until it is. GLib writes the
+/// loop's wake-up eventfd each time a source adds or removes a polled fd, so a GIO async call
+/// per wait cost two of those writes and a turn of the loop on every hop of a relayed stream.
 final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     /// The `GSocketConnection *` (a reference held until `deinit`).
     let connection: OpaquePointer
@@ -38,6 +46,9 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     }
 
     deinit {
+        // The watches go first (their own deinit, on the loop), then the connection.
+        readWatch = nil
+        writeWatch = nil
         g_object_unref(UnsafeMutableRawPointer(connection))
         readBuffer?.deallocate()
         writeBuffer?.deallocate()
@@ -59,6 +70,18 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     private var reporting = false
     // The writing side's buffer (frames with their headers), one writer at a time.
     private var writeBuffer: UnsafeMutableRawPointer?
+    /// The connection's read watch (nil until a read first waits, and while the buffer is full
+    /// or the socket has ended), the read waiting on it, and how the socket ended or failed if
+    /// it did while no read waited (thrown once the buffered bytes are read).
+    private var readWatch: PollableWatch?
+    private var readWaiter: CheckedContinuation<Void, any Error>?
+    private var readFailure: (any Error)?
+    /// The watch of a write the socket did not take whole, and that write.
+    private var writeWatch: PollableWatch?
+    private var writeWaiter: CheckedContinuation<Void, any Error>?
+    /// Read watches made: one for a connection's life unless its buffer filled up or it ended
+    /// (tests count them).
+    private(set) var readWatchesMade = 0
 
     nonisolated(nonsending) func read(maxLength: Int) async throws -> Data {
         try await receive(maxLength: max(1, maxLength))
@@ -123,35 +146,79 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
         shutAndClose()
     }
 
-    /// Reads what has arrived on the socket (waiting for some) behind the bytes still
-    /// buffered, which move to the front first; the end of the connection here is a broken stream.
+    /// Reads what has arrived on the socket (waiting for some, on the read watch) behind the
+    /// bytes still buffered, which move to the front first; the end of the connection here is a
+    /// broken stream.
     @MainActor
     private func fill() async throws {
+        if let readFailure { throw readFailure }
+        let before = readEnd
+        // What has arrived already is taken now: GIO would hand it over a turn of the loop later.
+        if try readAvailable(compacting: true) { return }
+        if readWatch == nil {
+            readWatchesMade += 1
+            readWatch = PollableWatch(input: OpaquePointer(g_io_stream_get_input_stream(stream))) { [weak self] in
+                self?.socketReadable() ?? .stop
+            }
+        }
+        try await withThrowingLoopContinuation(onCancel: { [self] in
+            Task { @MainActor in self.wakeReader(throwing: CancellationError()) }
+        }) { (continuation: CheckedContinuation<Void, any Error>) in
+            // The watch may have read while the task came to the loop.
+            if readEnd != before || readFailure != nil { return continuation.resume() }
+            readWaiter = continuation
+        }
+    }
+
+    /// The read watch's callback: what the socket holds goes into the buffer and a waiting read
+    /// goes on. The watch goes when the buffer is full (made again by the read that empties
+    /// it) or the socket has ended or failed.
+    @MainActor
+    private func socketReadable() -> Repetition {
+        do {
+            if try !readAvailable(compacting: readEnd == Self.bufferSize) {
+                guard readEnd == Self.bufferSize else { return .again }  // readable no more
+                readWatch = nil
+                return .stop
+            }
+        } catch {
+            readFailure = error
+            readWatch = nil
+            wakeReader()
+            return .stop
+        }
+        wakeReader()
+        return .again
+    }
+
+    /// One nonblocking read into the buffer behind what it holds (moved to the front first with
+    /// `compacting`): whether bytes came (false if none were there, or no room); throws at the
+    /// end of the connection (`broken`) or on an error.
+    @MainActor
+    private func readAvailable(compacting: Bool) throws -> Bool {
         let buffer = readBuffer ?? UnsafeMutableRawPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
         readBuffer = buffer
-        if readStart > 0 {
+        if compacting, readStart > 0 {
             buffer.copyMemory(from: buffer + readStart, byteCount: readEnd - readStart)
             (readStart, readEnd) = (0, readEnd - readStart)
         }
-        let input = SendableHandle(OpaquePointer(g_io_stream_get_input_stream(stream)))
-        let space = SendableRawPointer(buffer + readEnd), count = Self.bufferSize - readEnd
-        // What has arrived already is taken now: GIO would hand it over a turn of the loop later.
-        if let n = try Self.transferNow({ error in
-            g_pollable_input_stream_read_nonblocking(input.pointer, space.pointer, gsize(count), nil, error)
-        }) {
-            guard n > 0 else { throw Self.broken }
-            readEnd += n
-            return
-        }
-        let n: Int = try await GIOAsync.call { cancellable, callback, userData in
-            g_input_stream_read_async(UnsafeMutablePointer(input.pointer), space.pointer, gsize(count), G_PRIORITY_DEFAULT,
-                                      cancellable, callback, userData)
-        } finish: { result, error in
-            let n = g_input_stream_read_finish(UnsafeMutablePointer(input.pointer), result, error)
-            return n < 0 ? nil : Int(n)
-        }
+        let count = Self.bufferSize - readEnd
+        guard count > 0 else { return false }
+        let input = OpaquePointer(g_io_stream_get_input_stream(stream))
+        guard let n = try Self.transferNow({ error in
+            g_pollable_input_stream_read_nonblocking(input, buffer + readEnd, gsize(count), nil, error)
+        }) else { return false }
         guard n > 0 else { throw Self.broken }
         readEnd += n
+        return true
+    }
+
+    /// Resumes the read waiting on the watch, if one is (with `error`: it throws that).
+    @MainActor
+    private func wakeReader(throwing error: (any Error)? = nil) {
+        let waiter = readWaiter
+        readWaiter = nil
+        if let error { waiter?.resume(throwing: error) } else { waiter?.resume() }
     }
 
     /// The error a failure frame with `code` reports: that Handoff code, or
@@ -237,13 +304,37 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
             written += n
         }
         guard written < count else { return }
-        let source = SendableRawPointer(bytes + written), rest = count - written
-        _ = try await GIOAsync.call { cancellable, callback, userData in
-            g_output_stream_write_all_async(UnsafeMutablePointer(output.pointer), source.pointer, gsize(rest), G_PRIORITY_DEFAULT,
-                                            cancellable, callback, userData)
-        } finish: { result, error in
-            g_output_stream_write_all_finish(UnsafeMutablePointer(output.pointer), result, nil, error) != 0 ? true : nil
+        // The rest as the socket takes it, on a write watch for this write.
+        defer { writeWatch = nil }
+        try await withThrowingLoopContinuation(onCancel: { [self] in
+            Task { @MainActor in self.wakeWriter(throwing: CancellationError()) }
+        }) { (continuation: CheckedContinuation<Void, any Error>) in
+            writeWaiter = continuation
+            writeWatch = PollableWatch(output: output.pointer) { [weak self] in
+                guard let self else { return .stop }
+                do {
+                    while written < count, let n = try Self.transferNow({ error in
+                        g_pollable_output_stream_write_nonblocking(output.pointer, bytes + written, gsize(count - written), nil, error)
+                    }), n > 0 {
+                        written += n
+                    }
+                } catch {
+                    self.wakeWriter(throwing: error)
+                    return .stop
+                }
+                guard written == count else { return .again }
+                self.wakeWriter()
+                return .stop
+            }
         }
+    }
+
+    /// Resumes the write waiting on the write watch, if one is (with `error`: it throws that).
+    @MainActor
+    private func wakeWriter(throwing error: (any Error)? = nil) {
+        let waiter = writeWaiter
+        writeWaiter = nil
+        if let error { waiter?.resume(throwing: error) } else { waiter?.resume() }
     }
 
     /// One nonblocking read or write (`transfer`, given where to put its error): the bytes it
@@ -283,6 +374,19 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     private func shutAndClose() {
         let socket = g_socket_connection_get_socket(UnsafeMutablePointer(connection))
         g_socket_shutdown(socket, 1, 1, nil)
+        // Off the loop, the watches see the shutdown and end with the read or write they serve.
+        if Thread.isMainThread { MainActor.assumeIsolated { dropWatches() } }
         g_socket_close(socket, nil)
+    }
+
+    /// The watches go before the socket closes (its fd could be another's by their next poll);
+    /// a read or write waiting on them fails as a broken stream.
+    @MainActor
+    private func dropWatches() {
+        readWatch = nil
+        writeWatch = nil
+        if readFailure == nil { readFailure = Self.broken }
+        wakeReader()
+        wakeWriter(throwing: Self.broken)
     }
 }

@@ -6,19 +6,23 @@ import CGLib
 /// stream can be read (data, its end, or an error) or written without blocking, until it
 /// returns `.stop` or the watch is cancelled. For a TLS connection the readiness is the TLS
 /// stream's, not the socket's. The closure is released when the source is removed.
+///
+/// A watch kept for a connection's life costs nothing per wait: GLib writes the loop's wake-up
+/// eventfd each time a source adds or removes a polled fd, so a one-off wait (a GIO async call,
+/// `Readiness`) costs two of those writes and a turn of the loop.
 @MainActor
-final class PollableWatch {
+package final class PollableWatch {
     private let source: UnsafeMutablePointer<GSource>
 
     /// Watches `input`, a `GPollableInputStream *`; with `cancellable`, `body` also runs once
     /// it is cancelled (then a read fails or ends: the stream was closed under it).
-    convenience init(input: OpaquePointer, cancellable: UnsafeMutablePointer<GCancellable>? = nil,
+    package convenience init(input: OpaquePointer, cancellable: UnsafeMutablePointer<GCancellable>? = nil,
                      _ body: @escaping @MainActor () -> Repetition) {
         self.init(g_pollable_input_stream_create_source(input, cancellable)!, body)
     }
 
     /// Watches `output`, a `GPollableOutputStream *`.
-    convenience init(output: OpaquePointer, _ body: @escaping @MainActor () -> Repetition) {
+    package convenience init(output: OpaquePointer, _ body: @escaping @MainActor () -> Repetition) {
         self.init(g_pollable_output_stream_create_source(output, nil)!, body)
     }
 
@@ -35,7 +39,7 @@ final class PollableWatch {
     }
 
     /// Removes the source; `body` will not run again. More than once is harmless.
-    func cancel() { g_source_destroy(source) }
+    package func cancel() { g_source_destroy(source) }
 }
 
 /// The closure behind a `PollableWatch`.
