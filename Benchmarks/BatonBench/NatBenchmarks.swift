@@ -206,8 +206,11 @@ enum NatBenchmarks {
             throw BenchFailure("the relay settings made no server configuration")
         }
         let issued = try authority.issueBrokerCertificate(host: broker.host)
-        let groupCA = try String(contentsOf: admin.groupDirectory.appendingPathComponent("authority.pem"), encoding: .utf8)
+        // The broker's client CA is the group CA allowed to sign CRLs, and the group's CRL beside it.
+        let groupCA = try authority.brokerClientAuthority().serializeAsPEM().pemString
+        let crl = try authority.certificateRevocationList().pemString
         for (name, text, mode) in [("turnserver.conf", coturn, 0o600), ("baton.conf", mosquitto, 0o644), ("baton-group-ca.pem", groupCA, 0o644),
+                                   (RelayServerConfig.crlFileName, crl, 0o644),
                                    ("baton-broker.pem", issued.certificatePEM, 0o644), ("baton-broker-key.pem", issued.keyPEM, 0o600)] {
             let file = folder.appendingPathComponent(name)
             try Data(text.utf8).write(to: file)

@@ -290,6 +290,47 @@ final class RelayConnectorTests: ProcessTestCase {
         }
     }
 
+    /// The broker down does not touch the local network: two nodes whose lists name a broker
+    /// that does not run link over the LAN (a static peer here), and their connectors say,
+    /// typed, why the relay path does not work (`brokerConnectFailed`), while nothing is offered.
+    func testWithTheBrokerDownTheLANLinkStillComes() throws {
+        let (_, folders, broker) = try setUpGroup(["laptop", "desktop"], running: false)
+        try MainActor.assumeIsolated {
+            var nodes: [ContinuityNode] = []
+            var events: [[DiagnosticEvent]] = [[], []]
+            var observations: [DiagnosticsObservation] = []
+            defer {
+                for node in nodes { node.stop() }
+                for observation in observations { observation.cancel() }
+            }
+            @MainActor func node(_ name: String, _ index: Int, peers: [PeerAddress]) throws -> ContinuityNode {
+                let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders[name]!), identityDirectory: folders[name]!,
+                                              staticPeers: peers, provider: SilentActivityProvider())
+                let relay = try XCTUnwrap(node.relay)
+                relay.hostAddresses = ["127.0.0.1"]
+                relay.adjustBrokerSettings = { settings in
+                    settings.brokerAuthority = broker.authorityFile
+                    settings.firstRetryDelay = .milliseconds(200)
+                }
+                observations.append(node.diagnostics.observe { events[index].append($0) })
+                nodes.append(node)
+                try node.start(host: "127.0.0.1", port: 0, discovery: .off)
+                return node
+            }
+            let desktop = try node("desktop", 0, peers: [])
+            _ = try node("laptop", 1, peers: [PeerAddress(host: "127.0.0.1", port: try XCTUnwrap(desktop.port))])
+            func brokerFailed(_ list: [DiagnosticEvent]) -> Bool {
+                list.contains { if case .brokerConnectFailed = $0 { true } else { false } }
+            }
+            spin(until: { nodes.allSatisfy { $0.linkStatus.count == 1 } && brokerFailed(events[0]) && brokerFailed(events[1]) })
+            XCTAssertEqual(nodes.flatMap { $0.linkStatus.map(\.path) }, [.lan, .lan])
+            for list in events {
+                XCTAssertFalse(list.contains(.brokerConnected), "\(list)")
+                XCTAssertFalse(list.contains { if case .relayAttemptStarted = $0 { true } else { false } }, "a linked device is not offered to: \(list)")
+            }
+        }
+    }
+
     /// The LAN first: a device linked is not offered to; when its link drops it is tried at
     /// once. And an offer that reaches a device linked with the offering one is declined.
     func testALinkedDeviceIsNotTriedAndItsOfferIsDeclined() throws {

@@ -37,12 +37,13 @@ final class LinkTable {
     /// Links that closed while another connection from their device was arriving: dropped
     /// without a word unless that connection does not become the device's link (see `closed`).
     private var closedWhileArriving: [String: PeerLink] = [:]
-    /// Connections that lost to one this device dialed, open until the peer closes them, each
-    /// with its expiry; see `supersede(_:)`.
-    private var superseded: [ObjectIdentifier: (link: PeerLink, expiry: LoopSource)] = [:]
+    /// Connections that lost to one this device dialed, open until the peer closes them.
+    private lazy var superseded = SupersededConnections(close: { [unowned self] in self.retire($0) }, didExpire: { [unowned self] link in
+        self.log.notice("\(self.name(of: link)) did not close the connection ours replaces once ours reached it: closed now")
+    })
     /// How many superseded connections are open now, and how many their peer left to expire.
     var supersededCount: Int { superseded.count }
-    private(set) var supersededExpired = 0
+    var supersededExpired: Int { superseded.expired }
     private let trust: TrustSync
     private let log: PeerLogger
     /// Whether the node still runs: a link finished after it stopped is closed.
@@ -136,7 +137,7 @@ final class LinkTable {
             // closes it once ours reaches it. Any other connection not kept is closed now.
             if address == nil, path == .lan, let existing = links[peer], existing.dialed != nil, existing.path == .lan {
                 follow(link)
-                supersede(link)
+                superseded.add(link)
             } else {
                 retire(link)
             }
@@ -152,7 +153,7 @@ final class LinkTable {
             }
             // A connection this device dialed may not have reached the peer yet: the peer
             // closes the older link once it has. One the peer dialed, it has.
-            if address != nil { supersede(older) } else { retire(older) }
+            if address != nil { superseded.add(older) } else { retire(older) }
         }
         links[link.id] = link
         stillArriving = false
@@ -218,10 +219,7 @@ final class LinkTable {
     /// unlinked event nor a redial. Should that connection not become the device's link, the
     /// drop is told then (`arrived`).
     private func closed(_ link: PeerLink, because reason: String = "the link closed") {
-        if let entry = superseded.removeValue(forKey: ObjectIdentifier(link)) {
-            entry.expiry.cancel()
-            return retire(link)
-        }
+        if superseded.peerClosed(link) { return }
         guard links[link.id] === link else { return }
         if arriving[link.id, default: 0] > 0 {
             log.info("the link with \(name(of: link)) closed while another from it arrives: that one takes its place")
@@ -231,44 +229,6 @@ final class LinkTable {
             return
         }
         drop(link, because: reason, kind: .closed)
-    }
-
-    /// How long a superseded connection (`supersede`) waits for its peer to close it.
-    static let supersededDeadline = SecureChannel.handshakeDeadline
-
-    /// `link` lost to a connection this device dialed: both devices dialed at once and the
-    /// peer dialed `link`, or `link` is the older link that a connection this device dialed
-    /// replaces (a LAN connection replacing a link beyond the LAN, say). It is out of the table
-    /// but stays open, and its calls are answered, until the peer closes it, which the peer
-    /// does once this device's connection has become its link. Had this side closed it, the
-    /// peer could see its link close before this device's connection reached it — a drop, an
-    /// unlinked event and a redial for a link that is not lost. A peer that does not close it
-    /// within `supersededDeadline` has it closed.
-    private func supersede(_ link: PeerLink) {
-        let expiry = MainLoop.after(Self.supersededDeadline) { [weak self, weak link] in
-            guard let self, let link, self.superseded.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
-            self.log.notice("\(self.name(of: link)) did not close the connection ours replaces once ours reached it: closed now")
-            self.supersededExpired += 1
-            self.retire(link)
-        }
-        superseded[ObjectIdentifier(link)] = (link, expiry)
-    }
-
-    /// Closes the connections of `peer` waiting to be closed by it (`supersede`).
-    private func endSuperseded(of peer: String) {
-        for (key, entry) in superseded where entry.link.id == peer {
-            superseded[key] = nil
-            entry.expiry.cancel()
-            retire(entry.link)
-        }
-    }
-
-    private func endAllSuperseded() {
-        for entry in superseded.values {
-            entry.expiry.cancel()
-            retire(entry.link)
-        }
-        superseded = [:]
     }
 
     /// One connection from `peer` is no longer arriving (it became a link, or did not). With
@@ -344,7 +304,7 @@ final class LinkTable {
         log.info("dropped \(name(of: link)): \(reason)")
         links[link.id] = nil
         retire(link)
-        endSuperseded(of: link.id)
+        superseded.end(of: link.id)
         events?.linkDropped(link, because: reason, kind: kind)
     }
 
@@ -356,7 +316,7 @@ final class LinkTable {
     func closeAllSayingGoodbye(within deadline: Duration) async {
         let closing = links.values.sorted { $0.id < $1.id }
         links = [:]
-        endAllSuperseded()
+        superseded.endAll()
         var farewells: [Task<Void, Never>] = []
         for link in closing {
             link.release?.cancel()
@@ -381,7 +341,7 @@ final class LinkTable {
     func closeAll() {
         for link in links.values { retire(link) }
         links = [:]
-        endAllSuperseded()
+        superseded.endAll()
     }
 
     /// Sends the list held to every linked device (`RevocationsChanged`): after a newer list,
