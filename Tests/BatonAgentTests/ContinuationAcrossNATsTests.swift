@@ -18,21 +18,13 @@ final class ContinuationAcrossNATsTests: AgentTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        if let reason = NatTopology.unavailableReason { throw XCTSkip(reason) }
-        for tool in ["/usr/bin/turnserver", "/usr/sbin/mosquitto"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing (scripts/install-deps.sh installs coturn and mosquitto)")
-        }
+        try NatTopology.skipUnlessAvailableWithRelayServers()
     }
 
     override func tearDownWithError() throws {
         for process in processes { process.terminate() }
         for process in processes { process.waitForExit(timeout: 10) }
-        if let topology {
-            TestHost.shutDown(topology.hosts)
-            topology.shutDown()
-            XCTAssertEqual(topology.leftoverProcesses, [], "nothing left in the topology's hosts")
-            XCTAssertFalse(FileManager.default.fileExists(atPath: topology.folder.path), "the topology's folder is removed")
-        }
+        topology?.shutDownCheckingNothingIsLeft()
         topology = nil
         try super.tearDownWithError()
     }

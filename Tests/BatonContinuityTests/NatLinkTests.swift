@@ -18,18 +18,11 @@ final class NatLinkTests: TestHostTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        if let reason = NatTopology.unavailableReason { throw XCTSkip(reason) }
-        for tool in ["/usr/bin/turnserver", "/usr/sbin/mosquitto"] where !FileManager.default.isExecutableFile(atPath: tool) {
-            throw XCTSkip("\(tool) is missing (scripts/install-deps.sh installs coturn and mosquitto)")
-        }
+        try NatTopology.skipUnlessAvailableWithRelayServers()
     }
 
     override func tearDownWithError() throws {
-        if let topology {
-            TestHost.shutDown(topology.hosts)
-            topology.shutDown()
-            XCTAssertFalse(FileManager.default.fileExists(atPath: topology.folder.path), "the topology's folder is removed")
-        }
+        topology?.shutDownCheckingNothingIsLeft()
         topology = nil
         try super.tearDownWithError()
     }

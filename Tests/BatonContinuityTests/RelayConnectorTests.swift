@@ -86,6 +86,22 @@ final class RelayConnectorTests: ProcessTestCase {
         return (authority, folders, broker)
     }
 
+    /// A node of the device in `folder` (with `staticPeers`), not started, whose relay connector
+    /// uses loopback and trusts `broker`; its events go to `observe`.
+    @MainActor
+    private static func relayNode(_ folder: URL, staticPeers: [PeerAddress] = [], broker: MosquittoBroker,
+                           observe: @escaping @MainActor (DiagnosticEvent) -> Void) throws -> (ContinuityNode, DiagnosticsObservation) {
+        let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folder), identityDirectory: folder,
+                                      staticPeers: staticPeers, provider: SilentActivityProvider())
+        let relay = try XCTUnwrap(node.relay)
+        relay.hostAddresses = ["127.0.0.1"]
+        relay.adjustBrokerSettings = { settings in
+            settings.brokerAuthority = broker.authorityFile
+            settings.firstRetryDelay = .milliseconds(200)
+        }
+        return (node, node.diagnostics.observe(observe))
+    }
+
     /// With relayed candidates only, through a real coturn the group's relay settings name
     /// (TURN REST credentials from the group's secret): the link's path is the relay.
     func testWithRelayedCandidatesOnlyTheLinkGoesThroughCoturn() throws {
@@ -162,16 +178,9 @@ final class RelayConnectorTests: ProcessTestCase {
                 for observation in observations { observation.cancel() }
             }
             for (index, name) in ["laptop", "desktop"].enumerated() {
-                let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders[name]!), identityDirectory: folders[name]!,
-                                              provider: SilentActivityProvider())
-                let relay = try XCTUnwrap(node.relay)
-                relay.hostAddresses = ["127.0.0.1"]
-                relay.adjustBrokerSettings = { settings in
-                    settings.brokerAuthority = broker.authorityFile
-                    settings.firstRetryDelay = .milliseconds(200)
-                }
-                observations.append(node.diagnostics.observe { events[index].append($0) })
+                let (node, observation) = try Self.relayNode(folders[name]!, broker: broker) { events[index].append($0) }
                 nodes.append(node)
+                observations.append(observation)
             }
             for node in nodes { try node.start(host: "127.0.0.1", port: 0, discovery: .off) }
             func ended(_ list: [DiagnosticEvent]) -> Bool {
@@ -304,16 +313,9 @@ final class RelayConnectorTests: ProcessTestCase {
                 for observation in observations { observation.cancel() }
             }
             @MainActor func node(_ name: String, _ index: Int, peers: [PeerAddress]) throws -> ContinuityNode {
-                let node = try ContinuityNode(identity: try DeviceIdentity.load(from: folders[name]!), identityDirectory: folders[name]!,
-                                              staticPeers: peers, provider: SilentActivityProvider())
-                let relay = try XCTUnwrap(node.relay)
-                relay.hostAddresses = ["127.0.0.1"]
-                relay.adjustBrokerSettings = { settings in
-                    settings.brokerAuthority = broker.authorityFile
-                    settings.firstRetryDelay = .milliseconds(200)
-                }
-                observations.append(node.diagnostics.observe { events[index].append($0) })
+                let (node, observation) = try Self.relayNode(folders[name]!, staticPeers: peers, broker: broker) { events[index].append($0) }
                 nodes.append(node)
+                observations.append(observation)
                 try node.start(host: "127.0.0.1", port: 0, discovery: .off)
                 return node
             }
