@@ -13,22 +13,7 @@ import XCTest
 /// relay connector (docs/PROTOCOL.md, 7.4) links them through the broker and ICE. Then Shapes
 /// on device A continues the shape Shapes on device B advertises, through that link.
 /// Needs root (CI runs as root); skipped, with the reason, without it or the servers.
-final class ContinuationAcrossNATsTests: AgentTestCase {
-    private var topology: NatTopology?
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        try NatTopology.skipUnlessAvailableWithRelayServers()
-    }
-
-    override func tearDownWithError() throws {
-        for process in processes { process.terminate() }
-        for process in processes { process.waitForExit(timeout: 10) }
-        topology?.shutDownCheckingNothingIsLeft()
-        topology = nil
-        try super.tearDownWithError()
-    }
-
+final class ContinuationAcrossNATsTests: NatAgentTestCase {
     /// Endpoint-independent NATs: the agents hole-punch a direct path across them.
     func testAContinuationAcrossEndpointIndependentNATsGoesDirect() throws {
         try continueAcross(.endpointIndependent, expecting: .serverReflexive)

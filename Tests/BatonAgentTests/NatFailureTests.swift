@@ -12,22 +12,7 @@ import XCTest
 /// the broker, coturn, a device's standing in the group — and checks the typed diagnostics
 /// the agents publish and what `baton status` shows the person. Every wait is bounded.
 /// Needs root (CI runs as root); skipped, with the reason, without it or the servers.
-final class NatFailureTests: AgentTestCase {
-    private var topology: NatTopology?
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        try NatTopology.skipUnlessAvailableWithRelayServers()
-    }
-
-    override func tearDownWithError() throws {
-        for process in processes { process.terminate() }
-        for process in processes { process.waitForExit(timeout: 10) }
-        topology?.shutDownCheckingNothingIsLeft()
-        topology = nil
-        try super.tearDownWithError()
-    }
-
+final class NatFailureTests: NatAgentTestCase {
     // MARK: The cases
 
     /// Both homes' networks let no UDP out at all (not even to the internet host), only TCP;
