@@ -26,14 +26,14 @@ final class AgentInspectionTests: AgentTestCase {
         let process = try start("batond", ["--device", folder, "--listen", "127.0.0.1:0", "--socket", socket] + peers.flatMap { ["--peer", $0] },
                                 environment: ["XDG_DATA_HOME": data.path, "XDG_DATA_DIRS": data.path])
         let address = try XCTUnwrap(process.listeningAddress(), process.output)
-        XCTAssertNotNil(process.waitForLine(containing: "listening on"), process.output)
+        XCTAssertTrue(process.waitForAgentServing(at: socket), process.output)
         return (process, address.description)
     }
 
     /// The probe app joined to the agent at `socket`, advertising com.example.probe.editing.
     private func probe(_ socket: String, _ arguments: [String]) throws -> RunningProcess {
         let process = try start("DeviceProbe", [root.path] + arguments + ["--agent", socket])
-        XCTAssertNotNil(process.waitForLine(containing: "joined the agent"), process.output)
+        XCTAssertTrue(process.waitForJoinedAgent(at: socket), process.output)
         return process
     }
 
@@ -225,22 +225,23 @@ final class AgentInspectionTests: AgentTestCase {
         let probeB = try probe(socket("b.sock"), ["--ok"])
         XCTAssertTrue(agentB.waitForNearby(from: "A", type), agentB.output)
         let watcher = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("b.sock")])
-        XCTAssertNotNil(watcher.waitForLine(containing: "{\"inspection\":"), watcher.output)
+        XCTAssertNotNil(watcher.watchedInspection(), watcher.output)
         let watcherA = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("a.sock")])
-        XCTAssertNotNil(watcherA.waitForLine(containing: "{\"inspection\":"), watcherA.output)
+        XCTAssertNotNil(watcherA.watchedInspection(), watcherA.output)
         let noConfig = ["--config", root.appendingPathComponent("no-config").path]
 
         // Continued, then 1000 bytes asked for over its streams.
         var continued = try runProduct("baton", ["continue", "--agent", socket("b.sock")] + noConfig, timeout: 60)
         XCTAssertEqual(continued.status, 0, continued.stderr)
         XCTAssertNotNil(probeB.waitForLine(containing: "continued Probe"), probeB.output)
-        XCTAssertNotNil(watcher.waitForLine(containing: "wasContinuedSent"), watcher.output)
+        XCTAssertNotNil(watcher.waitForContinuationStep { $0 == .wasContinuedSent }, watcher.output)
         probeB.send("streams 1000")
         XCTAssertNotNil(probeB.waitForLine(containing: "stream received 1000, pattern intact"), probeB.output)
-        let ended = try XCTUnwrap(watcher.waitForLine(containing: "streamsEnded"), watcher.output)
-        let event = try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(ended.utf8))["event"]
-        XCTAssertNil(event?.event)
-        XCTAssertEqual(event?.continuation?.steps.last?.kind, .streamsEnded(sent: "send 1000".utf8.count, received: 1000))
+        let ended = try XCTUnwrap(watcher.waitForInspectionEvent {
+            if case .streamsEnded? = $0.continuation?.steps.last?.kind { true } else { false }
+        }, watcher.output)
+        XCTAssertNil(ended.event)
+        XCTAssertEqual(ended.continuation?.steps.last?.kind, .streamsEnded(sent: "send 1000".utf8.count, received: 1000))
 
         var inspection = try inspect(socket("b.sock"))
         let link = try XCTUnwrap(inspection.device.links.first { $0.device == "A" }, "B is linked to A")
@@ -261,9 +262,10 @@ final class AgentInspectionTests: AgentTestCase {
         // The originating side, on A: its agent served the payload to B, heard B continued it,
         // took B's streams and, once they ended, counted their bytes (the answer sent, the
         // request received); so did the app that holds the activity, in its own history.
-        let endedOnA = try XCTUnwrap(watcherA.waitForLine(containing: "streamsEnded"), watcherA.output)
-        let eventOnA = try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(endedOnA.utf8))["event"]
-        XCTAssertEqual(eventOnA?.continuation?.side, .originating)
+        let eventOnA = try XCTUnwrap(watcherA.waitForInspectionEvent {
+            if case .streamsEnded? = $0.continuation?.steps.last?.kind { true } else { false }
+        }, watcherA.output)
+        XCTAssertEqual(eventOnA.continuation?.side, .originating)
         XCTAssertNotNil(probeA.waitForLine(containing: "streamed 1000"), probeA.output)
         let onA = try inspect(socket("a.sock"))
         let served = try XCTUnwrap(onA.continuations.last, "A's agent's record")
@@ -272,7 +274,7 @@ final class AgentInspectionTests: AgentTestCase {
         XCTAssertEqual(served.activityType, type)
         XCTAssertEqual(served.steps.map(\.kind), [.asked, .payloadServed(bytes: payloadBytes(own)), .wasContinuedReceived, .streamsOpened,
                                                   .streamsEnded(sent: 1000, received: "send 1000".utf8.count)])
-        XCTAssertEqual(eventOnA?.continuation?.steps.last?.kind, served.steps.last?.kind)
+        XCTAssertEqual(eventOnA.continuation?.steps.last?.kind, served.steps.last?.kind)
         let holder = try XCTUnwrap(onA.apps.first { $0.processID == probeA.processIdentifier }?.inspection, "A's app")
         let servedByApp = try XCTUnwrap(holder.continuations.last, "the app's own record")
         XCTAssertEqual(servedByApp.side, .originating)
@@ -293,7 +295,9 @@ final class AgentInspectionTests: AgentTestCase {
         let failed = try XCTUnwrap(probeB.waitForLine(containing: "failed "), probeB.output)
         let code = try XCTUnwrap(Int(failed.split(separator: " ").last ?? ""), failed)
         XCTAssertEqual(code, CocoaError.userActivityHandoffUserInfoTooLarge.rawValue, failed)
-        XCTAssertNotNil(watcher.waitForLine(containing: "\"failed\""), watcher.output)
+        XCTAssertNotNil(watcher.waitForContinuationStep {
+            if case .failed(CocoaError.userActivityHandoffUserInfoTooLarge.rawValue, _) = $0 { true } else { false }
+        }, watcher.output)
 
         inspection = try inspect(socket("b.sock"))
         XCTAssertEqual(inspection.continuations.count, 2)
@@ -404,15 +408,17 @@ final class AgentInspectionTests: AgentTestCase {
         let folders = try devices("A")
         _ = try isolatedAgent(folders[0], socket: socket("a.sock"))
         let watcher = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("a.sock")])
-        XCTAssertNotNil(watcher.waitForLine(containing: "{\"inspection\":"), watcher.output)
+        XCTAssertNotNil(watcher.watchedInspection(), watcher.output)
         let probe = try probe(socket("a.sock"), ["--ok"])
-        let joined = try XCTUnwrap(watcher.waitForLine(containing: "\"appJoined\""), watcher.output)
-        let event = try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(joined.utf8))
-        XCTAssertEqual(event["event"]?.event, .appJoined(appID: "com.example.probe", processID: probe.processIdentifier))
+        let joined = try XCTUnwrap(watcher.waitForInspectionEvent {
+            if case .appJoined? = $0.event { true } else { false }
+        }, watcher.output)
+        XCTAssertEqual(joined.event, .appJoined(appID: "com.example.probe", processID: probe.processIdentifier))
         probe.terminate()
-        let left = try XCTUnwrap(watcher.waitForLine(containing: "\"appLeft\""), watcher.output)
-        XCTAssertEqual(try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(left.utf8))["event"]?.event,
-                       .appLeft(appID: "com.example.probe", reason: nil))
+        let left = try XCTUnwrap(watcher.waitForInspectionEvent {
+            if case .appLeft? = $0.event { true } else { false }
+        }, watcher.output)
+        XCTAssertEqual(left.event, .appLeft(appID: "com.example.probe", reason: nil))
         XCTAssertTrue(watcher.isRunning, "it follows until interrupted")
     }
 
@@ -424,14 +430,14 @@ final class AgentInspectionTests: AgentTestCase {
         _ = try isolatedAgent(folders[0], socket: socket("a.sock"))
         let probe = try probe(socket("a.sock"), ["--ok"])
         let watcher = try start("baton", ["inspect", "--watch", "--json", "--agent", socket("a.sock")])
-        let probes = "\"appID\":\"com.example.probe\",\"processID\":\(probe.processIdentifier),\"summary\""
-        let first = try XCTUnwrap(watcher.waitForLine(containing: probes), watcher.output)
-        var change = try XCTUnwrap(try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(first.utf8))["event"]?.app)
+        var change = try XCTUnwrap(watcher.waitForInspectionEvent {
+            $0.app?.appID == "com.example.probe" && $0.app?.processID == probe.processIdentifier
+        }?.app, watcher.output)
         XCTAssertEqual(change.summary.currentActivityTitle, "Probe")
         XCTAssertTrue(change.summary.isActive)
         probe.send("replace")
-        let replaced = try XCTUnwrap(watcher.waitForLine(containing: "Probe, replaced"), watcher.output)
-        change = try XCTUnwrap(try InspectionJSON.decoder().decode([String: InspectionEvent].self, from: Data(replaced.utf8))["event"]?.app)
+        change = try XCTUnwrap(watcher.waitForInspectionEvent { $0.app?.summary.currentActivityTitle == "Probe, replaced" }?.app,
+                               watcher.output)
         XCTAssertEqual(change.appID, "com.example.probe")
         XCTAssertEqual(change.summary.currentActivityType, "com.example.probe.editing")
 

@@ -1,6 +1,7 @@
 @testable import BatonContinuity
 import BatonLoop
 import BatonTestSupport
+import DeviceTestSupport
 import Foundation
 import XCTest
 
@@ -25,29 +26,27 @@ final class PairingWindowUnderReconnectsTests: ProcessTestCase {
         try makeGroup()
         let window = try RunningProcess(product: "baton", ["pair", "--accept", "--listen", "127.0.0.1:0", "--config", admin])
         processes.append(window)
-        let line = try XCTUnwrap(window.waitForLine(containing: "pairing window open on"), window.output)
-        let address = try XCTUnwrap(line.split(separator: " ").first { $0.hasPrefix("127.0.0.1:") }, line)
-        let port = try XCTUnwrap(UInt16(address.split(separator: ":")[1].prefix { $0.isNumber }))
+        let port = try XCTUnwrap(window.pairingWindowPort(), window.output)
         let newRoot = root.appendingPathComponent("new").path
         return try MainActor.assumeIsolated { () throws -> Duration in
             let strangers = ReconnectingStrangers(count: count, to: port, from: sources)
             defer { strangers.stop() }
-            // The processes' output wakes no loop: look at it ten times a second.
-            let tick = MainLoop.every(.milliseconds(100)) { .again }
-            defer { tick.cancel() }
             _ = MainLoop.run(until: { false }, timeout: .seconds(1))  // the attack is on
             let started = ContinuousClock.now
             let before = strangers.connections
             let b = try RunningProcess(product: "baton", ["pair", "127.0.0.1:\(port)", "--name", "B", "--config", newRoot])
-            let shown = MainLoop.run(until: { b.output.contains("code ") && window.output.contains("wants to join") || !b.isRunning },
-                                     timeout: .seconds(15))
+            // Both sides put the code to their person (their typed diagnostics), the strangers
+            // going on meanwhile on this loop.
+            let shown = runLoop(whileWaiting: {
+                b.pairingCode(onWindow: false, timeout: 15) != nil && window.pairingCode(onWindow: true, timeout: 15) != nil
+            }, timeout: .seconds(20))
             let took = ContinuousClock.now - started
             defer { b.terminate() }
             XCTAssertTrue(shown && b.isRunning, "no code within 15 s under attack:\n\(b.output)\n\(window.output)")
             XCTAssertGreaterThanOrEqual(strangers.connections, before, "the strangers were still there")
             window.send("y")
             b.send("y")
-            _ = MainLoop.run(until: { !b.isRunning && !window.isRunning }, timeout: .seconds(15))
+            _ = runLoop(whileWaiting: { b.waitForExit(timeout: 15) == 0 && window.waitForExit(timeout: 15) == 0 }, timeout: .seconds(40))
             XCTAssertEqual(b.waitForExit(), 0, b.output)
             XCTAssertEqual(window.waitForExit(), 0, window.output)
             return took
