@@ -117,9 +117,15 @@ final class GtkNotesHandoffTests: GtkNotesTestCase {
         XCTAssertGreaterThan(shot.darkPixels, blank.darkPixels + 200, "dark text: \(shot.darkPixels) vs \(blank.darkPixels)")
     }
 
-    /// The GtkNotes processes that joined B's agent, from its log.
+    /// The GtkNotes processes that joined B's agent so far (its typed diagnostics).
     private func joins(_ agentB: RunningProcess) -> Int {
-        agentB.output.split(separator: "\n").filter { $0.contains("com.example.gtknotes (pid") && $0.hasSuffix(" joined") }.count
+        agentB.diagnosticEvents.filter { if case .appJoined("com.example.gtknotes", _) = $0 { true } else { false } }.count
+    }
+
+    /// Where B's agent writes the output of a GtkNotes it starts by its `Exec=` line
+    /// (`LaunchedAppLog`): the agent's own output never holds it.
+    private func launchedLog(on b: GtkNotesSession) throws -> String {
+        try XCTUnwrap(b.environment["XDG_STATE_HOME"]) + "/baton/apps/com.example.gtknotes.log"
     }
 
     /// GtkNotes installed on B, not running: `baton continue` makes B's agent start it from its
@@ -129,8 +135,7 @@ final class GtkNotesHandoffTests: GtkNotesTestCase {
 
         // B: started by its agent, its output in its log (docs/EXAMPLES.md), the note in the
         // text view at the cursor.
-        let log = try XCTUnwrap(b.environment["XDG_STATE_HOME"]) + "/baton/apps/com.example.gtknotes.log"
-        let launched = try start("/usr/bin/tail", ["-n", "+1", "-F", log])
+        let launched = try start("/usr/bin/tail", ["-n", "+1", "-F", try launchedLog(on: b)])
         try assertRestoredOnB(output: launched, picture: picture)
         XCTAssertEqual(launched.output.components(separatedBy: "launched to continue com.example.gtknotes.editing").count - 1, 1,
                        "one GtkNotes started on B: \(launched.output)")
@@ -174,7 +179,7 @@ final class GtkNotesHandoffTests: GtkNotesTestCase {
         let restored = try XCTUnwrap(notesB.waitForLine(containing: "restored ", timeout: 60), notesB.output)
         XCTAssertTrue(restored.contains(Self.restoredLine), restored)
         XCTAssertNotNil(notesA.waitForLine(containing: "userActivityWasContinued: "), notesA.output)
-        XCTAssertFalse(agentB.output.contains("launched to continue"), agentB.output)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: try launchedLog(on: b)), "B's agent launched no GtkNotes: \(agentB.output)")
         XCTAssertEqual(joins(agentB), 1, "one GtkNotes joined B's agent: \(agentB.output)")
     }
 
@@ -196,7 +201,8 @@ final class GtkNotesHandoffTests: GtkNotesTestCase {
         XCTAssertTrue(b.bus.output.contains("Activating service name='com.example.gtknotes'"), b.bus.output)
         try assertRestoredOnB(output: b.bus, picture: picture)
         XCTAssertEqual(b.bus.output.components(separatedBy: "GtkNotes launched: ").count - 1, 1, "one GtkNotes on B: \(b.bus.output)")
-        XCTAssertFalse(agentB.output.contains("GtkNotes launched"), "not started by an Exec launch: \(agentB.output)")
+        let execOutput = (try? String(contentsOfFile: try launchedLog(on: b), encoding: .utf8)) ?? ""
+        XCTAssertFalse(execOutput.contains("GtkNotes launched"), "not started by an Exec launch: \(execOutput)")
         XCTAssertEqual(joins(agentB), 1, "one GtkNotes joined B's agent: \(agentB.output)")
         try assertPictureShowsTheNote(picture, on: b)
 
