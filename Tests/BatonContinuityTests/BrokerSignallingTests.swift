@@ -230,20 +230,10 @@ final class BrokerSignallingTests: TrustTestCase {
     /// deadline with `.timedOut`, and the next is scheduled.
     func testABrokerThatNeverAnswersTimesOut() throws {
         let (folders, base) = try setUpGroup(["laptop"], running: false)
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(silent) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(silent, $0, length) == 0 && listen(silent, 8) == 0 && getsockname(silent, $0, &length) == 0
-            }
-        }
-        XCTAssertTrue(listening)
+        let silent = try SilentListener()
+        defer { silent.close() }
         var settings = base
-        settings.port = UInt16(bigEndian: address.sin_port)
+        settings.port = silent.port
         settings.connectTimeout = .seconds(1)
         try MainActor.assumeIsolated {
             let laptop = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
