@@ -7,12 +7,6 @@ import XCTest
 /// The window's bounds against a newcomer that misbehaves: what uses an attempt, what is told
 /// to an unauthenticated peer, and a grant issued but not delivered.
 final class PairingWindowBoundsTests: TrustTestCase {
-    private func group() throws -> GroupAuthority {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        _ = try authority.issueDevice(named: "A", writingTo: config("admin").deviceDirectory)
-        return authority
-    }
-
     /// A newcomer of the test's own that says hello as `name` and then goes as far as `steps`
     /// (0: hangs up at once; 1: after the commit; 3: after the reveal, with its verdict `yes`),
     /// then hangs up. Returns the commit it got (nil if none).
@@ -30,7 +24,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
     }
 
     func testHelloesThatHangUpBeforeThePersonIsAskedUseNoAttempt() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let folder = root.appendingPathComponent("new/device")
         try MainActor.assumeIsolated {
             let listener = try PairingListener()
@@ -76,7 +70,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
     }
 
     func testARosterThatCannotBeReadIsNotDescribedToTheNewcomer() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let roster = config("admin").groupDirectory.appendingPathComponent("roster")
         try Data("not a roster".utf8).write(to: roster)
         let folder = root.appendingPathComponent("new/device"), rootPath = root.path
@@ -107,7 +101,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
     }
 
     func testAGrantIssuedButNotDeliveredClosesTheWindowNamingTheDeviceToRevoke() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         try MainActor.assumeIsolated {
             let listener = try PairingListener()
             let window = PairingWindow(authority: authority, listener: listener, lifetime: .seconds(15)) { _ in true }
@@ -124,7 +118,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
     }
 
     func testTheNewcomerSaysNoNameBeforeItsPersonsYes() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let folder = root.appendingPathComponent("new/device")
         let name = "zoe-thinkpad"
         try MainActor.assumeIsolated {
