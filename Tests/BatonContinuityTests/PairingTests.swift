@@ -192,15 +192,7 @@ extension PairingTests {
             XCTAssertTrue(elapsed.allSatisfy { $0 < .seconds(5) }, "\(elapsed)")
             // The window's one attempt is still there.
             var newcomerResult: Result<DeviceIdentity, PairingError>?
-            let newcomer = try PairingNewcomer(name: "B")
-            Task { @MainActor in
-                do throws(PairingError) {
-                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
-                                                                      timeout: .seconds(15), confirm: { _ in true }) { try $0.write(to: folder) })
-                } catch {
-                    newcomerResult = .failure(error)
-                }
-            }
+            try PairingNewcomer(name: "B").startJoining(port: listener.port, folder: folder) { newcomerResult = $0 }
             spin(until: { windowResult != nil && newcomerResult != nil })
             XCTAssertEqual(try windowResult?.get(), "B")
             XCTAssertNoThrow(try newcomerResult?.get())

@@ -53,15 +53,9 @@ final class PairingWindowBoundsTests: TrustTestCase {
             XCTAssertEqual(asked, 0)
             // Its one attempt is still there.
             var newcomerResult: Result<DeviceIdentity, PairingError>?
-            let newcomer = try PairingNewcomer(name: "B")
-            Task { @MainActor in
-                do throws(PairingError) {
-                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
-                                                                      timeout: .seconds(15), confirm: { _ in true }) { try $0.write(to: folder) })
-                } catch {
-                    newcomerResult = .failure(error)
-                    window.close()
-                }
+            try PairingNewcomer(name: "B").startJoining(port: listener.port, folder: folder) { outcome in
+                newcomerResult = outcome
+                if case .failure = outcome { window.close() }
             }
             spin(until: { windowResult != nil && newcomerResult != nil })
             XCTAssertEqual(try windowResult?.get(), "B")
@@ -82,15 +76,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
             var windowResult: Result<String, PairingError>?
             Task { @MainActor in windowResult = await window.run() }
             var newcomerResult: Result<DeviceIdentity, PairingError>?
-            let newcomer = try PairingNewcomer(name: "B")
-            Task { @MainActor in
-                do throws(PairingError) {
-                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
-                                                                      timeout: .seconds(15), confirm: { _ in true }) { try $0.write(to: folder) })
-                } catch {
-                    newcomerResult = .failure(error)
-                }
-            }
+            try PairingNewcomer(name: "B").startJoining(port: listener.port, folder: folder) { newcomerResult = $0 }
             spin(until: { windowResult != nil && newcomerResult != nil })
             guard case .failure(let error)? = newcomerResult else { return XCTFail("\(String(describing: newcomerResult))") }
             XCTAssertNil("\(error)".range(of: rootPath), "local paths crossed to the newcomer: \(error)")
@@ -131,17 +117,10 @@ final class PairingWindowBoundsTests: TrustTestCase {
             var sent = Data(), sentBeforeYes: Data?
             newcomer.onSend = { sent.append($0) }
             var newcomerResult: Result<DeviceIdentity, PairingError>?
-            Task { @MainActor in
-                do throws(PairingError) {
-                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
-                                                                      timeout: .seconds(15), confirm: { _ in
-                        sentBeforeYes = sent
-                        return true
-                    }) { try $0.write(to: folder) })
-                } catch {
-                    newcomerResult = .failure(error)
-                }
-            }
+            newcomer.startJoining(port: listener.port, folder: folder, confirm: { _ in
+                sentBeforeYes = sent
+                return true
+            }) { newcomerResult = $0 }
             spin(until: { windowResult != nil && newcomerResult != nil })
             askedFor = try? windowResult?.get()
             XCTAssertEqual(askedFor, name, "named in the verdict, after the yes")
