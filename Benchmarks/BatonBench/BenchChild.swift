@@ -71,8 +71,13 @@ final class BenchChild {
     /// Writes `line` and a newline to the process's standard input.
     func send(_ line: String) { try? input.fileHandleForWriting.write(contentsOf: Data((line + "\n").utf8)) }
 
-    /// Ends the process: closes its input, sends SIGTERM and waits up to 5 s, then SIGKILL.
-    /// Again on a stopped process, does nothing.
+    /// How long `stop()` waits for the process to end after SIGTERM, and again after SIGKILL.
+    static let stopDeadline: TimeInterval = 5
+
+    /// Ends the process: closes its input, sends SIGTERM and waits up to `stopDeadline`, then
+    /// SIGKILL and waits up to `stopDeadline` again. A process not reaped even then (one stuck
+    /// in the kernel, or an `nsenter` whose end was never reported) is left, said on standard
+    /// error, so the bench goes on. Again on a stopped process, does nothing.
     func stop() {
         guard !stopped else { return }
         stopped = true
@@ -80,9 +85,10 @@ final class BenchChild {
         reader = nil
         try? input.fileHandleForWriting.close()
         if process.isRunning { kill(pid, SIGTERM) }
-        if exited.wait(timeout: .now() + 5) == .timedOut {
-            kill(pid, SIGKILL)
-            exited.wait()
+        guard exited.wait(timeout: .now() + Self.stopDeadline) == .timedOut else { return }
+        kill(pid, SIGKILL)
+        if exited.wait(timeout: .now() + Self.stopDeadline) == .timedOut {
+            FileHandle.standardError.write(Data("bench: \(name) (pid \(pid)) did not end within \(Self.stopDeadline) s of SIGKILL; left behind\n".utf8))
         }
     }
 

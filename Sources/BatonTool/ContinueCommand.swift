@@ -4,7 +4,7 @@ import Foundation
 
 /// `baton continue`: continues a nearby activity that no app here continues, in the web
 /// browser (handoff-programming-guide, "Native App-to-Web Browser Handoff").
-struct ContinueCommand: AsThisDevice {
+struct ContinueCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "continue",
         abstract: "Continue a nearby activity in the app that continues it, or in the web browser.",
@@ -20,25 +20,29 @@ struct ContinueCommand: AsThisDevice {
             """)
     @Option(name: .long, help: "Continue the activity of this type.") var type: String?
     @Option(name: .long, help: "Continue the activity of this device.") var device: String?
-    @Option(name: .long, help: "A peer to connect to, HOST:PORT (repeatable; adds to the configured ones).")
-    var peer: [String] = []
-    @Option(name: .long, help: "The agent's socket (default: $BATON_AGENT_SOCKET, else $XDG_RUNTIME_DIR/baton/agent.socket).")
-    var agent: String?
-    @OptionGroup var options: ConfigOption
+    @OptionGroup var reach: DeviceReach
 
     func run() throws {
         let (type, device) = (type, device)
-        if peer.isEmpty, let socket = ThroughAgent.runningAgent(agent) {
-            if let failure = ThroughAgent.run({ AgentContinuer(connection: $0, type: type, device: device) }, socket: socket) {
-                FileHandle.standardError.write(Data("baton continue: \(shown(failure))\n".utf8))
-                throw ExitCode(1)
-            }
-            return
-        }
-        if let failure = try runAsThisDevice({ BrowserContinuer(type: type, device: device) }) {
+        let failure = try reach.run(throughAgent: { AgentContinuer(connection: $0, type: type, device: device) },
+                                    asThisDevice: { BrowserContinuer(type: type, device: device) })
+        if let failure {
             FileHandle.standardError.write(Data("baton continue: \(shown(failure))\n".utf8))
             throw ExitCode(1)
         }
+    }
+
+    /// The nearby activity `baton continue` continues: the first advertised (of `type`, on
+    /// `device`, when given).
+    @MainActor
+    static func chosen(type: String?, device: String?) -> NearbyActivity? {
+        Application.shared.nearbyActivities.first { (type == nil || $0.activityType == type) && (device == nil || $0.device == device) }
+    }
+
+    /// Says that `entry` opened at `url` in the web browser.
+    @MainActor
+    static func printOpened(_ entry: NearbyActivity, at url: URL) {
+        print("opened \(shown(url.absoluteString)) in the web browser (\"\(shown(entry.title ?? ""))\" from \(shown(entry.device)))")
     }
 }
 
@@ -68,10 +72,7 @@ final class BrowserContinuer: DeviceApp {
 
     /// Continues the chosen activity in the browser; `finished` runs once that has ended.
     private func continueChosen(finished: @escaping @MainActor () -> Void) {
-        let chosen = Application.shared.nearbyActivities.first {
-            (type == nil || $0.activityType == type) && (device == nil || $0.device == device)
-        }
-        guard let entry = chosen else {
+        guard let entry = ContinueCommand.chosen(type: type, device: device) else {
             failure = "nothing nearby to continue"
             return finished()
         }
@@ -87,9 +88,7 @@ final class BrowserContinuer: DeviceApp {
             return finished()
         }
         Application.shared.continueNearbyActivity(entry) { [unowned self] in
-            if failure == nil {
-                print("opened \(shown(url.absoluteString)) in the web browser (\"\(shown(entry.title ?? ""))\" from \(shown(entry.device)))")
-            }
+            if failure == nil { ContinueCommand.printOpened(entry, at: url) }
             finished()
         }
     }

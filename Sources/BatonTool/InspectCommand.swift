@@ -42,55 +42,43 @@ struct InspectCommand: ParsableCommand {
 }
 
 /// `baton inspect` and `baton why` as a tool joined to the agent: asks for the inspection once
-/// (`read`), or watches (`watch`): the picture, then the device's events as they come.
+/// (`read`, an `AgentQuestion`), or watches (`watch`, this app): the picture, then the
+/// device's events as they come.
 final class AgentInspectionTool: AgentToolApp {
-    /// What the tool does once joined.
-    enum Mode {
-        /// Takes the inspection and ends.
-        case read(done: @MainActor (Result<AgentInspection, any Error>) -> Void)
-        /// Prints the picture, then each event (JSON lines with `json`), until interrupted.
-        case watch(json: Bool)
-    }
-
     let app: String?
     let actions: [String]
-    let mode: Mode
+    /// One JSON line each instead of text.
+    let json: Bool
     /// The events that came before the picture was printed; nil once it was.
     private var waiting: [InspectionEvent]? = []
 
-    init(connection: AgentConnection, app: String?, actions: [String], mode: Mode) {
+    init(connection: AgentConnection, app: String?, actions: [String], json: Bool) {
         self.app = app
         self.actions = actions
-        self.mode = mode
+        self.json = json
         super.init(connection: connection)
     }
 
     override func joined() {
         super.joined()
         Task { @MainActor in
-            switch mode {
-            case .read(let done):
-                do { done(.success(try await connection.inspect(app: app, actions: actions))) } catch { done(.failure(error)) }
-                Application.shared.terminate(nil)
-            case .watch(let json):
-                do {
-                    // Watch first, so nothing between the picture and the first event is missed.
-                    try await connection.watchInspection { [weak self] event in
-                        guard let self else { return }
-                        if self.waiting != nil { self.waiting?.append(event) } else { self.show(event, json: json) }
-                    }
-                    let inspection = try await connection.inspect(app: app, actions: actions)
-                    if json { Self.line(["inspection": inspection]) } else {
-                        InspectionText.print(inspection, onlyApp: app != nil)
-                        fflush(nil)  // the events are written unbuffered after it
-                    }
-                    let early = waiting ?? []
-                    waiting = nil
-                    for event in early { show(event, json: json) }
-                } catch {
-                    failure = "the agent did not inspect: \(error)"
-                    Application.shared.terminate(nil)
+            do {
+                // Watch first, so nothing between the picture and the first event is missed.
+                try await connection.watchInspection { [weak self] event in
+                    guard let self else { return }
+                    if self.waiting != nil { self.waiting?.append(event) } else { self.show(event, json: json) }
                 }
+                let inspection = try await connection.inspect(app: app, actions: actions)
+                if json { Self.line(["inspection": inspection]) } else {
+                    InspectionText.print(inspection, onlyApp: app != nil)
+                    fflush(nil)  // the events are written unbuffered after it
+                }
+                let early = waiting ?? []
+                waiting = nil
+                for event in early { show(event, json: json) }
+            } catch {
+                failure = "the agent did not inspect: \(error)"
+                Application.shared.terminate(nil)
             }
         }
     }
@@ -118,7 +106,9 @@ final class AgentInspectionTool: AgentToolApp {
     nonisolated static func read(socket explicit: String?, app: String?, actions: [String]) throws -> AgentInspection {
         try MainActor.assumeIsolated {
             var outcome: Result<AgentInspection, any Error>?
-            try run(socket: explicit, app: app, actions: actions, mode: .read { outcome = $0 })
+            try run(socket: explicit) { connection in
+                AgentQuestion(connection: connection, ask: { try await $0.inspect(app: app, actions: actions) }) { outcome = $0 }
+            }
             switch outcome {
             case .success(let inspection): return inspection
             case .failure(let error): throw ValidationError("the agent did not inspect: \(error)")
@@ -130,18 +120,20 @@ final class AgentInspectionTool: AgentToolApp {
     /// Watches the agent at `socket` (default: the user's) until the process is interrupted or
     /// the agent goes; exit status 3 when no agent runs.
     nonisolated static func watch(socket explicit: String?, app: String?, actions: [String], json: Bool) throws {
-        try MainActor.assumeIsolated { try run(socket: explicit, app: app, actions: actions, mode: .watch(json: json)) }
+        try MainActor.assumeIsolated {
+            try run(socket: explicit) { AgentInspectionTool(connection: $0, app: app, actions: actions, json: json) }
+        }
     }
 
-    private static func run(socket explicit: String?, app: String?, actions: [String], mode: Mode) throws {
+    /// Runs `tool` joined to the agent at `socket` (default: the user's) until it ends; exit
+    /// status 3 when no agent runs.
+    private static func run(socket explicit: String?, _ tool: @escaping @MainActor (AgentConnection) -> AgentToolApp) throws {
         let path = explicit ?? AgentConnection.defaultSocketPath
         guard let socket = ThroughAgent.runningAgent(path) else {
             FileHandle.standardError.write(Data("baton: no agent runs at \(shown(path)) (`baton agent start`)\n".utf8))
             throw ExitCode(3)
         }
-        let failure = ThroughAgent.run({ connection in
-            AgentInspectionTool(connection: connection, app: app, actions: actions, mode: mode)
-        }, socket: socket)
+        let failure = ThroughAgent.run(tool, socket: socket)
         if let failure { throw ValidationError(failure) }
     }
 }

@@ -3,7 +3,7 @@ import BatonContinuity
 import Foundation
 
 /// `baton nearby`: the activities current on the user's other devices, as this device sees them.
-struct NearbyCommand: AsThisDevice {
+struct NearbyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "nearby",
         abstract: "List the activities current on the group's other devices.",
@@ -17,21 +17,13 @@ struct NearbyCommand: AsThisDevice {
             but which has a web page, is marked: `baton continue` opens it in the browser.
             """)
     @Flag(name: .long, help: "Keep following the list, printing each change.") var watch = false
-    @Option(name: .long, help: "A peer to connect to, HOST:PORT (repeatable; adds to the configured ones).")
-    var peer: [String] = []
-    @Option(name: .long, help: "The agent's socket (default: $BATON_AGENT_SOCKET, else $XDG_RUNTIME_DIR/baton/agent.socket).")
-    var agent: String?
-    @OptionGroup var options: ConfigOption
+    @OptionGroup var reach: DeviceReach
 
     func run() throws {
         let watching = watch
-        if peer.isEmpty, let socket = ThroughAgent.runningAgent(agent) {
-            if let failure = ThroughAgent.run({ AgentNearbyPrinter(connection: $0, watch: watching) }, socket: socket) {
-                throw ValidationError(failure)
-            }
-            return
-        }
-        if let failure = try runAsThisDevice({ NearbyPrinter(watch: watching) }) { throw ValidationError(failure) }
+        let failure = try reach.run(throughAgent: { AgentNearbyPrinter(connection: $0, watch: watching) },
+                                    asThisDevice: { NearbyPrinter(watch: watching) })
+        if let failure { throw ValidationError(failure) }
     }
 }
 
@@ -49,13 +41,13 @@ final class NearbyPrinter: DeviceApp {
             if node.staticPeers.isEmpty, node.discoveryState != .running {
                 print("no avahi-daemon and no peers configured: set BATON_PEERS, write HOST:PORT lines to the `peers` file, or pass --peer")
             }
-            printList()
+            printNearby(watch: watch)
             if !watch { Application.shared.terminate(nil) }
         }
         if watch {
             observer = NotificationCenter.default.addObserver(forName: Application.nearbyActivitiesDidChangeNotification,
                                                               object: nil, queue: nil) { [unowned self] _ in
-                MainActor.assumeIsolated { self.printList() }
+                MainActor.assumeIsolated { printNearby(watch: self.watch) }
             }
         }
         do { try node.start(host: "127.0.0.1", discovery: .browseOnly) } catch {  // it dials; nobody dials a tool
@@ -65,17 +57,18 @@ final class NearbyPrinter: DeviceApp {
     }
 
     func applicationWillTerminate(_ notification: Notification) { node?.stop() }
-
-    private func printList() {
-        let nearby = Application.shared.nearbyActivities
-        if watch { print("-- \(ISO8601DateFormatter().string(from: Date()))") }
-        if nearby.isEmpty { print("nothing nearby") }
-        for entry in nearby {
-            let web = entry.continuesInBrowser ? "\topens in the browser: \(shown(entry.webpageURL!.absoluteString))" : ""
-            print("\(shown(entry.device))\t\"\(shown(entry.title ?? ""))\"\t\(shown(entry.activityType))\t\(shown(entry.appID))\(web)")
-        }
-        fflushStandardOutput()
-    }
 }
 
-private func fflushStandardOutput() { fflush(nil) }
+/// Prints the nearby list, one entry a line (every string from another device escaped); with
+/// `watch`, under a line with the time.
+@MainActor
+func printNearby(watch: Bool) {
+    let nearby = Application.shared.nearbyActivities
+    if watch { print("-- \(ISO8601DateFormatter().string(from: Date()))") }
+    if nearby.isEmpty { print("nothing nearby") }
+    for entry in nearby {
+        let web = entry.continuesInBrowser ? "\topens in the browser: \(shown(entry.webpageURL!.absoluteString))" : ""
+        print("\(shown(entry.device))\t\"\(shown(entry.title ?? ""))\"\t\(shown(entry.activityType))\t\(shown(entry.appID))\(web)")
+    }
+    fflush(nil)
+}

@@ -71,7 +71,7 @@ struct StatusReport: Codable {
         var process: Int32?
         var older: String?
         let failure = ThroughAgent.run({ connection in
-            AgentStatusReader(connection: connection, roundTrips: !holdingProcess) { outcome in
+            AgentQuestion(connection: connection, ask: { try await $0.status(roundTrips: !holdingProcess) }) { outcome in
                 switch outcome {
                 case .success(let agent):
                     status = agent
@@ -145,28 +145,6 @@ struct StatusReport: Codable {
         }
         for failure in agent.recentFailures {
             print("failure at \(time.string(from: failure.time)): \(shown(failure.text))")
-        }
-    }
-}
-
-/// Joins the agent as a tool, asks its status (with the links' round trips, or without:
-/// `AgentConnection.status(roundTrips:)`), hands it (or why not) to `done` while still
-/// connected, and quits.
-final class AgentStatusReader: AgentToolApp {
-    let done: @MainActor (Result<AgentStatus, any Error>) -> Void
-    let roundTrips: Bool
-
-    init(connection: AgentConnection, roundTrips: Bool, done: @escaping @MainActor (Result<AgentStatus, any Error>) -> Void) {
-        self.done = done
-        self.roundTrips = roundTrips
-        super.init(connection: connection)
-    }
-
-    override func joined() {
-        super.joined()
-        Task { @MainActor in
-            do { done(.success(try await connection.status(roundTrips: roundTrips))) } catch { done(.failure(error)) }
-            Application.shared.terminate(nil)
         }
     }
 }

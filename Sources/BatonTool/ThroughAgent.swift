@@ -112,18 +112,13 @@ final class AgentContinuer: AgentToolApp {
 
     override func joined() {
         super.joined()
-        let chosen = Application.shared.nearbyActivities.first {
-            (type == nil || $0.activityType == type) && (device == nil || $0.device == device)
-        }
-        guard let entry = chosen else {
+        guard let entry = ContinueCommand.chosen(type: type, device: device) else {
             failure = "nothing nearby to continue"
             return Application.shared.terminate(nil)
         }
         if entry.continuesInBrowser, let url = entry.webpageURL {
             Application.shared.continueNearbyActivity(entry) { [weak self] in
-                if self?.failure == nil {
-                    print("opened \(shown(url.absoluteString)) in the web browser (\"\(shown(entry.title ?? ""))\" from \(shown(entry.device)))")
-                }
+                if self?.failure == nil { ContinueCommand.printOpened(entry, at: url) }
                 Application.shared.terminate(nil)
             }
             return
@@ -143,17 +138,4 @@ final class AgentContinuer: AgentToolApp {
     func application(_ application: Application, didFailToContinueUserActivityWithType userActivityType: String, error: any Error) {
         failure = "\(error)"
     }
-}
-
-/// Prints the nearby list as `baton nearby` does.
-@MainActor
-func printNearby(watch: Bool) {
-    let nearby = Application.shared.nearbyActivities
-    if watch { print("-- \(ISO8601DateFormatter().string(from: Date()))") }
-    if nearby.isEmpty { print("nothing nearby") }
-    for entry in nearby {
-        let web = entry.continuesInBrowser ? "\topens in the browser: \(shown(entry.webpageURL!.absoluteString))" : ""
-        print("\(shown(entry.device))\t\"\(shown(entry.title ?? ""))\"\t\(shown(entry.activityType))\t\(shown(entry.appID))\(web)")
-    }
-    fflush(nil)
 }

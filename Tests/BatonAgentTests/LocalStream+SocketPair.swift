@@ -19,4 +19,12 @@ extension LocalStream {
         }
         return (try stream(fds[0]), try stream(fds[1]), (fds[0], fds[1]))
     }
+
+    /// Two `LocalStream`s over the two ends of a Unix stream socket pair (`socketPair()`
+    /// without the descriptors).
+    @MainActor
+    static func pair() throws -> (LocalStream, LocalStream) {
+        let (one, other, _) = try socketPair()
+        return (one, other)
+    }
 }

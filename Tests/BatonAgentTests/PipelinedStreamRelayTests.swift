@@ -45,7 +45,7 @@ final class PipelinedStreamRelayTests: XCTestCase {
             let relay = StreamRelay()
             relay.maximumWaiting = 2
             defer { relay.closeAll() }
-            let pairs = try (0..<3).map { _ in try Self.pair() }
+            let pairs = try (0..<3).map { _ in try LocalStream.pair() }
             defer { for (app, _) in pairs { app.close() } }
             for (_, agentSide) in pairs { relay.connect(agentSide, marker: StreamRelay.pipelinedMarker, token: StreamRelay.randomToken()) }
             let oldest = pairs[0].0
@@ -58,7 +58,7 @@ final class PipelinedStreamRelayTests: XCTestCase {
                 }
             }
             XCTAssertEqual(code, .userActivityConnectionUnavailable, "the oldest waiting connection was closed")
-            let (stranger, strangerAgentSide) = try Self.pair()
+            let (stranger, strangerAgentSide) = try LocalStream.pair()
             defer { stranger.close() }
             relay.connect(strangerAgentSide, marker: StreamRelay.marker, token: StreamRelay.randomToken())
             XCTAssertEqual(relay.refusedConnections, 1)
@@ -69,7 +69,7 @@ final class PipelinedStreamRelayTests: XCTestCase {
     /// read already waiting and from later writes.
     func testAStreamFailedLocallyThrowsItsCodeFromWaitingReadsAndLaterWrites() throws {
         try MainActor.assumeIsolated {
-            let (app, agentSide) = try Self.pair()
+            let (app, agentSide) = try LocalStream.pair()
             defer { agentSide.close() }
             var read: Result<Data, any Error>?
             Task { @MainActor in read = await result { try await app.read(maxLength: 10) } }
@@ -99,8 +99,8 @@ final class PipelinedStreamRelayTests: XCTestCase {
         try MainActor.assumeIsolated {
             let relay = StreamRelay()
             defer { relay.closeAll() }
-            let (app, agentSide) = try Self.pair()
-            let (device, deviceAgentSide) = try Self.pair()
+            let (app, agentSide) = try LocalStream.pair()
+            let (device, deviceAgentSide) = try LocalStream.pair()
             defer {
                 app.close()
                 device.close()
@@ -152,7 +152,7 @@ final class PipelinedStreamRelayTests: XCTestCase {
         try MainActor.assumeIsolated {
             let relay = StreamRelay()
             defer { relay.closeAll() }
-            let (app, agentSide) = try Self.pair()
+            let (app, agentSide) = try LocalStream.pair()
             defer { app.close() }
             let token = StreamRelay.randomToken()
             let failure = CocoaError.handoff(.featureUnsupported, "no streams")
@@ -172,22 +172,6 @@ final class PipelinedStreamRelayTests: XCTestCase {
                 }
             }
         }
-    }
-
-    /// Two `LocalStream`s over the two ends of a Unix stream socket pair.
-    @MainActor
-    private static func pair() throws -> (LocalStream, LocalStream) {
-        var fds: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw POSIXError(.EMFILE) }
-        let streams = try fds.map { fd -> LocalStream in
-            var error: UnsafeMutablePointer<GError>?
-            guard let socket = g_socket_new_from_fd(fd, &error) else { throw GLibError(consuming: error!) }
-            defer { g_object_unref(UnsafeMutableRawPointer(socket)) }
-            let connection = g_socket_connection_factory_create_connection(socket)!
-            defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
-            return LocalStream(OpaquePointer(connection))
-        }
-        return (streams[0], streams[1])
     }
 }
 

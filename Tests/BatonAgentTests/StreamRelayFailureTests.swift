@@ -48,7 +48,7 @@ final class StreamRelayFailureTests: XCTestCase {
     /// codes of the app's first two reads' errors (nil for a read that did not throw one).
     private func relayFailure(_ error: any Error) throws -> [CocoaError.Code?] {
         try MainActor.assumeIsolated {
-            let (app, agentSide) = try Self.pair()
+            let (app, agentSide) = try LocalStream.pair()
             defer { app.close() }
             let relay = StreamRelay()
             defer { relay.closeAll() }
@@ -66,21 +66,5 @@ final class StreamRelayFailureTests: XCTestCase {
                 return codes
             }
         }
-    }
-
-    /// Two `LocalStream`s over the two ends of a Unix stream socket pair.
-    @MainActor
-    private static func pair() throws -> (LocalStream, LocalStream) {
-        var fds: [Int32] = [0, 0]
-        guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else { throw POSIXError(.EMFILE) }
-        let streams = try fds.map { fd -> LocalStream in
-            var error: UnsafeMutablePointer<GError>?
-            guard let socket = g_socket_new_from_fd(fd, &error) else { throw GLibError(consuming: error!) }
-            defer { g_object_unref(UnsafeMutableRawPointer(socket)) }
-            let connection = g_socket_connection_factory_create_connection(socket)!
-            defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
-            return LocalStream(OpaquePointer(connection))
-        }
-        return (streams[0], streams[1])
     }
 }

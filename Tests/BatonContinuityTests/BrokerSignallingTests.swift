@@ -58,13 +58,22 @@ final class BrokerSignallingTests: TrustTestCase {
         return (folders, settings)
     }
 
+    /// A probe for each of the devices `names` (in `folders`), each connected to the broker
+    /// once this returns; the caller stops them.
+    @MainActor
+    private static func connectedProbes(_ names: [String], _ folders: [String: URL], _ settings: BrokerSignallingSettings,
+                                 file: StaticString = #filePath, line: UInt = #line) throws -> [BrokerProbe] {
+        let probes = try names.map { try BrokerProbe(folder: folders[$0]!, settings: settings) }
+        spin(until: { probes.allSatisfy { $0.signalling.isConnected } }, file: file, line: line)
+        return probes
+    }
+
     func testTwoDevicesExchangeBlobsBothWays() throws {
         let (folders, settings) = try setUpGroup(["laptop", "phone"])
         try MainActor.assumeIsolated {
-            let laptop = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
-            let phone = try BrokerProbe(folder: folders["phone"]!, settings: settings)
-            defer { laptop.signalling.stop(); phone.signalling.stop() }
-            spin(until: { laptop.signalling.isConnected && phone.signalling.isConnected })
+            let probes = try Self.connectedProbes(["laptop", "phone"], folders, settings)
+            defer { for probe in probes { probe.signalling.stop() } }
+            let (laptop, phone) = (probes[0], probes[1])
 
             try laptop.signalling.send(Data("offer".utf8), to: phone.identity.identifier)
             spin(until: { phone.received.count == 1 })
@@ -119,11 +128,9 @@ final class BrokerSignallingTests: TrustTestCase {
     func testForgedAndMisaddressedEnvelopesAreRefused() throws {
         let (folders, settings) = try setUpGroup(["laptop", "phone", "tablet"])
         try MainActor.assumeIsolated {
-            let laptop = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
-            let phone = try BrokerProbe(folder: folders["phone"]!, settings: settings)
-            let tablet = try BrokerProbe(folder: folders["tablet"]!, settings: settings)
-            defer { laptop.signalling.stop(); phone.signalling.stop(); tablet.signalling.stop() }
-            spin(until: { laptop.signalling.isConnected && phone.signalling.isConnected && tablet.signalling.isConnected })
+            let probes = try Self.connectedProbes(["laptop", "phone", "tablet"], folders, settings)
+            defer { for probe in probes { probe.signalling.stop() } }
+            let (laptop, phone, tablet) = (probes[0], probes[1], probes[2])
 
             let topic = tablet.inbox(of: phone)
             func envelope(from sender: String, to recipient: String) -> BrokerEnvelope {
@@ -159,10 +166,9 @@ final class BrokerSignallingTests: TrustTestCase {
     func testAReplayedOrStaleEnvelopeIsRefused() throws {
         let (folders, settings) = try setUpGroup(["laptop", "phone"])
         try MainActor.assumeIsolated {
-            let laptop = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
-            let phone = try BrokerProbe(folder: folders["phone"]!, settings: settings)
-            defer { laptop.signalling.stop(); phone.signalling.stop() }
-            spin(until: { laptop.signalling.isConnected && phone.signalling.isConnected })
+            let probes = try Self.connectedProbes(["laptop", "phone"], folders, settings)
+            defer { for probe in probes { probe.signalling.stop() } }
+            let (laptop, phone) = (probes[0], probes[1])
 
             let topic = laptop.inbox(of: phone)
             let payload = try BrokerEnvelope.seal(Data("offer".utf8), to: phone.identity.identifier, on: topic, from: laptop.identity,
@@ -185,10 +191,9 @@ final class BrokerSignallingTests: TrustTestCase {
     func testATenMegabytePublishIsNotTaken() throws {
         let (folders, settings) = try setUpGroup(["laptop", "phone"])
         try MainActor.assumeIsolated {
-            let laptop = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
-            let phone = try BrokerProbe(folder: folders["phone"]!, settings: settings)
-            defer { laptop.signalling.stop(); phone.signalling.stop() }
-            spin(until: { laptop.signalling.isConnected && phone.signalling.isConnected })
+            let probes = try Self.connectedProbes(["laptop", "phone"], folders, settings)
+            defer { for probe in probes { probe.signalling.stop() } }
+            let (laptop, phone) = (probes[0], probes[1])
 
             XCTAssertThrowsError(try laptop.signalling.send(Data(count: 10 << 20), to: phone.identity.identifier)) {
                 guard case .tooLarge? = $0 as? BrokerError else { return XCTFail("\($0)") }
@@ -230,20 +235,10 @@ final class BrokerSignallingTests: TrustTestCase {
     /// deadline with `.timedOut`, and the next is scheduled.
     func testABrokerThatNeverAnswersTimesOut() throws {
         let (folders, base) = try setUpGroup(["laptop"], running: false)
-        let silent = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        defer { close(silent) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let listening = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(silent, $0, length) == 0 && listen(silent, 8) == 0 && getsockname(silent, $0, &length) == 0
-            }
-        }
-        XCTAssertTrue(listening)
+        let silent = try SilentListener()
+        defer { silent.close() }
         var settings = base
-        settings.port = UInt16(bigEndian: address.sin_port)
+        settings.port = silent.port
         settings.connectTimeout = .seconds(1)
         try MainActor.assumeIsolated {
             let laptop = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
@@ -261,11 +256,9 @@ final class BrokerSignallingTests: TrustTestCase {
         let (folders, settings) = try setUpGroup(["laptop", "phone", "tablet"])
         let authority = self.authority!
         try MainActor.assumeIsolated {
-            let laptop = try BrokerProbe(folder: folders["laptop"]!, settings: settings)
-            let phone = try BrokerProbe(folder: folders["phone"]!, settings: settings)
-            let tablet = try BrokerProbe(folder: folders["tablet"]!, settings: settings)
-            defer { laptop.signalling.stop(); phone.signalling.stop(); tablet.signalling.stop() }
-            spin(until: { laptop.signalling.isConnected && phone.signalling.isConnected && tablet.signalling.isConnected })
+            let probes = try Self.connectedProbes(["laptop", "phone", "tablet"], folders, settings)
+            defer { for probe in probes { probe.signalling.stop() } }
+            let (laptop, phone, tablet) = (probes[0], probes[1], probes[2])
 
             try authority.revokeDevice(named: "tablet", updating: [folders["phone"]!])
             phone.signalling.update(identity: try DeviceIdentity.load(from: folders["phone"]!))

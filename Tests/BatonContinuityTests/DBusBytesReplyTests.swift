@@ -23,18 +23,11 @@ final class DBusBytesReplyTests: XCTestCase {
     private func glibs(arguments: [Variant], order: GDBusMessageByteOrder = G_DBUS_MESSAGE_BYTE_ORDER_LITTLE_ENDIAN,
                        destination: String? = nil) throws -> [UInt8] {
         let message = g_dbus_message_new()!
-        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
         g_dbus_message_set_message_type(message, G_DBUS_MESSAGE_TYPE_METHOD_RETURN)
         g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
         g_dbus_message_set_reply_serial(message, 9)
-        g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
         if let destination { g_dbus_message_set_destination(message, destination) }
-        g_dbus_message_set_serial(message, 5)
-        g_dbus_message_set_byte_order(message, order)
-        var size: gsize = 0
-        let blob = try XCTUnwrap(g_dbus_message_to_blob(message, &size, G_DBUS_CAPABILITY_FLAGS_NONE, nil))
-        defer { g_free(blob) }
-        return Array(UnsafeBufferPointer(start: blob, count: Int(size)))
+        return try GLibMessageBlob.bytes(of: message, arguments: arguments, order: order)
     }
 
     private struct Decoded: Equatable {
@@ -43,16 +36,10 @@ final class DBusBytesReplyTests: XCTestCase {
 
     /// What GLib reads from `message`: nil if it refuses it or it is not a method return of `(ay)`.
     private func glibReads(_ message: [UInt8]) -> Decoded? {
-        var copy = message
-        let decoded = copy.withUnsafeMutableBufferPointer {
-            g_dbus_message_new_from_blob($0.baseAddress, gsize($0.count), G_DBUS_CAPABILITY_FLAGS_NONE, nil)
+        GLibMessageBlob.read(message, as: G_DBUS_MESSAGE_TYPE_METHOD_RETURN) { decoded, items in
+            guard items.count == 1, case .bytes(let bytes) = items[0] else { return nil }
+            return Decoded(serial: g_dbus_message_get_serial(decoded), replySerial: g_dbus_message_get_reply_serial(decoded), bytes: bytes)
         }
-        guard let decoded else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(decoded)) }
-        guard g_dbus_message_get_message_type(decoded) == G_DBUS_MESSAGE_TYPE_METHOD_RETURN,
-              let body = g_dbus_message_get_body(decoded), case .tuple(let items)? = try? Variant(reading: body),
-              items.count == 1, case .bytes(let bytes) = items[0] else { return nil }
-        return Decoded(serial: g_dbus_message_get_serial(decoded), replySerial: g_dbus_message_get_reply_serial(decoded), bytes: bytes)
     }
 
     private func oursReads(_ message: [UInt8]) -> Decoded? {
@@ -84,16 +71,10 @@ final class DBusBytesReplyTests: XCTestCase {
             taken += 1
             XCTAssertEqual(glibReads(message), read, what)
         }
-        for index in 0..<DBusBytesReply.bodyStart + 4 {
-            for value in Set([0, 1, 0x7F, 0xFF, original[index] &+ 1]) where value != original[index] {
-                var message = original
-                message[index] = value
-                check(message, "byte \(index) set to \(value)")
-            }
-        }
+        for (message, what) in GLibMessageBlob.byteChanges(of: original, first: DBusBytesReply.bodyStart + 4) { check(message, what) }
         for cut in DBusBytesReply.bodyStart..<original.count {
             var message = Array(original.prefix(cut))
-            withUnsafeBytes(of: UInt32(cut - DBusBytesReply.bodyStart).littleEndian) { for i in 0..<4 { message[4 + i] = $0[i] } }
+            GLibMessageBlob.setUInt32(&message, at: 4, UInt32(cut - DBusBytesReply.bodyStart))
             check(message, "cut at \(cut)")
         }
         XCTAssertGreaterThan(refused, 50, "the changes to types, fields and lengths are not taken here")

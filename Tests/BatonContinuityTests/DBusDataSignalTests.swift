@@ -31,15 +31,7 @@ final class DBusDataSignalTests: XCTestCase {
 
     /// GLib's encoding of the `StreamData` signal with `arguments` in `order`.
     private func glibs(arguments: [Variant], order: GDBusMessageByteOrder = G_DBUS_MESSAGE_BYTE_ORDER_LITTLE_ENDIAN) throws -> [UInt8] {
-        let message = g_dbus_message_new_signal(path, interface, member)!
-        defer { g_object_unref(UnsafeMutableRawPointer(message)) }
-        g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant())
-        g_dbus_message_set_serial(message, 5)
-        g_dbus_message_set_byte_order(message, order)
-        var size: gsize = 0
-        let blob = try XCTUnwrap(g_dbus_message_to_blob(message, &size, G_DBUS_CAPABILITY_FLAGS_NONE, nil))
-        defer { g_free(blob) }
-        return Array(UnsafeBufferPointer(start: blob, count: Int(size)))
+        try GLibMessageBlob.bytes(of: g_dbus_message_new_signal(path, interface, member)!, arguments: arguments, order: order)
     }
 
     /// What GLib reads from `message`: nil if it refuses it; else serial, path, interface,
@@ -49,19 +41,13 @@ final class DBusDataSignalTests: XCTestCase {
     }
 
     private func glibReads(_ message: [UInt8]) -> Decoded? {
-        var copy = message
-        let decoded = copy.withUnsafeMutableBufferPointer {
-            g_dbus_message_new_from_blob($0.baseAddress, gsize($0.count), G_DBUS_CAPABILITY_FLAGS_NONE, nil)
+        GLibMessageBlob.read(message, as: G_DBUS_MESSAGE_TYPE_SIGNAL) { decoded, items in
+            guard items.count == 2, case .uint32(let number) = items[0], case .bytes(let bytes) = items[1] else { return nil }
+            let string = { (pointer: UnsafePointer<CChar>?) in pointer.map { String(cString: $0) } ?? "" }
+            return Decoded(serial: g_dbus_message_get_serial(decoded), path: string(g_dbus_message_get_path(decoded)),
+                           interface: string(g_dbus_message_get_interface(decoded)), member: string(g_dbus_message_get_member(decoded)),
+                           number: number, bytes: bytes)
         }
-        guard let decoded else { return nil }
-        defer { g_object_unref(UnsafeMutableRawPointer(decoded)) }
-        guard g_dbus_message_get_message_type(decoded) == G_DBUS_MESSAGE_TYPE_SIGNAL,
-              let body = g_dbus_message_get_body(decoded), case .tuple(let items)? = try? Variant(reading: body),
-              items.count == 2, case .uint32(let number) = items[0], case .bytes(let bytes) = items[1] else { return nil }
-        let string = { (pointer: UnsafePointer<CChar>?) in pointer.map { String(cString: $0) } ?? "" }
-        return Decoded(serial: g_dbus_message_get_serial(decoded), path: string(g_dbus_message_get_path(decoded)),
-                       interface: string(g_dbus_message_get_interface(decoded)), member: string(g_dbus_message_get_member(decoded)),
-                       number: number, bytes: bytes)
     }
 
     /// What the connection takes from `message` (`DBusConnection.takeDataSignal`), in the same
@@ -102,20 +88,13 @@ final class DBusDataSignalTests: XCTestCase {
             taken += 1
             XCTAssertEqual(glibReads(message), read, what)
         }
-        for index in 0..<header {
-            for value in Set([0, 1, 0x7F, 0xFF, original[index] &+ 1]) where value != original[index] {
-                var message = original
-                message[index] = value
-                check(message, "byte \(index) set to \(value)")
-            }
-        }
+        for (message, what) in GLibMessageBlob.byteChanges(of: original, first: header) { check(message, what) }
         for cut in stride(from: 16, to: original.count, by: 1) {
             var message = Array(original.prefix(cut))
             // The fixed header's body length made to agree with what is left, as a frame would be.
             let bodyStart = (16 + Int(original[12]) + 7) & ~7
             guard cut >= bodyStart else { continue }
-            let body = UInt32(cut - bodyStart).littleEndian
-            withUnsafeBytes(of: body) { for i in 0..<4 { message[4 + i] = $0[i] } }
+            GLibMessageBlob.setUInt32(&message, at: 4, UInt32(cut - bodyStart))
             check(message, "cut at \(cut)")
         }
         XCTAssertGreaterThan(refused, 100, "the changes to names, types and lengths are not taken here")
@@ -131,9 +110,7 @@ final class DBusDataSignalTests: XCTestCase {
             change(&message)
             return message
         }
-        func setU32(_ message: inout [UInt8], _ offset: Int, _ value: UInt32) {
-            withUnsafeBytes(of: value.littleEndian) { for i in 0..<4 { message[offset + i] = $0[i] } }
-        }
+        let setU32 = { (message: inout [UInt8], offset: Int, value: UInt32) in GLibMessageBlob.setUInt32(&message, at: offset, value) }
         XCTAssertNotNil(oursReads(original))
         XCTAssertNil(oursReads(with { setU32(&$0, bodyStart + 4, 101) }), "the array longer than the body")
         XCTAssertNil(oursReads(with { setU32(&$0, bodyStart + 4, 99) }), "the array shorter than the body")

@@ -105,6 +105,17 @@ final class LinkStreamTests: TrustTestCase {
         return (try authority.issueDevice(named: "A"), try authority.issueDevice(named: "B"))
     }
 
+    /// Runs `body` on the main actor with a link between two devices of one group
+    /// (`makePair`), closed after it; `body` also gets the accepting device's identity.
+    private func withLink(_ body: @MainActor (LinkPair, DeviceIdentity) throws -> Void) throws {
+        let (a, b) = try devices()
+        try MainActor.assumeIsolated {
+            let pair = try Self.makePair(a, b)
+            defer { pair.close() }
+            try body(pair, a)
+        }
+    }
+
     /// A link between `a` (accepting) and `b` (dialing), both ends in this process.
     @MainActor
     private static func makePair(_ a: DeviceIdentity, _ b: DeviceIdentity) throws -> LinkPair {
@@ -148,10 +159,7 @@ final class LinkStreamTests: TrustTestCase {
     /// Request, then response: bytes go both ways on one stream, and each side's
     /// `finishWriting()` is the other's end of the stream (an empty read).
     func testBytesGoBothWaysAndFinishingWritingEndsTheOtherSidesReading() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream()
             let exchange = Self.outcome { () async throws -> (Data, Data) in
                 try await dialing.write(Data("request".utf8))
@@ -175,10 +183,7 @@ final class LinkStreamTests: TrustTestCase {
     /// Flow control: a reader that reads nothing holds exactly one window of a large write, and
     /// the writer waits; once it reads, the whole transfer arrives intact, in order.
     func testAReaderThatDoesNotReadHoldsOneWindowAndALargeTransferArrivesIntact() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream()
             let size = 20 * 1024 * 1024 + 17
             let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
@@ -205,10 +210,7 @@ final class LinkStreamTests: TrustTestCase {
     /// A read with nothing arriving for the idle bound fails with `TransportError.idle` and
     /// resets the stream: the other side's read fails too, and the link stays up.
     func testAReadThatGetsNothingFailsAfterTheIdleBoundAndResetsTheStream() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream(idleTimeout: .seconds(1), acceptingIdleTimeout: .seconds(600))
             let idle = Self.outcome { try await dialing.read(maxLength: 100) }
             guard case .idle? = idle.error as? TransportError else { return XCTFail("\(String(describing: idle.value))") }
@@ -222,10 +224,7 @@ final class LinkStreamTests: TrustTestCase {
     /// The link closing in the middle of a transfer fails both sides' reads and writes; nothing
     /// waits for the idle bound.
     func testTheLinkClosingMidStreamFailsBothSides() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream(idleTimeout: .seconds(600), acceptingIdleTimeout: .seconds(600))
             let writing = Outcome { try await dialing.write(Data(count: 4 * LinkStreams.window)) }
             spin(until: { accepting.buffered == LinkStreams.window })
@@ -243,10 +242,7 @@ final class LinkStreamTests: TrustTestCase {
     /// closes right after (an app that exits once it has sent, as the Mail sample does) loses
     /// nothing: the reader still reads it all, then the end.
     func testWhatWasWrittenBeforeFinishingIsReadAfterTheLinkCloses() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream()
             // One window: the writer finishes without waiting for the reader to read.
             let data = Data((0..<LinkStreams.window).map { UInt8(truncatingIfNeeded: $0 % 253) })
@@ -269,10 +265,7 @@ final class LinkStreamTests: TrustTestCase {
     /// Bytes that cross this side's close are dropped: a stream closed here may still get what
     /// the peer sent before it heard, and that is not a protocol violation.
     func testBytesForAStreamClosedHereAreDroppedAndTheLinkStays() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream()
             accepting.close()
             pair.dialingStreams.emit(.streamData(stream: dialing.id, bytes: Data(count: 1000)))
@@ -289,10 +282,7 @@ final class LinkStreamTests: TrustTestCase {
     /// (a window for each stream opened): a peer that keeps sending on a stream closed here
     /// past that breaks the protocol, and the link is closed, so dropping costs bounded work.
     func testBytesForAClosedStreamPastItsWindowCloseTheLink() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream()
             accepting.close()
             let chunk = Data(count: LinkStreams.chunk)
@@ -316,10 +306,7 @@ final class LinkStreamTests: TrustTestCase {
     /// its own at once, whatever the other opened, so two sides opening at the same moment never
     /// look like a violation to each other; past its own cap a side does not open one.
     func testEachSideMayOpenUpToTheCapOfItsOwnStreams() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             var streams: [LinkStream] = []
             for _ in 0..<LinkStreams.maximumStreams {
                 let dialing = try XCTUnwrap(pair.dialingStreams.makeStream(idleTimeout: .seconds(30)))
@@ -341,10 +328,7 @@ final class LinkStreamTests: TrustTestCase {
     /// for its answer, and is delivered — here the device reads the whole request before it
     /// answers at all. Then the response comes back on the same stream.
     func testBytesThatFollowOpenStreamsBeforeItsAnswerAreDelivered() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, a in
             let device = Self.device(a, serving: pair)
             device.holdsAnswers = true
             let dialing = try XCTUnwrap(pair.dialingStreams.open(sequence: 1, idleTimeout: .seconds(30), timeout: .seconds(30)))
@@ -383,10 +367,7 @@ final class LinkStreamTests: TrustTestCase {
     /// of a refused connection reports it, and is forgotten on both ends; what was written is
     /// dropped by the device, not taken as a violation, and the link stays.
     func testARefusedOpenFailsTheStreamWithItsHandoffErrorAndFreesIt() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, a in
             let device = Self.device(a, serving: pair)
             device.refuses = true
             let dialing = try XCTUnwrap(pair.dialingStreams.open(sequence: 1, idleTimeout: .seconds(30), timeout: .seconds(30)))
@@ -410,10 +391,7 @@ final class LinkStreamTests: TrustTestCase {
     /// `.userActivityRemoteApplicationTimedOut`, and resets it: the device, which took it but
     /// never answered, has it forgotten too.
     func testAnOpenNotAnsweredInTimeFailsAndResetsTheStream() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, a in
             let device = Self.device(a, serving: pair)
             device.holdsAnswers = true
             let dialing = try XCTUnwrap(pair.dialingStreams.open(sequence: 1, idleTimeout: .seconds(600), timeout: .seconds(1)))
@@ -428,10 +406,7 @@ final class LinkStreamTests: TrustTestCase {
     /// Bytes for an id that was never opened still break the protocol, even right after a
     /// pipelined open whose bytes are fine: the link is closed, as a refusal.
     func testBytesForAnIdNeverOpenedCloseTheLinkEvenBesideAPipelinedOpen() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, a in
             _ = Self.device(a, serving: pair)
             let opened = try XCTUnwrap(pair.dialingStreams.open(sequence: 1, idleTimeout: .seconds(30), timeout: .seconds(30)))
             let written = Self.outcome { try await opened.write(Data("fine".utf8)) }
@@ -447,10 +422,7 @@ final class LinkStreamTests: TrustTestCase {
     /// app reads nothing, makes the link hold `LinkStreams.maximumBufferedBytes` (a window a
     /// stream), not more; the link stays up, and the next byte on any of them closes it.
     func testAPeerFloodingEveryStreamMakesTheLinkHoldAtMostOneWindowEach() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let streams = try (0..<LinkStreams.maximumStreams).map { _ in try pair.openStream() }
             XCTAssertNil(pair.dialingStreams.makeStream(idleTimeout: .seconds(30)), "no stream past the cap")
             let chunk = Data(count: LinkStreams.chunk)
@@ -476,10 +448,7 @@ final class LinkStreamTests: TrustTestCase {
     /// A peer that sends past the window it was given, while this side reads nothing, breaks
     /// the protocol: the link is closed (a refusal), and what it sent is not kept.
     func testSendingPastTheWindowClosesTheLink() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream()
             let chunk = Data(count: LinkStreams.chunk)
             for _ in 0...(LinkStreams.window / LinkStreams.chunk) { pair.dialingStreams.emit(.streamData(stream: dialing.id, bytes: chunk)) }
@@ -558,10 +527,7 @@ final class LinkStreamTests: TrustTestCase {
     /// into a buffer of its own and handed on without a copy), and one with a header field this
     /// side does not write (a sender: left to GLib's decoding).
     func testStreamDataAsOtherLibrariesWriteItArrivesInOrder() throws {
-        let (a, b) = try devices()
-        try MainActor.assumeIsolated {
-            let pair = try Self.makePair(a, b)
-            defer { pair.close() }
+        try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream()
             let parts = [Data(repeating: 1, count: 10), Data(repeating: 2, count: 40 * 1024), Data(repeating: 3, count: 5)]
             try Self.glibMessage([.uint32(dialing.id), .bytes(parts[0])], order: G_DBUS_MESSAGE_BYTE_ORDER_BIG_ENDIAN)

@@ -8,20 +8,6 @@ import XCTest
 /// an attempt fails for a reason that may pass (the window's port refusing the connection),
 /// and says so; a "no" on either side is never tried again.
 final class PairingRetryTests: TrustTestCase {
-    private func group() throws -> GroupAuthority {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        _ = try authority.issueDevice(named: "A", writingTo: config("admin").deviceDirectory)
-        return authority
-    }
-
-    /// A loopback port nothing listens on now (one the system gave a listener, closed since).
-    @MainActor
-    private static func freePort() throws -> UInt16 {
-        let listener = try PairingListener()
-        defer { listener.close() }
-        return listener.port
-    }
-
     /// Runs a newcomer against `port` with `retry`; `onRetry` hears each retry (after it is
     /// recorded). Returns its outcome and the failures it tried again after.
     @MainActor
@@ -47,10 +33,10 @@ final class PairingRetryTests: TrustTestCase {
     /// The window opens only after the newcomer's first attempt was refused: the newcomer
     /// says so, tries again and pairs.
     func testANewcomerTriesAgainWhenTheWindowsPortRefusedItAndThenPairs() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let folder = root.appendingPathComponent("new/device")
         try MainActor.assumeIsolated {
-            let port = try Self.freePort()
+            let port = try FreePort.tcp()
             var window: PairingWindow?
             var windowResult: Result<String, PairingError>?
             let (result, retried) = try Self.join(port: port, retry: .standard, folder: folder) {
@@ -74,7 +60,7 @@ final class PairingRetryTests: TrustTestCase {
     func testRetriesAreBoundedByTheirCount() throws {
         let folder = root.appendingPathComponent("new/device")
         try MainActor.assumeIsolated {
-            let port = try Self.freePort()
+            let port = try FreePort.tcp()
             let (result, retried) = try Self.join(port: port, retry: PairingRetry(attempts: 3, firstDelay: .milliseconds(50)), folder: folder)
             guard case .failure(.connectionFailed) = result else { return XCTFail("\(result)") }
             XCTAssertEqual(retried.map(\.1), [.milliseconds(50), .milliseconds(100)])
@@ -86,7 +72,7 @@ final class PairingRetryTests: TrustTestCase {
     func testRetriesAreBoundedByThePairingsTime() throws {
         let folder = root.appendingPathComponent("new/device")
         try MainActor.assumeIsolated {
-            let port = try Self.freePort()
+            let port = try FreePort.tcp()
             let (result, retried) = try Self.join(port: port, retry: PairingRetry(attempts: 10, firstDelay: .milliseconds(250)),
                                              folder: folder, timeout: .seconds(1))
             guard case .failure(.connectionFailed) = result else { return XCTFail("\(result)") }
@@ -98,7 +84,7 @@ final class PairingRetryTests: TrustTestCase {
 
     /// A "no" by the person here, or by the window's person, ends the pairing at once.
     func testADeclineOnEitherSideIsNeverTriedAgain() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let folder = root.appendingPathComponent("new/device")
         try MainActor.assumeIsolated {
             for (windowSays, newcomerSays) in [(true, false), (false, true)] {

@@ -10,13 +10,6 @@ import XCTest
 /// grant for the newcomer's own key, a relay in the middle, a window that breaks its
 /// commitment, garbage on the port, the window's bounds.
 final class PairingTests: TrustTestCase {
-    /// A group with this machine's own device A, administered in `config("admin")`.
-    private func group() throws -> GroupAuthority {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        _ = try authority.issueDevice(named: "A", writingTo: config("admin").deviceDirectory)
-        return authority
-    }
-
     /// Where the newcomer writes.
     private var newcomerFolder: URL { root.appendingPathComponent("new/device") }
 
@@ -42,7 +35,7 @@ final class PairingTests: TrustTestCase {
     }
 
     func testBothSidesShowTheSameCodeAndTheNewcomerGetsACertificateForItsOwnKeyWhichNeverLeavesIt() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let folder = newcomerFolder, adminDevice = config("admin").deviceDirectory
         try MainActor.assumeIsolated {
             let listener = try PairingListener()
@@ -88,7 +81,7 @@ final class PairingTests: TrustTestCase {
     }
 
     func testARelayInTheMiddleGetsTwoDifferentCodesAndAFinalNoWritesNothingOnEitherSide() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let before = try FolderSnapshot(config("admin").url, root.appendingPathComponent("new"))
         let folder = newcomerFolder
         try MainActor.assumeIsolated {
@@ -117,7 +110,7 @@ final class PairingTests: TrustTestCase {
 
 extension PairingTests {
     func testARelayForwardingEveryByteIsCaughtAtTheCommitmentBeforeAnyCodeAndNothingIsWritten() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let before = try FolderSnapshot(config("admin").url, root.appendingPathComponent("new"))
         let folder = newcomerFolder
         try MainActor.assumeIsolated {
@@ -161,7 +154,7 @@ final class UnansweredQuestion: Sendable {
 
 extension PairingTests {
     func testAFrameOverItsCapOrNotOfItsTypeIsDroppedBeforeAnyCodeAndUsesNoAttempt() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let folder = newcomerFolder
         try MainActor.assumeIsolated {
             let listener = try PairingListener()
@@ -199,15 +192,7 @@ extension PairingTests {
             XCTAssertTrue(elapsed.allSatisfy { $0 < .seconds(5) }, "\(elapsed)")
             // The window's one attempt is still there.
             var newcomerResult: Result<DeviceIdentity, PairingError>?
-            let newcomer = try PairingNewcomer(name: "B")
-            Task { @MainActor in
-                do throws(PairingError) {
-                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
-                                                                      timeout: .seconds(15), confirm: { _ in true }) { try $0.write(to: folder) })
-                } catch {
-                    newcomerResult = .failure(error)
-                }
-            }
+            try PairingNewcomer(name: "B").startJoining(port: listener.port, folder: folder) { newcomerResult = $0 }
             spin(until: { windowResult != nil && newcomerResult != nil })
             XCTAssertEqual(try windowResult?.get(), "B")
             XCTAssertNoThrow(try newcomerResult?.get())
@@ -216,7 +201,7 @@ extension PairingTests {
     }
 
     func testAWindowWhoseTimeIsUpClosesAndItsPortRefusesConnections() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         try MainActor.assumeIsolated {
             let listener = try PairingListener()
             let window = PairingWindow(authority: authority, listener: listener, lifetime: .milliseconds(300)) { _ in true }

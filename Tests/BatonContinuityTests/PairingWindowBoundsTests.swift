@@ -7,12 +7,6 @@ import XCTest
 /// The window's bounds against a newcomer that misbehaves: what uses an attempt, what is told
 /// to an unauthenticated peer, and a grant issued but not delivered.
 final class PairingWindowBoundsTests: TrustTestCase {
-    private func group() throws -> GroupAuthority {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        _ = try authority.issueDevice(named: "A", writingTo: config("admin").deviceDirectory)
-        return authority
-    }
-
     /// A newcomer of the test's own that says hello as `name` and then goes as far as `steps`
     /// (0: hangs up at once; 1: after the commit; 3: after the reveal, with its verdict `yes`),
     /// then hangs up. Returns the commit it got (nil if none).
@@ -30,7 +24,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
     }
 
     func testHelloesThatHangUpBeforeThePersonIsAskedUseNoAttempt() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let folder = root.appendingPathComponent("new/device")
         try MainActor.assumeIsolated {
             let listener = try PairingListener()
@@ -59,15 +53,9 @@ final class PairingWindowBoundsTests: TrustTestCase {
             XCTAssertEqual(asked, 0)
             // Its one attempt is still there.
             var newcomerResult: Result<DeviceIdentity, PairingError>?
-            let newcomer = try PairingNewcomer(name: "B")
-            Task { @MainActor in
-                do throws(PairingError) {
-                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
-                                                                      timeout: .seconds(15), confirm: { _ in true }) { try $0.write(to: folder) })
-                } catch {
-                    newcomerResult = .failure(error)
-                    window.close()
-                }
+            try PairingNewcomer(name: "B").startJoining(port: listener.port, folder: folder) { outcome in
+                newcomerResult = outcome
+                if case .failure = outcome { window.close() }
             }
             spin(until: { windowResult != nil && newcomerResult != nil })
             XCTAssertEqual(try windowResult?.get(), "B")
@@ -76,7 +64,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
     }
 
     func testARosterThatCannotBeReadIsNotDescribedToTheNewcomer() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let roster = config("admin").groupDirectory.appendingPathComponent("roster")
         try Data("not a roster".utf8).write(to: roster)
         let folder = root.appendingPathComponent("new/device"), rootPath = root.path
@@ -88,15 +76,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
             var windowResult: Result<String, PairingError>?
             Task { @MainActor in windowResult = await window.run() }
             var newcomerResult: Result<DeviceIdentity, PairingError>?
-            let newcomer = try PairingNewcomer(name: "B")
-            Task { @MainActor in
-                do throws(PairingError) {
-                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
-                                                                      timeout: .seconds(15), confirm: { _ in true }) { try $0.write(to: folder) })
-                } catch {
-                    newcomerResult = .failure(error)
-                }
-            }
+            try PairingNewcomer(name: "B").startJoining(port: listener.port, folder: folder) { newcomerResult = $0 }
             spin(until: { windowResult != nil && newcomerResult != nil })
             guard case .failure(let error)? = newcomerResult else { return XCTFail("\(String(describing: newcomerResult))") }
             XCTAssertNil("\(error)".range(of: rootPath), "local paths crossed to the newcomer: \(error)")
@@ -107,7 +87,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
     }
 
     func testAGrantIssuedButNotDeliveredClosesTheWindowNamingTheDeviceToRevoke() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         try MainActor.assumeIsolated {
             let listener = try PairingListener()
             let window = PairingWindow(authority: authority, listener: listener, lifetime: .seconds(15)) { _ in true }
@@ -124,7 +104,7 @@ final class PairingWindowBoundsTests: TrustTestCase {
     }
 
     func testTheNewcomerSaysNoNameBeforeItsPersonsYes() throws {
-        let authority = try group()
+        let authority = try pairingGroup()
         let folder = root.appendingPathComponent("new/device")
         let name = "zoe-thinkpad"
         try MainActor.assumeIsolated {
@@ -137,17 +117,10 @@ final class PairingWindowBoundsTests: TrustTestCase {
             var sent = Data(), sentBeforeYes: Data?
             newcomer.onSend = { sent.append($0) }
             var newcomerResult: Result<DeviceIdentity, PairingError>?
-            Task { @MainActor in
-                do throws(PairingError) {
-                    newcomerResult = .success(try await newcomer.join(host: "127.0.0.1", port: listener.port, typing: false,
-                                                                      timeout: .seconds(15), confirm: { _ in
-                        sentBeforeYes = sent
-                        return true
-                    }) { try $0.write(to: folder) })
-                } catch {
-                    newcomerResult = .failure(error)
-                }
-            }
+            newcomer.startJoining(port: listener.port, folder: folder, confirm: { _ in
+                sentBeforeYes = sent
+                return true
+            }) { newcomerResult = $0 }
             spin(until: { windowResult != nil && newcomerResult != nil })
             askedFor = try? windowResult?.get()
             XCTAssertEqual(askedFor, name, "named in the verdict, after the yes")

@@ -15,10 +15,6 @@ import XCTest
 /// old secret; the remaining devices get the new settings over their links, the revoked one
 /// does not. A revoke that cannot write a file changes nothing and names the file.
 final class RevocationAtRelayServersTests: ProcessTestCase {
-    private static let mosquitto = URL(fileURLWithPath: "/usr/sbin/mosquitto")
-    private static let turnserver = URL(fileURLWithPath: "/usr/bin/turnserver")
-    private static let uclient = URL(fileURLWithPath: "/usr/bin/turnutils_uclient")
-
     private var admin: URL { root.appendingPathComponent("admin") }
     private var phoneFolder: URL { root.appendingPathComponent("phone-id") }
     private var out: URL { root.appendingPathComponent("server") }
@@ -29,37 +25,13 @@ final class RevocationAtRelayServersTests: ProcessTestCase {
         return (run.status, run.stdout, run.stderr)
     }
 
-    private func requireServers() throws {
-        for tool in [Self.mosquitto, Self.turnserver, Self.uclient] where !FileManager.default.isExecutableFile(atPath: tool.path) {
-            throw XCTSkip("\(tool.path) is not installed (scripts/install-deps.sh installs coturn and mosquitto)")
-        }
-    }
-
-    /// A loopback port free for TCP and UDP a moment ago.
-    private func freePort() throws -> UInt16 {
-        for _ in 0..<20 {
-            let port = try MosquittoBroker.freePort()
-            let udp = socket(AF_INET, Int32(SOCK_DGRAM.rawValue), 0)
-            defer { close(udp) }
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            address.sin_port = port.bigEndian
-            let free = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(udp, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
-            }
-            if free { return port }
-        }
-        throw XCTSkip("no free loopback port")
-    }
-
     /// A group made with the command: this machine's device "laptop", a device "phone" in
     /// `phoneFolder`, relay settings on loopback ports (`turn`), and `baton relay server-config`'s files in `out`.
     private func configuredGroup(turn: Bool = true) throws -> (turnPort: UInt16, brokerPort: UInt16) {
         XCTAssertEqual(try baton("group", "create", "Ada").status, 0)
         XCTAssertEqual(try baton("device", "add", "laptop", "--install").status, 0)
         XCTAssertEqual(try baton("device", "add", "phone", "--out", phoneFolder.path).status, 0)
-        let turnPort = try freePort(), brokerPort = try freePort()
+        let turnPort = try FreePort.tcpAndUDP(), brokerPort = try FreePort.tcpAndUDP()
         let setup = try runProduct("baton", ["relay", "setup", "--broker", "mqtts://127.0.0.1:\(brokerPort)", "--config", admin.path]
                                    + (turn ? ["--turn", "turn:127.0.0.1:\(turnPort)"] : []), timeout: 60)
         XCTAssertEqual(setup.status, 0, setup.stderr)
@@ -130,37 +102,21 @@ final class RevocationAtRelayServersTests: ProcessTestCase {
 
     // MARK: - The broker
 
-    /// mosquitto on `baton.conf` in `out` (its folder replaced by `out`, bound to loopback, as root).
-    private func startBroker(port: UInt16) throws -> RunningProcess {
-        let text = try String(contentsOf: out.appendingPathComponent("baton.conf"), encoding: .utf8)
-            .replacingOccurrences(of: RelayServerConfig.mosquittoCertificateFolder, with: out.path)
-            .replacingOccurrences(of: "listener \(port)\n", with: "listener \(port) 127.0.0.1\n") + "user root\n"
-        let conf = out.appendingPathComponent("test-mosquitto.conf")
-        try Data(text.utf8).write(to: conf)
-        let broker = try RunningProcess(executable: Self.mosquitto, ["-c", conf.path, "-v"])
-        processes.append(broker)
-        XCTAssertNotNil(broker.waitForLine(containing: " running", timeout: 60), broker.output)
-        return broker
-    }
+    /// mosquitto on `baton.conf` in `out` (`startMosquitto(configuredIn:port:)`).
+    private func startBroker(port: UInt16) throws -> RunningProcess { try startMosquitto(configuredIn: out, port: port) }
 
     private func stop(_ process: RunningProcess) {
         process.terminate()
         process.waitForExit(timeout: 10)
     }
 
-    /// What the broker answers an MQTT CONNECT over TLS 1.3 from the identity in `folder`, as
-    /// hex bytes (accepted: `20 02 00 00`; refused in the handshake: nothing).
+    /// What the broker answers an MQTT CONNECT from the identity in `folder` (`mqttConnect`).
     private func connect(port: UInt16, from folder: URL) throws -> String {
-        let ca = out.appendingPathComponent("baton-group-ca.pem")
-        let client = "openssl s_client -connect 127.0.0.1:\(port) -tls1_3 -CAfile '\(ca.path)' -verify_return_error -verify_ip 127.0.0.1"
-            + " -quiet -ign_eof -cert '\(folder.appendingPathComponent("certificate.pem").path)' -key '\(folder.appendingPathComponent("key.pem").path)'"
-        let script = "printf '\\020\\014\\000\\004MQTT\\004\\002\\000\\074\\000\\000\\340\\000' | \(client) 2>/dev/null | od -An -tx1"
-        let run = try runProcess(URL(fileURLWithPath: "/bin/sh"), ["-c", script], timeout: 30)
-        return run.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ")
+        try mqttConnect(port: port, ca: out.appendingPathComponent("baton-group-ca.pem"), from: folder)
     }
 
     func testTheBrokerRefusesARevokedDeviceOnceItHoldsTheGroupsCRL() throws {
-        try requireServers()
+        try requireRelayServers()
         let (_, port) = try configuredGroup(turn: false)
         let laptop = config("admin").deviceDirectory
         XCTAssertTrue(try String(contentsOf: out.appendingPathComponent("baton.conf"), encoding: .utf8)
@@ -188,15 +144,8 @@ final class RevocationAtRelayServersTests: ProcessTestCase {
 
     // MARK: - The TURN secret
 
-    /// turnutils_uclient's output for an allocation at `port` with `credentials`.
-    private func allocate(port: UInt16, _ credentials: TURNCredentials) throws -> String {
-        let run = try runProcess(Self.uclient, ["-u", credentials.username, "-w", credentials.password, "-p", "\(port)",
-                                                "-n", "1", "-m", "1", "-e", "127.0.0.1", "127.0.0.1"], timeout: 30)
-        return run.stdout + run.stderr
-    }
-
     func testRevokeReplacesTheTURNSecretAndCoturnRefusesTheOldOne() throws {
-        try requireServers()
+        try requireRelayServers()
         let (port, _) = try configuredGroup()
         let laptop = config("admin").deviceDirectory
         let before = try XCTUnwrap(try RelaySettings.load(from: laptop))
@@ -218,17 +167,12 @@ final class RevocationAtRelayServersTests: ProcessTestCase {
         XCTAssertEqual(config.status, 0, config.stderr)
         let conf = try String(contentsOf: out.appendingPathComponent("turnserver.conf"), encoding: .utf8)
         XCTAssertTrue(conf.contains("static-auth-secret=\(String(decoding: new, as: UTF8.self))\n"))
-        let server = try RunningProcess(executable: Self.turnserver, [
-            "-c", out.appendingPathComponent("turnserver.conf").path, "-L", "127.0.0.1", "--pidfile", out.appendingPathComponent("turn.pid").path,
-            "--userdb", out.appendingPathComponent("turndb").path, "--log-file", "stdout", "-v",
-        ])
-        processes.append(server)
-        XCTAssertNotNil(server.waitForLine(containing: "UDP listener opened on: 127.0.0.1:\(port)", timeout: 60), server.output)
+        try startCoturn(configuredIn: out, port: port)
         let phone = try DeviceIdentity.load(from: phoneFolder).identifier
-        let stale = try allocate(port: port, before.turnCredentials(for: phone, validFor: .seconds(600), now: Date()))
+        let stale = try allocateTURN(port: port, before.turnCredentials(for: phone, validFor: .seconds(600), now: Date()))
         XCTAssertTrue(stale.contains("Cannot complete Allocation"), "credentials from the old secret are refused: \(stale)")
         let identifier = try DeviceIdentity.load(from: laptop).identifier
-        let current = try allocate(port: port, after.turnCredentials(for: identifier, validFor: .seconds(600), now: Date()))
+        let current = try allocateTURN(port: port, after.turnCredentials(for: identifier, validFor: .seconds(600), now: Date()))
         XCTAssertFalse(current.contains("Cannot complete Allocation"), "the remaining devices' credentials work: \(current)")
     }
 

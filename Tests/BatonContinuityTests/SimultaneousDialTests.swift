@@ -9,14 +9,6 @@ import XCTest
 /// device whose identifier sorts first dialed — decided by each side alone, without asking
 /// the other.
 final class SimultaneousDialTests: TrustTestCase {
-    /// A loopback port nothing listens on now (one the system gave a listener, closed since).
-    @MainActor
-    private static func freePort() throws -> UInt16 {
-        let listener = try PairingListener()
-        defer { listener.close() }
-        return listener.port
-    }
-
     /// Which connection reaches which side first, and whether a side's first call or the other
     /// connection's arrival is handled first, varies from run to run: several rounds try more
     /// of the orders (one round once showed an unlinked event).
@@ -30,7 +22,7 @@ final class SimultaneousDialTests: TrustTestCase {
 
     private func dialAtOnce(_ a: DeviceIdentity, _ b: DeviceIdentity, round: Int) throws {
         try MainActor.assumeIsolated {
-            let portA = try Self.freePort(), portB = try Self.freePort()
+            let portA = try FreePort.tcp(), portB = try FreePort.tcp()
             let nodeA = try ContinuityNode(identity: a, staticPeers: [PeerAddress(host: "127.0.0.1", port: portB)], provider: SilentActivityProvider())
             let nodeB = try ContinuityNode(identity: b, staticPeers: [PeerAddress(host: "127.0.0.1", port: portA)], provider: SilentActivityProvider())
             var finished = 0

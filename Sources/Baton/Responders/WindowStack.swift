@@ -15,8 +15,7 @@ struct WindowStack {
 
     /// Puts `window` in front of every other, adding it if it was not in the stack.
     mutating func bringToFront(_ window: Window) {
-        let node = detach(window) ?? Node(window)
-        nodes[ObjectIdentifier(window)] = node
+        let node = takeOut(window)
         node.behind = front
         front?.inFront = node
         front = node
@@ -25,8 +24,7 @@ struct WindowStack {
 
     /// Puts `window` behind every other, adding it if it was not in the stack.
     mutating func sendToBack(_ window: Window) {
-        let node = detach(window) ?? Node(window)
-        nodes[ObjectIdentifier(window)] = node
+        let node = takeOut(window)
         node.inFront = back
         back?.behind = node
         back = node
@@ -55,6 +53,14 @@ struct WindowStack {
             node = current.behind
         }
         return result
+    }
+
+    /// `window`'s node, out of its place (a new one if it was not in the stack), to be put back
+    /// at the front or the back.
+    private mutating func takeOut(_ window: Window) -> Node {
+        let node = detach(window) ?? Node(window)
+        nodes[ObjectIdentifier(window)] = node
+        return node
     }
 
     private mutating func detach(_ window: Window) -> Node? {

@@ -20,14 +20,8 @@ extension Agent {
               actions.allSatisfy({ $0.utf8.count <= AgentConnection.maximumActionName }), filter.utf8.count <= AgentInterface.maximumText else {
             return call.fail(.refused, "at most \(AgentConnection.maximumInspectedActions) action names of at most \(AgentConnection.maximumActionName) bytes")
         }
-        guard caller.pendingCalls < maximumPendingCallsPerApp else {
-            return call.fail(.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
-        }
-        caller.pendingCalls += 1
-        Task { @MainActor [weak self, weak caller] in
-            defer { caller?.pendingCalls -= 1 }
-            guard let self else { return call.fail(.connectionUnavailable, "the agent is stopping") }
-            let inspection = await self.inspection(app: filter.isEmpty ? nil : filter, actions: actions, excluding: caller)
+        answerWaiting(call, from: caller) { [weak caller] agent, call in
+            let inspection = await agent.inspection(app: filter.isEmpty ? nil : filter, actions: actions, excluding: caller)
             do {
                 let json = try InspectionJSON.encoder().encode(inspection)
                 call.reply(.inspect(app: filter, actions: actions), String(decoding: json, as: UTF8.self))

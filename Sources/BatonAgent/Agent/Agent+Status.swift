@@ -41,14 +41,8 @@ extension Agent {
     /// or, unless `pinging`, its `GetStatusWithoutPings` at once, with no round trips.
     func answerStatus(_ call: DBusAnswer<AgentMethod>, pinging: Bool, from caller: JoinedApp) {
         guard pinging else { return call.reply(.getStatusWithoutPings, String(decoding: status().json(), as: UTF8.self)) }
-        guard caller.pendingCalls < maximumPendingCallsPerApp else {
-            return call.fail(.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
-        }
-        caller.pendingCalls += 1
-        Task { @MainActor [weak self, weak caller] in
-            defer { caller?.pendingCalls -= 1 }
-            guard let self else { return call.fail(.connectionUnavailable, "the agent is stopping") }
-            call.reply(.getStatus, String(decoding: await self.statusWithRoundTrips().json(), as: UTF8.self))
+        answerWaiting(call, from: caller) { agent, call in
+            call.reply(.getStatus, String(decoding: await agent.statusWithRoundTrips().json(), as: UTF8.self))
         }
     }
 
