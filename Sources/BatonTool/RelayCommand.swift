@@ -180,7 +180,7 @@ struct RelayServerConfigCommand: ParsableCommand {
             let ports = Set(settings.turn.filter { $0.host == turnHost }.map(\.port)).sorted().map(String.init).joined(separator: ",")
             print("# install on \(turnHost) (Debian); open UDP and TCP \(ports) and UDP 49152-65535 (the relayed ports):")
             print("ssh root@\(turnHost) 'apt-get install -y coturn'")
-            print("scp \(dir)/turnserver.conf root@\(turnHost):/etc/turnserver.conf")
+            print("scp \(dir)/turnserver.conf root@\(RevocationAtServers.scpForm(turnHost)):/etc/turnserver.conf")
             print("ssh root@\(turnHost) 'chown root:turnserver /etc/turnserver.conf && chmod 640 /etc/turnserver.conf && systemctl restart coturn'")
         }
         if let broker {
@@ -188,8 +188,8 @@ struct RelayServerConfigCommand: ParsableCommand {
             print(broker.config, terminator: "")
             print("# install on \(broker.host) (Debian); open TCP \(broker.port):")
             print("ssh root@\(broker.host) 'apt-get install -y mosquitto'")
-            print("scp \(dir)/baton-group-ca.pem \(dir)/\(RelayServerConfig.crlFileName) \(dir)/baton-broker.pem \(dir)/baton-broker-key.pem root@\(broker.host):\(RelayServerConfig.mosquittoCertificateFolder)/")
-            print("scp \(dir)/baton.conf root@\(broker.host):/etc/mosquitto/conf.d/baton.conf")
+            print("scp \(dir)/baton-group-ca.pem \(dir)/\(RelayServerConfig.crlFileName) \(dir)/baton-broker.pem \(dir)/baton-broker-key.pem root@\(RevocationAtServers.scpForm(broker.host)):\(RelayServerConfig.mosquittoCertificateFolder)/")
+            print("scp \(dir)/baton.conf root@\(RevocationAtServers.scpForm(broker.host)):/etc/mosquitto/conf.d/baton.conf")
             print("ssh root@\(broker.host) 'chown mosquitto: \(RelayServerConfig.mosquittoCertificateFolder)/baton-broker-key.pem && systemctl restart mosquitto'")
             print("# after each `baton device revoke`, copy the group's new CRL there (the command prints how)")
         }

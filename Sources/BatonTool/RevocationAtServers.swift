@@ -32,6 +32,6 @@ enum RevocationAtServers {
     }
 
     /// `host` (a DNS name or an IP address: `RelaySettings.validate()`) as `scp` reads it: an
-    /// IPv6 address in brackets.
-    private static func scpForm(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
+    /// IPv6 address in brackets (`relay server-config` prints its copies with it too).
+    static func scpForm(_ host: String) -> String { host.contains(":") ? "[\(host)]" : host }
 }

@@ -389,6 +389,55 @@ final class RelayConnectorTests: ProcessTestCase {
         }
     }
 
+    /// A device the group revokes while it is not linked (offline, say): the device offering to
+    /// it stops at once when it holds the list that revokes it — the attempt running cancelled,
+    /// no next offer after the back-off, said typed (`revoked`) — while a device not revoked is
+    /// still offered to. Before the list carried the revoked identifiers it was offered to with
+    /// back-off up to five minutes, forever.
+    func testARevokedDeviceIsNoLongerOfferedToOnceTheListThatRevokesItArrives() throws {
+        let (authority, folders, broker) = try setUpGroup(["laptop", "desktop", "tablet"])
+        try MainActor.assumeIsolated {
+            // The device whose identifier sorts first offers to both others; neither runs.
+            let identities = try folders.mapValues { try DeviceIdentity.load(from: $0) }
+            let first = try XCTUnwrap(identities.min { $0.value.identifier < $1.value.identifier })
+            let others = identities.filter { $0.key != first.key }.sorted { $0.key < $1.key }
+            let (revokedName, revoked) = (others[0].key, others[0].value.identifier)
+            let (keptName, kept) = (others[1].key, others[1].value.identifier)
+            let offering = try RelayProbe(folder: folders[first.key]!, brokerAuthority: broker.authorityFile)
+            defer { offering.stop() }
+            offering.connector.answerDeadline = .milliseconds(600)
+            offering.connector.offerRepeatInterval = .milliseconds(300)
+            offering.connector.firstRetryDelay = .milliseconds(300)
+            offering.connector.maximumRetryDelay = .milliseconds(300)
+            @MainActor func started(_ name: String) -> Int {
+                offering.events.count { $0 == .relayAttemptStarted(peer: name, offering: true) }
+            }
+            @MainActor func unanswered(_ name: String) -> Int {
+                offering.events.count { if case .relayAttemptFailed(name, .noAnswer, _) = $0 { true } else { false } }
+            }
+            offering.connector.start()
+            offering.connector.lanSettled()
+            spin(until: { unanswered(revokedName) >= 1 && unanswered(keptName) >= 1 })
+
+            try authority.revokeDevice(named: revokedName, updating: [offering.folder])
+            offering.identity = try DeviceIdentity.load(from: offering.folder)
+            XCTAssertEqual(offering.identity.revocations.revokedDevices, [revoked])
+            offering.connector.listChanged()
+            XCTAssertTrue(offering.events.contains(.relayAttemptFailed(peer: revokedName, reason: .revoked, retryAfterMilliseconds: nil)),
+                          "\(offering.events)")
+            XCTAssertNil(offering.connector.attempts[revoked])
+            XCTAssertNil(offering.connector.retries[revoked])
+            let offeredBefore = started(revokedName), keptBefore = started(keptName)
+            // The device not revoked is offered to twice more, each after an unanswered offer and
+            // the back-off: the revoked one's retry would have come by then.
+            spin(until: { started(keptName) >= keptBefore + 2 })
+            XCTAssertEqual(started(revokedName), offeredBefore, "no offer to the revoked device: \(offering.events)")
+            XCTAssertNil(offering.connector.attempts[revoked])
+            XCTAssertTrue(offering.connector.attempts[kept] != nil || offering.connector.retries[kept] != nil,
+                          "the device not revoked is still tried")
+        }
+    }
+
     /// A device that gets linked on the LAN while its attempt runs: both sides close the
     /// channel over ICE unused (the LAN link stays) and say so, typed.
     func testALANLinkThatComesDuringTheAttemptWins() throws {

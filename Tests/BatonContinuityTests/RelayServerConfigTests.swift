@@ -40,6 +40,25 @@ final class RelayServerConfigTests: ProcessTestCase {
         return (authority, device, settings, out, turnPort, brokerPort)
     }
 
+    /// With servers at IPv6 addresses, every `scp` line `baton relay server-config` prints
+    /// brackets the address (`scp` reads `root@2001:db8::1:/etc/…` as another host and path).
+    func testTheCopyLinesBracketAnIPv6Host() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        _ = try authority.issueDevice(named: "laptop", writingTo: config("admin").deviceDirectory)
+        try authority.setRelaySettings(
+            RelaySettings(turn: [try TURNServer(uri: "turn:[2001:db8::1]:3478")], broker: try BrokerAddress(uri: "mqtts://[2001:db8::2]:8883"),
+                          turnSecret: RelaySettings.generatedSecret()))
+        let out = root.appendingPathComponent("server")
+        let run = try runProduct("baton", ["relay", "server-config", "--out", out.path, "--config", config("admin").url.path], timeout: 30)
+        XCTAssertEqual(run.status, 0, run.stderr)
+        let copies = run.stdout.split(separator: "\n").filter { $0.hasPrefix("scp ") }
+        XCTAssertEqual(copies.count, 3, run.stdout)
+        XCTAssertTrue(copies[0].hasSuffix(" root@[2001:db8::1]:/etc/turnserver.conf"), "\(copies[0])")
+        for copy in copies.dropFirst() {
+            XCTAssertTrue(copy.contains(" root@[2001:db8::2]:/etc/mosquitto/"), "\(copy)")
+        }
+    }
+
     func testCoturnAcceptsTheConfigAndTheDevicesRESTCredentials() throws {
         try requireRelayServers()
         let (_, device, settings, out, port, _) = try configured()

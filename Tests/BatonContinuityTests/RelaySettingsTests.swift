@@ -63,6 +63,36 @@ final class RelaySettingsTests: TrustTestCase {
         XCTAssertNil(second.broker)
     }
 
+    /// A list with relay settings carries the revoked devices' identifiers (version 5), for the
+    /// relay connector, which knows devices by identifier; one without settings stays version 3
+    /// and carries none; setting relays after a revocation names the devices revoked before.
+    func testAListWithRelaySettingsCarriesTheRevokedDevicesIdentifiers() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let own = config("admin").deviceDirectory
+        _ = try authority.issueDevice(named: "laptop", writingTo: own)
+        let phone = try authority.issueDevice(named: "phone", updating: [own])
+        let tablet = try authority.issueDevice(named: "tablet", updating: [own])
+        let list = own.appendingPathComponent("revocations")
+
+        try authority.revokeDevice(named: "phone", updating: [own])
+        XCTAssertEqual(try bodyVersion(try Data(contentsOf: list)), 3, "no relay settings: version 3, older devices read it")
+        XCTAssertEqual(try DeviceIdentity.load(from: own).revocations.revokedDevices, [])
+
+        try authority.setRelaySettings(try settings(), updating: [own])
+        XCTAssertEqual(try bodyVersion(try Data(contentsOf: list)), 5)
+        XCTAssertEqual(try DeviceIdentity.load(from: own).revocations.revokedDevices, [phone.identifier],
+                       "the device revoked before the settings is named")
+        try authority.revokeDevice(named: "tablet", updating: [own])
+        let held = try DeviceIdentity.load(from: own).revocations
+        XCTAssertEqual(held.revokedDevices, [phone.identifier, tablet.identifier])
+        XCTAssertEqual(held.revokedSerials, [phone.certificate.serialHex, tablet.certificate.serialHex])
+        XCTAssertEqual(held.relay?.broker, try settings().broker, "the settings read as in version 4")
+        XCTAssertEqual(held.deviceNames[tablet.identifier], "tablet", "the names read as in version 3")
+        _ = try authority.issueDevice(named: "watch", updating: [own])
+        XCTAssertEqual(try DeviceIdentity.load(from: own).revocations.revokedDevices, [phone.identifier, tablet.identifier],
+                       "later lists carry them on")
+    }
+
     /// The credentials are the TURN REST API's, checked against openssl's HMAC-SHA1.
     func testTURNCredentialsAreTheRESTAPIsCheckedAgainstOpenSSL() throws {
         let settings = try settings()

@@ -47,15 +47,9 @@ public struct IceServer: Sendable, Equatable {
 /// A TURN server and the credentials it takes (TURN REST credentials: a username that carries
 /// its expiry, a password derived from the server's shared secret).
 public struct IceRelay: Sendable, Equatable {
-    /// How the agent reaches the TURN server (the relayed path to the peer is UDP in every case).
-    public enum Transport: String, Sendable, Equatable, Codable {
-        /// TURN over UDP.
-        case udp
-        /// TURN over TCP.
-        case tcp
-        /// TURN over TLS on TCP.
-        case tls
-    }
+    /// How the agent reaches the TURN server (the relayed path to the peer is UDP in every
+    /// case): the relay settings' own transport, one type for both.
+    public typealias Transport = TURNServer.Transport
 
     /// Its host name or IP address.
     public var host: String
@@ -98,23 +92,12 @@ extension IceConfiguration {
                 relayOnly: Bool = false, gatheringDeadline: Duration = .seconds(10)) {
         let credentials = relaySettings.turnCredentials(for: deviceIdentifier, validFor: validFor, now: now)
         let relays = relaySettings.turn.map {
-            IceRelay(host: $0.host, port: $0.port, transport: IceRelay.Transport($0.transport),
+            IceRelay(host: $0.host, port: $0.port, transport: $0.transport,
                      username: credentials.username, password: credentials.password)
         }
         let stun = relaySettings.turn.first { $0.transport != .tls }.map { IceServer(host: $0.host, port: $0.port) }
         self.init(stunServer: stun, turnServers: relays, hostAddresses: hostAddresses, relayOnly: relayOnly,
                   gatheringDeadline: gatheringDeadline)
         turnCredentialsExpire = relays.isEmpty ? nil : credentials.expires
-    }
-}
-
-extension IceRelay.Transport {
-    /// The transport a relay-settings TURN server is reached over.
-    public init(_ transport: TURNServer.Transport) {
-        switch transport {
-        case .udp: self = .udp
-        case .tcp: self = .tcp
-        case .tls: self = .tls
-        }
     }
 }

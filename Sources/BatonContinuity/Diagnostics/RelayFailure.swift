@@ -34,6 +34,9 @@ extension DiagnosticEvent {
         /// after it came up (a relay or NAT that lets the checks through, then drops the flow):
         /// tried again after the same back-off as a failed attempt, not at once.
         case droppedSoon
+        /// The group revoked the device (the list held names it): its attempt and its next
+        /// offer were stopped at once, and it is never offered to or answered again.
+        case revoked
         /// The attempt was stopped: the node stopped, the relay settings changed, or the peer
         /// started a new attempt in its place.
         case cancelled

@@ -31,6 +31,24 @@ extension RelayConnector {
         tryDevice(device)
     }
 
+    /// The devices the list held names revoked (`RevocationList.revokedDevices`) are never
+    /// tried again: an attempt with one is cancelled and its next offer dropped at once (not
+    /// after the back-off, up to `maximumRetryDelay`), said typed (`revoked`) for each device
+    /// that had one. Its offers are refused by signalling already (its certificate is revoked).
+    func stopOffering(toRevokedIn current: DeviceIdentity) {
+        for device in current.revocations.revokedDevices.sorted() where revoked.insert(device).inserted {
+            let attempt = attempts.removeValue(forKey: device)
+            let retry = retries.removeValue(forKey: device)
+            backoff[device] = nil
+            guard attempt != nil || retry != nil else { continue }
+            attempt?.cancel()
+            retry?.cancel()
+            let name = current.deviceName(of: device)
+            log.info("\(name) has been revoked: no longer tried beyond the LAN")
+            diagnostics.publish(.relayAttemptFailed(peer: name, reason: .revoked, retryAfterMilliseconds: nil))
+        }
+    }
+
     /// Schedules the next offer to `device`; returns its delay (which doubles for the one after).
     func scheduleRetry(_ device: String) -> Duration {
         let delay = backoff[device] ?? firstRetryDelay

@@ -80,7 +80,8 @@ final class RelayConnector {
     private var saidBrokerDown: Set<String> = []
     /// True from a failed or lost broker connection until it connects.
     private var brokerFailed = false
-    /// Devices whose links were cut because the group revoked them: never tried.
+    /// Devices whose links were cut because the group revoked them, and those the list held
+    /// names revoked (`RevocationList.revokedDevices`): never tried, never answered.
     var revoked: Set<String> = []
     /// The last attempt answered, by the offering device: its repeated offers are not answered
     /// again (at most `maximumRemembered` devices).
@@ -124,6 +125,7 @@ final class RelayConnector {
     func listChanged() {
         guard running else { return }
         let current = identity()
+        stopOffering(toRevokedIn: current)
         let relay = current.revocations.relay
         if let relay, relay != settings, relay.broker == settings?.broker, signalling != nil {
             // The same broker, other TURN servers or another secret (a revocation replaces
@@ -213,7 +215,7 @@ final class RelayConnector {
     func tryDevice(_ device: String) {
         let current = identity()
         guard running, lanHasSettled, let settings, let signalling, current.revocations.deviceNames[device] != nil,
-              !revoked.contains(device), offersTo(device, me: current.identifier), !isLinked(device), attempts[device] == nil,
+              !revoked.contains(device), !current.revocations.revokedDevices.contains(device), offersTo(device, me: current.identifier), !isLinked(device), attempts[device] == nil,
               retries[device] == nil, attempts.count < maximumAttempts else { return }
         guard signalling.isConnected else {
             if brokerFailed, saidBrokerDown.insert(device).inserted {
@@ -277,7 +279,7 @@ final class RelayConnector {
     }
 
     private func answer(_ offer: RelayMessage, from device: String, me current: DeviceIdentity) {
-        guard let settings, let remote = offer.description, !revoked.contains(device),
+        guard let settings, let remote = offer.description, !revoked.contains(device), !current.revocations.revokedDevices.contains(device),
               IceSession.Role.for(local: current.identifier, remote: device) == .controlled else { return }
         guard answered[device] != offer.attempt else { return }  // the same offer again
         if let running = attempts[device] {

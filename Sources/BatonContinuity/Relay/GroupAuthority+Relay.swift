@@ -22,10 +22,19 @@ extension GroupAuthority {
         list.sequence += 1
         list.issued = Date()
         list.relay = written
+        list.revokedDevices = Self.revokedDevices(in: try loadRoster(), names: list.deviceNames)  // carried from now on
         let files = FileTransaction()
         try stage(try list.signed(with: privateKey), in: files, updating: deviceDirectories)
         try files.commit()
         return written
+    }
+
+    /// The identifiers of the devices `roster` marks revoked, found by their names in `names`
+    /// (the list's; names are unique in a group). A device issued before names moved into the
+    /// list has none there and is left out (its certificate's serial is revoked all the same).
+    static func revokedDevices(in roster: Roster, names: [String: String]) -> Set<String> {
+        let revoked = Set(roster.devices.filter(\.revoked).map(\.name))
+        return Set(names.filter { revoked.contains($0.value) }.keys)
     }
 }
 

@@ -204,6 +204,7 @@ public struct GroupAuthority: Sendable {
         list.sequence += 1  // the new list rotates the discovery key: a new epoch, `sequence` (above every earlier one)
         list.issued = Date()
         list.revokedSerials = Set(roster.devices.filter(\.revoked).map(\.serial))
+        list.revokedDevices = Self.revokedDevices(in: roster, names: list.deviceNames)  // for the relay connector (issue 29)
         let key = DiscoveryKey(derivedFrom: privateKey, epoch: list.sequence)
         list.discoveryKeyEpoch = list.sequence
         list.discoveryKeyCommitment = key.commitment

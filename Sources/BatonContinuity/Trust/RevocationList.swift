@@ -21,7 +21,11 @@ import X509
 /// name; sorted by identifier) and the group's name (empty if none). A list that carries the
 /// group's relay settings (`RelaySettings`, issue 29) is version 4, `(utasxtaya(ss)s(ta(sus)suay))`:
 /// the same fields and the settings last; a list without them is still written as version 3,
-/// so devices that predate relay settings keep reading it. Older lists are still
+/// so devices that predate relay settings keep reading it. A list with relay settings that
+/// also revokes devices is version 5, `(utasxtaya(ss)s(ta(sus)suay)as)`: version 4's fields and
+/// the revoked devices' identifiers (sorted), which the relay connector needs (it knows the
+/// devices it offers to by identifier, not by certificate); without relay settings nothing
+/// needs them and they are not written. Older lists are still
 /// read: `(utasx)` — version 1, no names, discovery key epoch 0 — and `(utasxay)` — version 2,
 /// a rotated key whose epoch is the sequence.
 public struct RevocationList: Sendable, Equatable {
@@ -44,11 +48,14 @@ public struct RevocationList: Sendable, Equatable {
     /// The group's relay settings (TURN servers, broker, TURN shared secret), if the authority
     /// set them (`GroupAuthority.setRelaySettings(_:updating:)`); carried by every later list.
     public var relay: RelaySettings?
+    /// The identifiers of the revoked devices (those of `revokedSerials` the authority could
+    /// name), carried only in a list with relay settings (version 5): empty in one without.
+    public var revokedDevices: Set<String>
 
     /// A list with these contents (unsigned: `GroupAuthority` signs it when it writes it).
     public init(sequence: UInt64 = 0, revokedSerials: Set<String> = [], issued: Date = Date(), discoveryKeyCommitment: Data? = nil,
                 discoveryKeyEpoch: UInt64 = 0, deviceNames: [String: String] = [:], groupName: String? = nil,
-                relay: RelaySettings? = nil) {
+                relay: RelaySettings? = nil, revokedDevices: Set<String> = []) {
         self.sequence = sequence
         self.revokedSerials = revokedSerials
         self.issued = issued
@@ -57,6 +64,7 @@ public struct RevocationList: Sendable, Equatable {
         self.deviceNames = deviceNames
         self.groupName = groupName
         self.relay = relay
+        self.revokedDevices = revokedDevices
     }
 
     static let version: UInt32 = 1
@@ -65,6 +73,10 @@ public struct RevocationList: Sendable, Equatable {
     static let namingBodyType = "(utasxtaya(ss)s)"
     static let relayVersion: UInt32 = 4
     static let relayBodyType = "(utasxtaya(ss)s\(RelaySettings.variantType))"
+    static let revokingVersion: UInt32 = 5
+    static let revokingBodyType = "(utasxtaya(ss)s\(RelaySettings.variantType)as)"
+    /// At most this many revoked identifiers are read from a list (more are refused).
+    static let maximumRevokedDevices = 10_000
 
     /// The name to show for the device of `identifier`: its name in this list, or else
     /// `OpaqueIdentifier.shortForm` (for a device issued before names moved here, the name its
@@ -73,15 +85,18 @@ public struct RevocationList: Sendable, Equatable {
         deviceNames[identifier] ?? OpaqueIdentifier.shortForm(identifier)
     }
 
-    /// The body: version 4 with relay settings, version 3 without.
+    /// The body: version 5 with relay settings and revoked devices, 4 with relay settings
+    /// alone, 3 without.
     private var body: Variant {
-        var fields: [Variant] = [.uint32(relay == nil ? Self.namingVersion : Self.relayVersion), .uint64(sequence),
+        let version = relay == nil ? Self.namingVersion : revokedDevices.isEmpty ? Self.relayVersion : Self.revokingVersion
+        var fields: [Variant] = [.uint32(version), .uint64(sequence),
                 .array(elementType: "s", revokedSerials.sorted().map(Variant.string)),
                 .int64(Int64(issued.timeIntervalSince1970)),
                 .uint64(discoveryKeyEpoch), .bytes(discoveryKeyCommitment ?? Data()),
                 .array(elementType: "(ss)", deviceNames.sorted { $0.key < $1.key }.map { .tuple([.string($0.key), .string($0.value)]) }),
                 .string(groupName ?? "")]
         if let relay { fields.append(relay.variant) }
+        if version == Self.revokingVersion { fields.append(.array(elementType: "s", revokedDevices.sorted().map(Variant.string))) }
         return .tuple(fields)
     }
 
@@ -106,6 +121,16 @@ public struct RevocationList: Sendable, Equatable {
         var list: RevocationList
         let fields: [Variant]
         var relay: RelaySettings?
+        var revokedDevices: Set<String> = []
+        if case .tuple(let revoking)? = try? Variant(serialized: bodyBytes, type: revokingBodyType),
+           case .uint32(RevocationList.revokingVersion) = revoking[0], case .array(_, let identifiers) = revoking[9] {
+            guard identifiers.count <= maximumRevokedDevices else { throw TrustError.revocationListNotSigned(path: path) }
+            revokedDevices = Set(identifiers.compactMap {
+                if case .string(let identifier) = $0, GroupAuthority.isAcceptableName(identifier) { identifier } else { nil }
+            })
+            // The first nine fields are a version-4 body's: read on as one.
+            bodyBytes = try Variant.tuple([.uint32(relayVersion)] + revoking[1..<9]).serialized()
+        }
         if case .tuple(let withRelay)? = try? Variant(serialized: bodyBytes, type: relayBodyType),
            case .uint32(RevocationList.relayVersion) = withRelay[0] {
             // Signed by the authority, but settings over the caps are refused, naming why.
@@ -139,6 +164,7 @@ public struct RevocationList: Sendable, Equatable {
         }
         list.sequence = sequence
         list.relay = relay
+        list.revokedDevices = relay == nil ? [] : revokedDevices
         list.revokedSerials = Set(serials.compactMap { if case .string(let s) = $0 { s } else { nil } })
         list.issued = Date(timeIntervalSince1970: TimeInterval(issued))
         return list
