@@ -4,8 +4,9 @@ import Foundation
 /// dropped first), each a `ContinuationRecord` written by the code that decides its steps.
 /// The app's is `Application.continuationHistory`; the agent keeps its own.
 ///
-/// Recording costs a few appends per continuation; observers are called only while someone
-/// observes (`observe(_:)`), at once, with the record as it is after the step.
+/// Recording a step costs an append and a clock read: no scan, no copy of the record, no
+/// notification while nobody observes. Observers (`observe(_:)`, and the app's inspection
+/// observers, which use it) are called at once, with the record as it is after the step.
 @MainActor
 public final class ContinuationHistory {
     /// How many records are kept.
@@ -14,10 +15,14 @@ public final class ContinuationHistory {
     public static let maximumSteps = 32
     /// The longest reason kept in a `failed` step, in bytes of UTF-8.
     public static let maximumReason = 512
-    /// Posted (object: the history) after each step recorded.
+    /// Posted (object: the history) after each step recorded while the history is observed
+    /// (`observe(_:)`; an `Application.observeInspection(_:)` observer observes the app's): a
+    /// post costs microseconds even with no observer, so a history nobody follows posts none.
+    /// Follow a history with `observe(_:)`.
     public static let didChangeNotification = Notification.Name("BatonContinuationHistoryDidChange")
 
-    /// The records, oldest first, at most `capacity`.
+    /// The records, oldest first, at most `capacity`. Their ids run on without a gap (each
+    /// `begin` takes the next), so a record is found by its id at once, not by a scan.
     public private(set) var records: [ContinuationRecord] = []
     private var lastID: UInt64 = 0
     private var observers: [Int: @MainActor (ContinuationRecord) -> Void] = [:]
@@ -36,20 +41,33 @@ public final class ContinuationHistory {
                       side: ContinuationRecord.Side = .continuing) -> UInt64 {
         lastID += 1
         if records.count >= Self.capacity { records.removeFirst(records.count - Self.capacity + 1) }
-        records.append(ContinuationRecord(id: lastID, activityType: activityType, title: title, device: device, sequence: sequence, side: side))
+        var made = ContinuationRecord(id: lastID, activityType: activityType, title: title, device: device, sequence: sequence, side: side)
+        made.steps.reserveCapacity(Self.usualSteps)
+        records.append(made)
         record(.asked, in: lastID)
         return lastID
     }
 
+    /// How many steps a continuation usually takes (asked to `wasContinuedSent`, or the
+    /// originating side's four): room for them is made with the record, not step by step.
+    private static let usualSteps = 8
+
+    /// Where the record `id` is in `records`, if it is still there.
+    private func index(of id: UInt64) -> Int? {
+        guard let first = records.first?.id, id >= first, id - first < UInt64(records.count) else { return nil }
+        return Int(id - first)
+    }
+
     /// Adds `kind`, now, to the record `id` (nothing if it has left the history).
     public func record(_ kind: ContinuationStep.Kind, in id: UInt64) {
-        guard let index = records.lastIndex(where: { $0.id == id }) else { return }
+        guard let index = index(of: id) else { return }
         guard records[index].steps.count < Self.maximumSteps else { return records[index].droppedSteps += 1 }
-        var kind = kind
         if case .failed(let code, let reason) = kind, reason.utf8.count > Self.maximumReason {
-            kind = .failed(code: code, reason: String(decoding: reason.utf8.prefix(Self.maximumReason), as: UTF8.self))
+            records[index].steps.append(ContinuationStep(.failed(code: code, reason: String(decoding: reason.utf8.prefix(Self.maximumReason), as: UTF8.self))))
+        } else {
+            records[index].steps.append(ContinuationStep(kind))
         }
-        records[index].steps.append(ContinuationStep(kind))
+        guard !observers.isEmpty else { return }
         let record = records[index]
         for observer in observers.values { observer(record) }
         NotificationCenter.default.post(name: Self.didChangeNotification, object: self)

@@ -44,13 +44,13 @@ final class InspectionChanges {
 
     /// The notifications after which the snapshot may differ. A first responder change has
     /// none of its own; it schedules `updateWindows()`, which posts `didUpdateNotification`.
+    /// The app's continuation history is followed through `ContinuationHistory.observe(_:)`.
     private static let watched: [Notification.Name] = [
         Window.didBecomeKeyNotification, Window.didResignKeyNotification, Window.didBecomeMainNotification,
         Window.didResignMainNotification, Window.willCloseNotification, Application.didUpdateNotification,
         Application.didBecomeActiveNotification, Application.didResignActiveNotification,
         Application.didHideNotification, Application.didUnhideNotification,
         Application.currentUserActivityDidChangeNotification, UserActivity.didSaveNotification,
-        ContinuationHistory.didChangeNotification,
     ]
 
     private weak var application: Application?
@@ -58,6 +58,7 @@ final class InspectionChanges {
     private var summaryHandlers: [Int: @MainActor (InspectionSummary) -> Void] = [:]
     private var nextID = 0
     private var tokens: [any NSObjectProtocol] = []
+    private var history: InspectionObservation?
     private var pending: LoopSource?
     private var last: ApplicationInspection?
     private var lastSummary: InspectionSummary?
@@ -88,11 +89,14 @@ final class InspectionChanges {
         guard handlers.isEmpty && summaryHandlers.isEmpty else { return }
         for token in tokens { NotificationCenter.default.removeObserver(token) }
         tokens = []
+        history?.cancel()
+        history = nil
         pending?.cancel()
         pending = nil
     }
 
     private func startWatching() {
+        history = application?.continuationHistory.observe { [weak self] _ in self?.changed() }
         tokens = Self.watched.map { name in
             NotificationCenter.default.addObserver(forName: name, object: nil, queue: nil) { [weak self] _ in
                 MainActor.assumeIsolated { self?.changed() }

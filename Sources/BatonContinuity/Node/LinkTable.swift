@@ -29,7 +29,11 @@ protocol LinkTableEvents: AnyObject {
 /// stays when two devices dial each other, and takes links down.
 @MainActor
 final class LinkTable {
-    private var links: [String: PeerLink] = [:]
+    private var links: [String: PeerLink] = [:] {
+        didSet { shown = nil }
+    }
+    /// `link(shownAs:)`'s index, made on first use after the links or the group's names changed.
+    private var shown: ShownNames?
     /// Links being taken down; see `retire(_:)`.
     private var retired: [PeerLink] = []
     /// How many verified connections from each device are being made links now (`adopt`).
@@ -71,9 +75,13 @@ final class LinkTable {
 
     /// The link of the device shown as `device` (a name `name(of:)` gives, as in
     /// `NearbyActivity.device`), or of the device with that identifier.
+    /// Where two are shown alike, the one with the lower identifier. An index (`ShownNames`),
+    /// not a scan: made again only when the links or the list's names changed.
     func link(shownAs device: String) -> PeerLink? {
         if let link = links[device] { return link }
-        return all.first { name(of: $0) == device || OpaqueIdentifier.shortForm($0.id) == device }
+        let names = trust.identity.revocations.deviceNames
+        if shown?.names != names { shown = ShownNames(identifiers: links.keys, names: names) }
+        return shown?.identifier(shownAs: device).flatMap { links[$0] }
     }
 
     /// Whether a device at `address` (or its IP address) is linked.
