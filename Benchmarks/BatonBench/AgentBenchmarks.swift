@@ -60,8 +60,8 @@ enum AgentBenchmarks {
     /// Runs the agent's figures; with `relayOnly`, only the warm continuations, the streams and
     /// the local ping (part 1), for `BatonBench --relay`; with `warmOnly`, only the warm
     /// continuations and the local ping, for `BatonBench --agent-warm`, in `warmBlocks` pairs of
-    /// blocks (`BATON_BENCH_PIDS=1` prints the four processes of the agent path first and waits
-    /// for a line on standard input, for a profiler to attach to them).
+    /// blocks (`BATON_BENCH_PIDS=1` prints the four processes of the agent path and the two of
+    /// the embedded pair first and waits for a line on standard input, for a profiler to attach).
     static func run(idleSeconds: Int, relayOnly: Bool = false, warmOnly: Bool = false, warmBlocks: Int = handoffs / warmBlock) throws -> Results {
         let root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-bench-\(UUID().uuidString.prefix(8))")
         let runtime = root.appendingPathComponent("run")
@@ -146,14 +146,17 @@ enum AgentBenchmarks {
         // the agents and the apps joined to them do nothing. Each block's untimed continuation
         // wakes them too, so the count is shared among all the continuations made.
         let warmProcesses = [("batond B", agentB.pid), ("batond A", agentA.pid), ("app A", appA.pid), ("app B", throughAgent.pid)]
-        if ProcessInfo.processInfo.environment["BATON_BENCH_PIDS"] == "1" {
-            say("pids " + warmProcesses.map { "\($0.0.replacingOccurrences(of: " ", with: "-"))=\($0.1)" }.joined(separator: " "))
+        let profiled = ProcessInfo.processInfo.environment["BATON_BENCH_PIDS"] == "1"
+        if profiled {
+            let embeddedProcesses = [("embedded E", embeddedPeer.pid), ("embedded F", embedded.pid)]
+            say("pids " + (warmProcesses + embeddedProcesses).map { "\($0.0.replacingOccurrences(of: " ", with: "-"))=\($0.1)" }.joined(separator: " "))
             _ = readLine()  // a profiler attaches, then says go
         }
         let wakeupsBefore = warmProcesses.map { threadRuns(of: $0.1) }
         // With `warmOnly`, a block of bare calls to B's agent follows each pair of blocks, from
-        // this process (which does nothing else meanwhile), so the hop's floor meets the same load.
-        let pinger = warmOnly ? try LocalPinger(socketPath: socket("B")) : nil
+        // this process (which does nothing else meanwhile), so the hop's floor meets the same load
+        // (not while profiled: the processes' counts are the continuations' alone).
+        let pinger = warmOnly && !profiled ? try LocalPinger(socketPath: socket("B")) : nil
         defer { pinger?.close() }
         var pingWakeups = 0.0
         for _ in 0..<warmBlocks {
