@@ -58,8 +58,11 @@ enum AgentBenchmarks {
     }
 
     /// Runs the agent's figures; with `relayOnly`, only the warm continuations, the streams and
-    /// the local ping (part 1), for `BatonBench --relay`.
-    static func run(idleSeconds: Int, relayOnly: Bool = false) throws -> Results {
+    /// the local ping (part 1), for `BatonBench --relay`; with `warmOnly`, only the warm
+    /// continuations and the local ping, for `BatonBench --agent-warm`, in `warmBlocks` pairs of
+    /// blocks (`BATON_BENCH_PIDS=1` prints the four processes of the agent path and the two of
+    /// the embedded pair first and waits for a line on standard input, for a profiler to attach).
+    static func run(idleSeconds: Int, relayOnly: Bool = false, warmOnly: Bool = false, warmBlocks: Int = handoffs / warmBlock) throws -> Results {
         let root = URL(fileURLWithPath: "/tmp").appendingPathComponent("baton-bench-\(UUID().uuidString.prefix(8))")
         let runtime = root.appendingPathComponent("run")
         try FileManager.default.createDirectory(at: runtime, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -143,14 +146,36 @@ enum AgentBenchmarks {
         // the agents and the apps joined to them do nothing. Each block's untimed continuation
         // wakes them too, so the count is shared among all the continuations made.
         let warmProcesses = [("batond B", agentB.pid), ("batond A", agentA.pid), ("app A", appA.pid), ("app B", throughAgent.pid)]
+        let profiled = ProcessInfo.processInfo.environment["BATON_BENCH_PIDS"] == "1"
+        if profiled {
+            let embeddedProcesses = [("embedded E", embeddedPeer.pid), ("embedded F", embedded.pid)]
+            say("pids " + (warmProcesses + embeddedProcesses).map { "\($0.0.replacingOccurrences(of: " ", with: "-"))=\($0.1)" }.joined(separator: " "))
+            _ = readLine()  // a profiler attaches, then says go
+        }
         let wakeupsBefore = warmProcesses.map { threadRuns(of: $0.1) }
-        for _ in 0..<handoffs / warmBlock {
+        // With `warmOnly`, a block of bare calls to B's agent follows each pair of blocks, from
+        // this process (which does nothing else meanwhile), so the hop's floor meets the same load
+        // (not while profiled: the processes' counts are the continuations' alone).
+        let pinger = warmOnly && !profiled ? try LocalPinger(socketPath: socket("B")) : nil
+        defer { pinger?.close() }
+        var pingWakeups = 0.0
+        for _ in 0..<warmBlocks {
             results.warm += try block(throughAgent)
             results.embeddedWarm += try block(embedded)
+            if let pinger {  // B's wake-ups for these are not the continuations': taken out below
+                let before = threadRuns(of: agentB.pid)
+                results.localPing += try pinger.pings(warmBlock)
+                pingWakeups += threadRuns(of: agentB.pid).reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
+            }
         }
-        let continuations = handoffs + handoffs / warmBlock
+        let continuations = warmBlocks * (warmBlock + 1)
         results.warmWakeups = zip(warmProcesses, wakeupsBefore).map { ($0.0.0, wakeups(of: $0.0.1, since: $0.1, per: continuations)) }
+        results.warmWakeups[0].1 -= pingWakeups / Double(continuations)
         for child in [throughAgent, embedded, embeddedPeer] { child.stop() }
+        if warmOnly {
+            results.failures += continuer.failures
+            return results
+        }
         // This process continues it once, for the streams below.
         _ = ContinuityBenchmarks.timedContinuation(entry, continuer)
         results.failures += continuer.failures
@@ -275,26 +300,72 @@ enum AgentBenchmarks {
 
     /// `handoffs` bare D-Bus round trips (`Peer.Ping`, which GDBus answers itself) to the agent
     /// at `socketPath`, over a connection of its own, in µs.
-    static func localPings(socketPath: String) throws -> [Double] {
-        let address = g_unix_socket_address_new(socketPath)!
-        defer { g_object_unref(UnsafeMutableRawPointer(address)) }
-        let client = g_socket_client_new()!
-        defer { g_object_unref(UnsafeMutableRawPointer(client)) }
-        var error: UnsafeMutablePointer<GError>?
-        guard let connection = g_socket_client_connect(client, OpaquePointer(address), nil, &error) else {
-            throw GLibError(consuming: error!)
-        }
-        defer { g_object_unref(UnsafeMutableRawPointer(connection)) }
-        let bus = try ContinuityBenchmarks.wait { try await LocalBus.connect(over: OpaquePointer(connection), timeout: .seconds(10)) }
-        defer { bus.close() }
-        bus.startMessageProcessing()
-        return try (0..<handoffs).map { _ in
-            let start = ContinuousClock.now
-            _ = try ContinuityBenchmarks.wait {
-                try await bus.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10))
+    static func localPings(socketPath: String, count: Int = handoffs) throws -> [Double] {
+        let pinger = try LocalPinger(socketPath: socketPath)
+        defer { pinger.close() }
+        return try pinger.pings(count)
+    }
+
+    /// A connection of its own to the agent at a socket, for bare D-Bus round trips (`Peer.Ping`).
+    @MainActor
+    final class LocalPinger {
+        let bus: LocalBus
+        private let connection: UnsafeMutableRawPointer
+
+        init(socketPath: String) throws {
+            let address = g_unix_socket_address_new(socketPath)!
+            defer { g_object_unref(UnsafeMutableRawPointer(address)) }
+            let client = g_socket_client_new()!
+            defer { g_object_unref(UnsafeMutableRawPointer(client)) }
+            var error: UnsafeMutablePointer<GError>?
+            guard let connection = g_socket_client_connect(client, OpaquePointer(address), nil, &error) else {
+                throw GLibError(consuming: error!)
             }
-            return nanosPerOp(ContinuousClock.now - start, 1) / 1000
+            self.connection = UnsafeMutableRawPointer(connection)
+            do {
+                bus = try ContinuityBenchmarks.wait { try await LocalBus.connect(over: OpaquePointer(connection), timeout: .seconds(10)) }
+            } catch {
+                g_object_unref(UnsafeMutableRawPointer(connection))
+                throw error
+            }
+            bus.startMessageProcessing()
         }
+
+        func close() {
+            bus.close()
+            g_object_unref(connection)
+        }
+
+        /// `count` round trips, one at a time, µs each.
+        func pings(_ count: Int) throws -> [Double] {
+            try (0..<count).map { _ in
+            let start = ContinuousClock.now
+                _ = try ContinuityBenchmarks.wait { [bus] in
+                    try await bus.call("/", "org.freedesktop.DBus.Peer", "Ping", [], replyType: "()", timeout: .seconds(10))
+                }
+                return nanosPerOp(ContinuousClock.now - start, 1) / 1000
+            }
+        }
+    }
+
+    /// `BatonBench --agent-warm`'s lines: the warm continuation through agents beside the
+    /// embedded pair (p50 of each, and the ratio of each pair of blocks), the bare D-Bus call to
+    /// `batond` over its socket beside the embedded warm continuation (the floor one app↔agent
+    /// hop sets), and the thread wake-ups per continuation.
+    static func warmLines(_ results: Results) -> [String] {
+        let pairs = stride(from: 0, to: min(results.warm.count, results.embeddedWarm.count), by: warmBlock).map { start in
+            percentile(Array(results.warm[start..<start + warmBlock]), 50) / percentile(Array(results.embeddedWarm[start..<start + warmBlock]), 50)
+        }
+        let embedded50 = percentile(results.embeddedWarm, 50)
+        return [
+            Figure(name: "agent: warm continuation p50", value: percentile(results.warm, 50), baselineName: "embedded nodes p50, alternated",
+                   baseline: embedded50, unit: "µs", aim: "aim ≤ 1.3×").line(),
+            Figure(name: "D-Bus ping to batond over its socket p50", value: percentile(results.localPing, 50),
+                   baselineName: "embedded nodes p50, alternated", baseline: embedded50, unit: "µs", aim: "one app↔agent hop").line(),
+            "blocks of \(warmBlock), agents/embedded: " + pairs.map { String(format: "%.2f", $0) }.joined(separator: " ")
+                + String(format: " (median %.2f×)", percentile(pairs, 50)),
+            wakeupNote("agent", results.warmWakeups),
+        ]
     }
 
     /// Where the continuation streams' time goes: each process's CPU over the transfers.

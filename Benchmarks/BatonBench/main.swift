@@ -22,6 +22,8 @@
 //     BatonBench --streams   (the continuity figures' run, printing only the two continuation stream rows)
 //     BatonBench --warm      (issue 26's warm continuation between two embedded nodes alone, in 9 blocks beside the bare
 //                             TLS round trip, with each block's ratio and the thread wake-ups per continuation)
+//     BatonBench --agent-warm [BLOCKS]  (issue 26: the warm continuation through two agents alone, in BLOCKS pairs of
+//                             blocks (default 20) beside embedded nodes, with the bare D-Bus call to batond and the wake-ups)
 //     BatonBench --warm-loop S (warm continuations for S seconds, for perf/strace attached to either process; no figures)
 //     BatonBench --coding    (the payload coding rows alone: encode and decode a 3 KB userInfo, beside binary plists)
 //     BatonBench --handshake (issue 30's rows alone: a mutual TLS 1.3 handshake through GIO beside OpenSSL's, and the
@@ -96,6 +98,18 @@ if CommandLine.arguments.contains("--handshake") {  // issue 30's rows alone: ha
 if CommandLine.arguments.contains("--warm") {  // issue 26's warm continuation alone, in blocks beside the bare round trip
     MainActor.assumeIsolated {
         do { try WarmBenchmarks.run() } catch { say("warm benchmarks failed: \(error)"); exit(1) }
+    }
+    exit(0)
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--agent-warm") {  // issue 26: through agents beside embedded nodes, alone
+    MainActor.assumeIsolated {
+        let blocks = CommandLine.arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? 20
+        do {
+            let results = try AgentBenchmarks.run(idleSeconds: 0, warmOnly: true, warmBlocks: max(1, blocks))
+            if results.failures > 0 { say("\(results.failures) continuations through the agents failed") }
+            for line in AgentBenchmarks.warmLines(results) { say(line) }
+        } catch { say("agent warm benchmarks failed: \(error)"); exit(1) }
     }
     exit(0)
 }

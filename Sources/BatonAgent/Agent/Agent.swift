@@ -275,6 +275,7 @@ public final class Agent {
                 }
                 return call.fail(.refused, "too many calls waiting (at most \(maximumPendingCallsPerApp))")
             }
+            if forwardedInTurn(call, method, activity, for: app) { return }
             app.pendingCalls += 1
             // Started at once, so the call to the peer leaves in this turn of the loop.
             Task.immediate { @MainActor [weak self, weak app] in

@@ -8,7 +8,7 @@ import Foundation
 final class PeerCalls {
     /// The sequence of the activity last fetched from each device (one entry per device, by identifier).
     private var fetched: [String: UInt64] = [:]
-    private let links: LinkTable
+    let links: LinkTable
     private let log: PeerLogger
 
     init(links: LinkTable, log: PeerLogger) {
@@ -22,6 +22,9 @@ final class PeerCalls {
         fetched[link.id] = activity.sequence
         return payload
     }
+
+    /// Records that `sequence` was fetched over `link`, as `fetchPayload(of:)` does.
+    func recordFetch(of sequence: UInt64, over link: PeerLink) { fetched[link.id] = sequence }
 
     /// See `ContinuityNode.confirmContinued(_:)`.
     func confirmContinued(_ activity: NearbyActivity) async throws {
