@@ -11,18 +11,19 @@ import Foundation
 /// queued): the GLib loop cannot avoid them, and `dispatchMain()` never makes them.
 ///
 /// Measured the way the `MainActor.run` row is: `blocks` blocks of `chainPerBlock` blocks on
-/// the GLib loop, each followed by one block of the baseline in a child process of this bench
-/// (`--dispatch-main-chain`, which times the eventfd writes, then the chain under
-/// `dispatchMain()`), so that both sides meet the same load. Measured once each at different
-/// moments of a run, the ratio to the floor moved from 1.09× to 1.46× between runs.
+/// the GLib loop, each followed by the same chain under `dispatchMain()` in a child process of
+/// this bench (`--dispatch-main-chain`), so that both sides meet the same load. The writes,
+/// most of the floor, are timed in this process in slices between slices of the loop's chain,
+/// so that they meet the very load the chain meets. Measured once each at different moments of
+/// a run, the ratio to the floor moved from 1.09× to 1.46× between runs.
 @MainActor
 enum DispatchChainBenchmarks {
     /// Blocks of each side, alternating.
-    static let blocks = 7
+    static let blocks = 9
+    /// Slices of the loop's chain in a block, each followed by as many eventfd writes.
+    static let slices = 10
     /// Main-queue blocks in a chain (about 50–150 ms on the GLib loop on this machine).
     nonisolated static let chainPerBlock = 100_000
-    /// Writes timed in the child for one write's cost.
-    nonisolated static let writesPerBlock = 100_000
 
     /// Each side's ns per main-queue block, block by block.
     struct Result {
@@ -32,7 +33,8 @@ enum DispatchChainBenchmarks {
         /// Why the baseline's blocks were not all measured, if they were not.
         var failure: String?
 
-        /// Each block's floor: the baseline's block plus two eventfd writes, as measured in it.
+        /// Each block's floor: the baseline's block plus two eventfd writes, timed beside the
+        /// loop's chain.
         var floor: [Double] { zip(baseline, eventfdWrite).map { $0 + 2 * $1 } }
 
         /// The rows, each side its median block: beside `dispatchMain()`, the two writes, and
@@ -66,25 +68,36 @@ enum DispatchChainBenchmarks {
     /// Measures both sides, alternating, after one untimed block of each.
     static func measure() -> Result {
         var result = Result()
-        _ = LoopBenchmarks.dispatchChain(count: chainPerBlock)
+        _ = loopBlock()
         do { _ = try baselineBlock() } catch { result.failure = "\(error)"; return result }
         for _ in 0..<blocks {
-            result.loop.append(LoopBenchmarks.dispatchChain(count: chainPerBlock))
+            let (chain, write) = loopBlock()
             do {
-                let (chain, write) = try baselineBlock()
-                result.baseline.append(chain)
+                result.baseline.append(try baselineBlock())
+                result.loop.append(chain)
                 result.eventfdWrite.append(write)
             } catch {
                 result.failure = "\(error)"
-                result.loop.removeLast()
                 break
             }
         }
         return result
     }
 
-    /// One block of the baseline in a child process: ns per block, and ns per eventfd write.
-    private static func baselineBlock() throws -> (Double, Double) {
+    /// One block of the loop's side: `slices` slices of the chain, each followed by as many
+    /// writes to libdispatch's main-queue eventfd; ns per main-queue block, and ns per write.
+    private static func loopBlock() -> (Double, Double) {
+        let perSlice = chainPerBlock / slices
+        var chain = 0.0, write = 0.0
+        for _ in 0..<slices {
+            chain += LoopBenchmarks.dispatchChain(count: perSlice)
+            write += DispatchMainBaselines.eventfdWrite(writes: perSlice)
+        }
+        return (chain / Double(slices), write / Double(slices))
+    }
+
+    /// One block of the baseline in a child process: ns per main-queue block.
+    private static func baselineBlock() throws -> Double {
         let child = Process()
         child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
         child.arguments = ["--dispatch-main-chain", "\(chainPerBlock)"]
@@ -94,24 +107,21 @@ enum DispatchChainBenchmarks {
         let data = output.fileHandleForReading.readDataToEndOfFile()
         child.waitUntilExit()
         let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard child.terminationStatus == 0, fields.count == 2 else {
+        guard child.terminationStatus == 0, fields.count == 1 else {
             throw BenchFailure("--dispatch-main-chain exited \(child.terminationStatus) saying \(String(decoding: data.prefix(200), as: UTF8.self))")
         }
-        return (fields[0], fields[1])
+        return fields[0]
     }
 
-    /// `BatonBench --dispatch-main-chain N`: the baseline's child. Times `writesPerBlock` writes
-    /// to libdispatch's main-queue eventfd (before `dispatchMain()`, which closes it), then runs
-    /// `dispatchMain()` (nothing of Baton's loop has run in this process) with an untimed chain
-    /// of a quarter of `N` blocks and a timed one of `N`; prints "ns-per-block ns-per-write" and
-    /// exits.
+    /// `BatonBench --dispatch-main-chain N`: the baseline's child. Runs `dispatchMain()`
+    /// (nothing of Baton's loop has run in this process) with an untimed chain of a quarter of
+    /// `N` blocks and a timed one of `N`; prints ns per block and exits.
     static func runChild(_ arguments: [String]) -> Never {
         let count = arguments.first.flatMap { Int($0) } ?? chainPerBlock
-        let write = DispatchMainBaselines.eventfdWrite(writes: writesPerBlock)
         dispatchChainStep(count / 4) {
             let start = ContinuousClock.now
             dispatchChainStep(count) {
-                say("\(nanosPerOp(ContinuousClock.now - start, count)) \(write)")
+                say("\(nanosPerOp(ContinuousClock.now - start, count))")
                 exit(0)
             }
         }

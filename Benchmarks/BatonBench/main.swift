@@ -28,9 +28,10 @@
 //                             cold continuation beside GIO's handshake + one round trip, with its two parts)
 //     BatonBench --loop      (the loop's rows alone: one-shot idle, the main actor's and the main queue's chains, beside dispatchMain())
 //     BatonBench --dispatch-main-hops N  (the MainActor.run row's baseline child: N round trips under dispatchMain())
-//     BatonBench --dispatch-main-chain N (the DispatchQueue.main chain's baseline child: eventfd writes, then a chain
-//                                         of N blocks under dispatchMain())
+//     BatonBench --dispatch-main-chain N (the DispatchQueue.main chain's baseline child: a chain of N blocks under
+//                                         dispatchMain())
 //     BatonBench --hops-loop N  (N MainActor.run round trips on the GLib loop and nothing else, for perf/strace)
+//     BatonBench --chain-loop N (ten DispatchQueue.main chains of N blocks on the GLib loop and nothing else, for perf/strace)
 //     BatonBench --quick     (issue 30's rows in under two minutes: payload coding, GIO's handshake beside OpenSSL's,
 //                             cold continuation, then --loop's rows)
 import Baton
@@ -67,6 +68,12 @@ if let index = CommandLine.arguments.firstIndex(of: "--dispatch-main-chain") {  
 if let index = CommandLine.arguments.firstIndex(of: "--hops-loop") {  // N MainActor.run round trips alone, for perf/strace
     let count = CommandLine.arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? LoopBenchmarks.hops
     MainActor.assumeIsolated { say("\(LoopBenchmarks.mainActorHops(count: count)) ns per round trip") }
+    exit(0)
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--chain-loop") {  // N-block DispatchQueue.main chains alone, for perf/strace
+    let count = CommandLine.arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? LoopBenchmarks.hops
+    MainActor.assumeIsolated { for _ in 0..<10 { say("\(LoopBenchmarks.dispatchChain(count: count)) ns per block") } }
     exit(0)
 }
 
