@@ -19,8 +19,9 @@ import Synchronization
 ///
 /// When nothing of Baton's iterates the context (`MainLoop.isIterated` is false: no
 /// `MainLoop.run`, `run(until:)` or `runHosted(_:)`, nor a host context given to
-/// `embed(in:)`), a job queued on the main thread inside an iteration of the context (it owns the context: `g_main_context_is_owner`, as under `g_application_run` or a
-/// host's `g_main_context_iteration`) is still the source's alone. Others are also offered to
+/// `embed(in:)`), a job queued on the main thread inside an iteration of the context (it owns
+/// the context: `g_main_context_is_owner`, as under `g_application_run` or a host's
+/// `g_main_context_iteration`) is still the source's alone. Others are also offered to
 /// libdispatch's main queue, one pending block for all of them, in case the main thread waits
 /// in Foundation's run loop (XCTest's waits do); whichever drain comes first runs them.
 ///
