@@ -42,10 +42,9 @@ enum LoopBenchmarks {
         let rawIdle = median { rawIdleChain() }
         let tasks = median { mainActorTasks() }
         let hops = MainActorHopBenchmarks.measure()
-        let blocks = median { dispatchChain() }
+        let blocks = DispatchChainBenchmarks.measure()
         let loopResume = median { resumedFromTheLoop(preferringTheLoop: true) }
         let poolResume = median { resumedFromTheLoop(preferringTheLoop: false) }
-        let eventfdWrite = median { DispatchMainBaselines.eventfdWrite() }
         say("main actor's executor: \(MainLoop.mainActorExecutor)")
         for figure in more() { say(figure.line()) }
         say(Figure(name: "MainLoop.idle one-shot", value: batonIdle, baselineName: "raw g_idle_add C callback",
@@ -55,47 +54,25 @@ enum LoopBenchmarks {
         Task.detached {
             DispatchMainBaselines.restorePlatformExecutors()
             let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
-            let blocksBaseline = await DispatchMainBaselines.dispatchChain()
-            for figure in dispatchMainFigures(tasks: (tasks, tasksBaseline), hops: hops.figure,
-                                              blocks: (blocks, blocksBaseline), eventfdWrite: eventfdWrite) {
+            for figure in dispatchMainFigures(tasks: (tasks, tasksBaseline), hops: hops.figure, blocks: blocks.figures) {
                 say(figure.line())
             }
             say(hops.note)
+            say(blocks.note)
             exit(0)
         }
         dispatchMain()
     }
 
-    /// The rows measured beside `dispatchMain()` (each a (GLib loop, `dispatchMain()`) pair),
-    /// and the main queue's chain beside its floor.
-    ///
-    /// Issue 30 asked for the `DispatchQueue.main` chain within 2× of the same under
-    /// `dispatchMain()`. Through libdispatch that cannot be had: it writes its main-queue eventfd
-    /// twice for each block a run loop drains (once when the block is queued onto the emptied
-    /// queue, once at the drain's end), and those two writes alone cost several times the whole
-    /// block under `dispatchMain()`, which needs no eventfd. So the row the aim applies to is the
-    /// chain beside its floor — the same block under `dispatchMain()` plus libdispatch's two
-    /// writes — aim ≤ 1.3×; the row beside `dispatchMain()` alone stays for comparison and says
-    /// how far below the floor its old aim of 2× lies.
-    ///
-    /// The `MainActor.run` row comes measured (`MainActorHopBenchmarks`: alternated with its
-    /// baseline in a child process, not beside this run's `dispatchMain()`).
-    nonisolated static func dispatchMainFigures(tasks: (Double, Double), hops: Figure, blocks: (Double, Double),
-                                                eventfdWrite: Double) -> [Figure] {
-        let floor = blocks.1 + 2 * eventfdWrite
-        return [
-            Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks.0, baselineName: "same under dispatchMain()",
-                   baseline: tasks.1, unit: "ns/op", aim: "aim ≤ 1.3×"),
-            hops,
-            Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks.0, baselineName: "same under dispatchMain()",
-                   baseline: blocks.1, unit: "ns/op",
-                   aim: "≤ 2× unreachable: the floor is " + String(format: "%.2f×", floor / blocks.1) + " (rows below)"),
-            Figure(name: "  libdispatch's two eventfd writes per block", value: 2 * eventfdWrite,
-                   baselineName: "same under dispatchMain()", baseline: blocks.1, unit: "ns/op",
-                   aim: "what the GLib loop cannot avoid"),
-            Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks.0,
-                   baselineName: "floor: dispatchMain() + 2 writes", baseline: floor, unit: "ns/op", aim: "aim ≤ 1.3× of the floor"),
-        ]
+    /// The rows measured beside `dispatchMain()`: the `Task { @MainActor }` chain beside this
+    /// run's (a (GLib loop, `dispatchMain()`) pair), then the rows that come measured, each
+    /// alternated with its baseline in a child process: `MainActor.run` (`MainActorHopBenchmarks`)
+    /// and the `DispatchQueue.main` chain beside `dispatchMain()` and beside its floor
+    /// (`DispatchChainBenchmarks`, which says why the floor is the row with the aim).
+    nonisolated static func dispatchMainFigures(tasks: (Double, Double), hops: Figure, blocks: [Figure]) -> [Figure] {
+        [Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks.0, baselineName: "same under dispatchMain()",
+                baseline: tasks.1, unit: "ns/op", aim: "aim ≤ 1.3×"),
+         hops] + blocks
     }
 
     /// `Task { @MainActor in }`, each task starting the next, run by the GLib loop.
@@ -146,12 +123,12 @@ enum LoopBenchmarks {
         return nanosPerOp(ContinuousClock.now - start, resumptions)
     }
 
-    /// `DispatchQueue.main.async` blocks, each queuing the next, run by the GLib loop.
-    static func dispatchChain() -> Double {
+    /// `count` `DispatchQueue.main.async` blocks, each queuing the next, run by the GLib loop.
+    static func dispatchChain(count: Int = hops) -> Double {
         let start = ContinuousClock.now
-        dispatchChainStep(hops) { DispatchQueue.main.async { MainActor.assumeIsolated { MainLoop.quit() } } }
+        dispatchChainStep(count) { DispatchQueue.main.async { MainActor.assumeIsolated { MainLoop.quit() } } }
         MainLoop.run()
-        return nanosPerOp(ContinuousClock.now - start, hops)
+        return nanosPerOp(ContinuousClock.now - start, count)
     }
 
     /// CPU used by an app idling for `seconds` in `Application`-style `MainLoop.run()`.

@@ -30,6 +30,10 @@
 //                             cold continuation beside GIO's handshake + one round trip, with its two parts)
 //     BatonBench --loop      (the loop's rows alone: one-shot idle, the main actor's and the main queue's chains, beside dispatchMain())
 //     BatonBench --dispatch-main-hops N  (the MainActor.run row's baseline child: N round trips under dispatchMain())
+//     BatonBench --dispatch-main-chain N (the DispatchQueue.main chain's baseline child: a chain of N blocks under
+//                                         dispatchMain())
+//     BatonBench --hops-loop N  (N MainActor.run round trips on the GLib loop and nothing else, for perf/strace)
+//     BatonBench --chain-loop N (ten DispatchQueue.main chains of N blocks on the GLib loop and nothing else, for perf/strace)
 //     BatonBench --quick     (issue 30's rows in under two minutes: payload coding, GIO's handshake beside OpenSSL's,
 //                             cold continuation, then --loop's rows)
 import Baton
@@ -57,6 +61,22 @@ for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", Age
 
 if let index = CommandLine.arguments.firstIndex(of: "--dispatch-main-hops") {  // the MainActor.run row's baseline, one block
     MainActor.assumeIsolated { MainActorHopBenchmarks.runChild(Array(CommandLine.arguments[(index + 1)...])) }
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--dispatch-main-chain") {  // the main queue chain's baseline, one block
+    MainActor.assumeIsolated { DispatchChainBenchmarks.runChild(Array(CommandLine.arguments[(index + 1)...])) }
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--hops-loop") {  // N MainActor.run round trips alone, for perf/strace
+    let count = CommandLine.arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? LoopBenchmarks.hops
+    MainActor.assumeIsolated { say("\(LoopBenchmarks.mainActorHops(count: count)) ns per round trip") }
+    exit(0)
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--chain-loop") {  // N-block DispatchQueue.main chains alone, for perf/strace
+    let count = CommandLine.arguments.dropFirst(index + 1).first.flatMap { Int($0) } ?? LoopBenchmarks.hops
+    MainActor.assumeIsolated { for _ in 0..<10 { say("\(LoopBenchmarks.dispatchChain(count: count)) ns per block") } }
+    exit(0)
 }
 
 if CommandLine.arguments.contains("--quick") { MainActor.assumeIsolated { QuickBenchmarks.run() } }  // issue 30's rows, < 2 min
@@ -250,6 +270,7 @@ nonisolated(unsafe) var memoryLines: [String] = []
 nonisolated(unsafe) var iceLines: [String] = []
 nonisolated(unsafe) var natLines: [String] = []
 nonisolated(unsafe) var hopFigure = MainActorHopBenchmarks.Result()
+nonisolated(unsafe) var chainFigure = DispatchChainBenchmarks.Result()
 
 say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorCount) cores); lower is better")
 let figures: [Figure] = MainActor.assumeIsolated {
@@ -257,7 +278,7 @@ let figures: [Figure] = MainActor.assumeIsolated {
     let rawIdle = median { LoopBenchmarks.rawIdleChain() }
     let tasks = median { LoopBenchmarks.mainActorTasks() }
     hopFigure = MainActorHopBenchmarks.measure()
-    let blocks = median { LoopBenchmarks.dispatchChain() }
+    chainFigure = DispatchChainBenchmarks.measure()
     say("measuring an idle app for \(idleSeconds) s, then raw GLib for \(idleSeconds) s …")
     let idle = LoopBenchmarks.idleCPU(seconds: idleSeconds)
     let rawIdleCPU = LoopBenchmarks.rawIdleCPU(seconds: idleSeconds)
@@ -346,7 +367,6 @@ let figures: [Figure] = MainActor.assumeIsolated {
         Figure(name: "payload bytes", value: Double(coding.bytes), baselineName: "binary plist bytes",
                baseline: Double(plist.bytes), unit: "B", aim: ""),
         Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
-        Figure(name: "DispatchQueue.main.async, GLib loop", value: blocks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
     ]
 }
 for figure in figures where !figure.name.hasSuffix(", GLib loop") { say(figure.line()) }
@@ -369,17 +389,16 @@ if !agentFigures.isEmpty {
 // The dispatchMain() baselines come last: dispatchMain() never returns, and gives the main
 // queue to libdispatch's own threads, which is exactly the baseline.
 func loopFigure(_ name: String) -> Double { figures.first { $0.name == name + ", GLib loop" }?.value ?? .nan }
-let (loopTasks, loopBlocks) = (loopFigure("Task { @MainActor } chain"), loopFigure("DispatchQueue.main.async"))
-let eventfdWrite = median { DispatchMainBaselines.eventfdWrite() }  // before dispatchMain(), which closes that fd
+let loopTasks = loopFigure("Task { @MainActor } chain")
 Task.detached {
     DispatchMainBaselines.restorePlatformExecutors()
     let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
-    let blocksBaseline = await DispatchMainBaselines.dispatchChain()
     for figure in LoopBenchmarks.dispatchMainFigures(tasks: (loopTasks, tasksBaseline), hops: hopFigure.figure,
-                                                     blocks: (loopBlocks, blocksBaseline), eventfdWrite: eventfdWrite) {
+                                                     blocks: chainFigure.figures) {
         say(figure.line())
     }
     say(hopFigure.note)
+    say(chainFigure.note)
     exit(0)
 }
 dispatchMain()

@@ -32,10 +32,11 @@ public enum MainLoop {
     /// `g_application_run` in it). While it is true, a main-actor job queued from another
     /// thread wakes the context directly, and is not offered to libdispatch's main queue as
     /// well, as under `Application.run`.
-    public static var isIterated: Bool { iterations > 0 }
+    public static var isIterated: Bool { iterations.load(ordering: .relaxed) > 0 }
 
-    /// How many of the runs `isIterated` counts are under way.
-    private static var iterations = 0
+    /// How many of the runs `isIterated` counts are under way: the one count of them, which the
+    /// main actor's executor also reads, from any thread, to choose how a job wakes the loop.
+    nonisolated static let iterations = Atomic<Int>(0)
 
     /// Runs `body`, in which a host iterates `context` on the main thread itself until `body`
     /// returns — `g_application_run`, or a `g_main_loop_run` of its own — and returns what it
@@ -233,20 +234,11 @@ public enum MainLoop {
     }
     private static var mainActorSourceAttached = false
 
-    /// Tells the main actor's executor that the context is being iterated, so it need not
-    /// offer its jobs to the main queue too.
-    private static func loopStarts() {
-        iterations += 1
-        #if compiler(>=6.3)
-        MainLoopExecutor.shared.loopStarts()
-        #endif
-    }
-    private static func loopEnds() {
-        iterations -= 1
-        #if compiler(>=6.3)
-        MainLoopExecutor.shared.loopEnds()
-        #endif
-    }
+    /// Counts a run of the context in `iterations`, so the main actor's executor need not offer
+    /// its jobs to the main queue too.
+    private static func loopStarts() { iterations.add(1, ordering: .relaxed) }
+    /// Balances `loopStarts()`.
+    private static func loopEnds() { iterations.subtract(1, ordering: .relaxed) }
     /// True while a host iterates a context of its own (`embed(in:)` with another context).
     private static var hostIterates = false
 

@@ -17,10 +17,11 @@ import Synchronization
 /// thread onto an empty queue wakes the context (`g_main_context_wakeup`, a write to GLib's
 /// eventfd), and those enqueued after it, before the drain takes them, wake nothing more.
 ///
-/// When nothing of Baton's iterates the context (no `MainLoop.run`, `run(until:)`, nor a host
-/// context given to `embed(in:)`), a job queued on the main thread inside an iteration of the
-/// context (it owns the context: `g_main_context_is_owner`, as under `g_application_run` or a
-/// host's `g_main_context_iteration`) is still the source's alone. Others are also offered to
+/// When nothing of Baton's iterates the context (`MainLoop.isIterated` is false: no
+/// `MainLoop.run`, `run(until:)` or `runHosted(_:)`, nor a host context given to
+/// `embed(in:)`), a job queued on the main thread inside an iteration of the context (it owns
+/// the context: `g_main_context_is_owner`, as under `g_application_run` or a host's
+/// `g_main_context_iteration`) is still the source's alone. Others are also offered to
 /// libdispatch's main queue, one pending block for all of them, in case the main thread waits
 /// in Foundation's run loop (XCTest's waits do); whichever drain comes first runs them.
 ///
@@ -94,7 +95,15 @@ final class MainLoopExecutor: MainExecutor, @unchecked Sendable {
             $0.pointee.executor = Unmanaged.passUnretained(self).toOpaque()
             $0.pointee.mainQueueTag = g_source_add_unix_fd(fresh, fd, G_IO_IN)
             $0.pointee.mainQueueFD = fd
+            $0.pointee.dispatching = false
+            $0.pointee.mainQueueMuted = false
         }
+        // GLib takes a source that may not recurse out of the poll set around each dispatch and
+        // puts it back after (`block_source`), and each of those writes the context's wake-up
+        // eventfd: two writes, then a read and a poll that find nothing, every dispatch. This
+        // source keeps its fd in the poll set instead, and keeps itself from running inside
+        // itself (see `mainExecutorSourceFuncs`).
+        g_source_set_can_recurse(fresh, 1)
         g_source_set_priority(fresh, G_PRIORITY_DEFAULT)
         g_source_set_name(fresh, "Baton main actor")
         g_source_attach(fresh, context.gContext)
@@ -133,7 +142,7 @@ final class MainLoopExecutor: MainExecutor, @unchecked Sendable {
             defer { state.jobs.append(queued) }
             return (state.jobs.isEmpty, state.context)
         }
-        if loopsIterating.load(ordering: .relaxed) > 0 || (onLoopThread && isOwnedByThisThread(context)) {
+        if MainLoop.iterations.load(ordering: .relaxed) > 0 || (onLoopThread && isOwnedByThisThread(context)) {
             // The context is iterated: on the loop thread, which is awake (it is running this),
             // nothing needs waking; from another thread, the first job wakes the context.
             if !onLoopThread && wasEmpty, let context {
@@ -179,15 +188,6 @@ final class MainLoopExecutor: MainExecutor, @unchecked Sendable {
             drain()
         }
     }
-
-    /// How many `MainLoop.run`/`run(until:)` are iterating the context now (plus one while a
-    /// host iterates a context of its own, after `embed(in:)`).
-    private let loopsIterating = Atomic<Int>(0)
-
-    /// Called by `MainLoop` around each of its runs of the loop, and for a host's context.
-    func loopStarts() { loopsIterating.add(1, ordering: .relaxed) }
-    /// Balances `loopStarts()`.
-    func loopEnds() { loopsIterating.subtract(1, ordering: .relaxed) }
 
     /// True while `drain()` runs: a main-queue block that drains inside a job (a run loop
     /// spun inside it) does not run another job inside that one.
@@ -255,12 +255,23 @@ struct MainLoopExecutorFactory: ExecutorFactory {
 }
 
 /// The main executor's GSource: GLib's header, then the (unretained, immortal) executor
-/// and libdispatch's main-queue eventfd, watched by the same source.
+/// and libdispatch's main-queue eventfd, watched by the same source; then what its dispatch
+/// keeps (main thread only).
 private struct ExecutorSourceLayout {
     var source: GSource
     var executor: UnsafeMutableRawPointer?
     var mainQueueTag: gpointer?
     var mainQueueFD: Int32
+    /// True while the source's dispatch runs.
+    var dispatching: Bool
+    /// True while the main queue's fd is out of the poll, because a loop iterated inside the
+    /// dispatch found it readable.
+    var mainQueueMuted: Bool
+}
+
+/// The source's layout; main thread only.
+private func layout(of source: UnsafeMutablePointer<GSource>?) -> UnsafeMutablePointer<ExecutorSourceLayout> {
+    UnsafeMutableRawPointer(source!).assumingMemoryBound(to: ExecutorSourceLayout.self)
 }
 
 private func executor(of source: UnsafeMutablePointer<GSource>?) -> MainLoopExecutor {
@@ -270,21 +281,42 @@ private func executor(of source: UnsafeMutablePointer<GSource>?) -> MainLoopExec
 
 /// Ready while the queue holds a job, or when the main queue's eventfd is readable (GLib checks
 /// a source's fds itself after `check`).
+///
+/// The source may recurse as far as GLib knows (so GLib does not take its fd out of the poll
+/// around each dispatch, waking the context twice); it does not run inside itself all the same,
+/// as a source that may not recurse would not: while it dispatches (a job or block iterating
+/// the loop, `MainLoop.run(until:)`), it is not ready for its jobs, and if the nested loop finds
+/// the main queue's fd readable, the source takes that fd out of the poll until its outer
+/// dispatch ends (two wake-up writes, only then), so the nested loop neither drains the main
+/// queue inside the job nor spins on the readable fd.
 nonisolated(unsafe) private var mainExecutorSourceFuncs = GSourceFuncs(
     prepare: { source, timeout in
         timeout?.pointee = -1
-        return executor(of: source).hasJobs ? 1 : 0
+        return !layout(of: source).pointee.dispatching && executor(of: source).hasJobs ? 1 : 0
     },
-    check: { source in executor(of: source).hasJobs ? 1 : 0 },
+    check: { source in !layout(of: source).pointee.dispatching && executor(of: source).hasJobs ? 1 : 0 },
     dispatch: { source, _, _ in
-        let (tag, fd) = source!.withMemoryRebound(to: ExecutorSourceLayout.self, capacity: 1) {
-            ($0.pointee.mainQueueTag, $0.pointee.mainQueueFD)
+        let state = layout(of: source)
+        let (tag, fd) = (state.pointee.mainQueueTag, state.pointee.mainQueueFD)
+        if state.pointee.dispatching {
+            // Inside its own dispatch: only the main queue's fd can have made it ready.
+            if !state.pointee.mainQueueMuted {
+                state.pointee.mainQueueMuted = true
+                g_source_modify_unix_fd(source, tag, GIOCondition(0))
+            }
+            return baton_source_continue()
         }
+        state.pointee.dispatching = true
         if g_source_query_unix_fd(source, tag).rawValue & G_IO_IN.rawValue != 0 {
             MainThreadRules.requireLoopThread("the main queue's GLib source")
             MainQueueBridge.drain(fd)
         }
         executor(of: source).drain()
+        state.pointee.dispatching = false
+        if state.pointee.mainQueueMuted {
+            state.pointee.mainQueueMuted = false
+            g_source_modify_unix_fd(source, tag, G_IO_IN)
+        }
         return baton_source_continue()
     },
     finalize: nil, closure_callback: nil, closure_marshal: nil)

@@ -1,5 +1,6 @@
 import CGLib
 import Glibc
+import Synchronization
 
 /// Runs the main dispatch queue (and so Swift's main actor) from a GLib main context, the
 /// way CoreFoundation's run loop does on Apple's systems.
@@ -38,8 +39,12 @@ final class MainQueueBridge {
     /// libdispatch's main-queue eventfd.
     static var fd: Int32 { _dispatch_get_main_queue_handle_4CF() }
 
+    /// How many times `drain(_:)` ran: the wake-ups that drained the main queue, for the tests.
+    static let drains = Atomic<Int>(0)
+
     /// Drains the main queue after `fd` signalled, as described above; loop thread only.
     static func drain(_ fd: Int32) {
+        drains.add(1, ordering: .relaxed)
         for _ in 0..<drainRounds { _dispatch_main_queue_callback_4CF(nil) }
         var counter: UInt64 = 0
         _ = read(fd, &counter, MemoryLayout<UInt64>.size)
