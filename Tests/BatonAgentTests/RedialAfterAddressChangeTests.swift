@@ -9,8 +9,25 @@ import XCTest
 /// avahi-daemon forgot the device when the address went, and the node redials where it last
 /// reached it (`RememberedAddresses`), with the usual back-off. Between two test hosts (network
 /// namespaces, each with its own avahi-daemon); needs root, which CI has; skipped without it.
+///
+/// B is the laptop, A its peer. Once they are linked, B hears no mDNS (so only what it remembers
+/// tells it where A is) and takes no new connection (so only its own dials can link them again);
+/// its address goes and comes back while A refuses its connections, so the dial B makes at that
+/// network change fails: only a redial after it can link them.
 final class RedialAfterAddressChangeTests: AgentTestHostsCase {
-    func testARoamingDeviceRedialsWhereItLastReachedItsPeerAfterAvahiForgotIt() throws {
+    /// B dialed A: it redials the address it dialed (also its last linked over, which it dials
+    /// only at a network change, once).
+    func testARoamingDeviceRedialsThePeerItDialedAfterAvahiForgotIt() throws {
+        try roam(peerDialsFirst: false)
+    }
+
+    /// A dialed B: B knew where A is only from Avahi, which forgot it; it redials the address
+    /// A published, remembered when the link dropped.
+    func testARoamingDeviceRedialsThePeerThatDialedItAfterAvahiForgotIt() throws {
+        try roam(peerDialsFirst: true)
+    }
+
+    private func roam(peerDialsFirst: Bool) throws {
         let folders = try devices("A", "B")
         let batond = productURL("batond").path
         let empty = root.appendingPathComponent("no-config").path
@@ -20,17 +37,38 @@ final class RedialAfterAddressChangeTests: AgentTestHostsCase {
         }
         let (a, b) = try TestHost.pair(["/bin/sh", "-c", "read -r end"], ["/bin/sh", "-c", "read -r end"])
         hosts = [a, b]
+        // A refusing B's new connections (a reset at once), while it is in place.
+        let away = root.appendingPathComponent("away.nft")
+        try Data("""
+            table inet away {
+              chain input { type filter hook input priority 0; policy accept; ip saddr 10.77.0.2 tcp flags & (syn | ack) == syn reject with tcp reset; }
+            }
+
+            """.utf8).write(to: away)
+        // Only the device meant to dial first can link them: the other refuses its connections.
+        let closed = root.appendingPathComponent("closed.nft")
+        try Data("""
+            table inet closed {
+              chain input { type filter hook input priority 0; policy accept; tcp flags & (syn | ack) == syn drop; }
+            }
+
+            """.utf8).write(to: closed)
+        if peerDialsFirst {
+            try a.run(inNetwork: ["/usr/sbin/nft", "-f", away.path])
+        } else {
+            try b.run(inNetwork: ["/usr/sbin/nft", "-f", closed.path])
+        }
         let agentA = try a.start(agent(folders[0], socket("a.sock")))
         processes.append(agentA)
         let agentB = try b.start(agent(folders[1], socket("b.sock")))
         processes.append(agentB)
         XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output + agentA.output)
         XCTAssertTrue(agentA.waitForLink(with: "B"), agentA.output)
-        // B found A through Avahi (whichever of the two dialed).
+        XCTAssertTrue(agentB.waitFor(.linked(peer: "A", dialed: !peerDialsFirst)), agentB.output)
+        // B found A through Avahi.
         XCTAssertTrue(agentB.waitForFoundDevice(at: "10.77.0.1:7355"), agentB.output)
 
-        // From now on B (the laptop) hears no mDNS, so only what it remembers can tell it where A
-        // is; and takes no new connection, so only its own dials can link the two again.
+        // B hears no mDNS and takes no new connection from now on.
         let roaming = root.appendingPathComponent("roaming.nft")
         try Data("""
             table inet roaming {
@@ -47,24 +85,24 @@ final class RedialAfterAddressChangeTests: AgentTestHostsCase {
         XCTAssertNotNil(agentB.waitForEvent { if case .deviceLost(let address) = $0 { address.hasPrefix("10.77.0.1:") } else { false } },
                         "B's discovery forgot A\n\(agentB.output)")
 
-        // A refuses B's new connections for now, so the dial B makes when its address comes back
-        // (the network changed) fails: only a redial after that can link them.
-        let away = root.appendingPathComponent("away.nft")
-        try Data("""
-            table inet away {
-              chain input { type filter hook input priority 0; policy accept; ip saddr 10.77.0.2 tcp flags & (syn | ack) == syn reject with tcp reset; }
-            }
-
-            """.utf8).write(to: away)
-        try a.run(inNetwork: ["/usr/sbin/nft", "-f", away.path])
+        // B's address comes back while A refuses it.
+        if !peerDialsFirst { try a.run(inNetwork: ["/usr/sbin/nft", "-f", away.path]) }
         try b.run(inNetwork: ["/usr/sbin/ip", "address", "add", "10.77.0.2/24", "dev", "veth0"])
         // A gives its side of the old link up (B's close reaches it now, or its keepalive ends it).
         XCTAssertTrue(agentA.waitForUnlink(from: "B", timeout: 120), agentA.output)
 
-        // A answers again: B redials where it last reached A, and links.
+        // A answers again: B redials where it last reached A, and links. (When both dialed at
+        // first, the link replaced said linked too: the events are counted from here.)
+        let linkedB = links(of: agentB, with: "A"), linkedA = links(of: agentA, with: "B")
         try a.run(inNetwork: ["/usr/sbin/nft", "delete", "table", "inet", "away"])
-        let relinked = agentB.waitForEvent(timeout: 90, occurrence: 2) { if case .linked("A", _) = $0 { true } else { false } }
+        let relinked = agentB.waitForEvent(timeout: 90, occurrence: linkedB + 1) { if case .linked("A", _) = $0 { true } else { false } }
         XCTAssertEqual(relinked, .linked(peer: "A", dialed: true), agentB.output)
-        XCTAssertNotNil(agentA.waitForEvent(occurrence: 2) { if case .linked("B", _) = $0 { true } else { false } }, agentA.output)
+        XCTAssertNotNil(agentA.waitForEvent(occurrence: linkedA + 1) { if case .linked("B", _) = $0 { true } else { false } },
+                        agentA.output)
+    }
+
+    /// How many times `agent` said it linked with `peer` so far.
+    private func links(of agent: RunningProcess, with peer: String) -> Int {
+        agent.diagnosticEvents.filter { if case .linked(peer, _) = $0 { true } else { false } }.count
     }
 }

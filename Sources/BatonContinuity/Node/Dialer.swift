@@ -57,7 +57,7 @@ final class Dialer {
     /// The addresses last linked over, from the file beside the identity.
     let lastLinked: LastLinkedAddresses
     /// Where linked devices were last reached, kept after discovery forgets them.
-    private(set) var remembered = RememberedAddresses()
+    private var remembered = RememberedAddresses()
     /// The system's network changes, while the node runs.
     private var networkWatch: NetworkWatch?
 
@@ -98,8 +98,8 @@ final class Dialer {
 
     /// The network changed (an interface came up, an address or a route came or went): every
     /// device waiting for its next try is dialed now, its delay starting again from the least,
-    /// and so is every address last linked over or remembered that is not linked — rather than waiting out
-    /// a backoff that the network being down had grown. A link whose local address this
+    /// and so is every address last linked over or remembered that is not linked — rather than
+    /// waiting out a backoff that the network being down had grown. A link whose local address this
     /// machine no longer holds is dropped at once and its device dialed again (`LocalAddresses`:
     /// nothing sent on it can leave before a retransmission); every other link is checked
     /// (`checkLink`): after a suspend, a link can look up on this side while the other side
