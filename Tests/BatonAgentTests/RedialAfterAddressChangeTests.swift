@@ -15,8 +15,10 @@ import XCTest
 /// its address goes and comes back while A refuses its connections, so the dial B makes at that
 /// network change fails: only a redial after it can link them.
 final class RedialAfterAddressChangeTests: AgentTestHostsCase {
-    /// B dialed A: it redials the address it dialed (also its last linked over, which it dials
-    /// only at a network change, once).
+    /// B dialed A: it redials the address it dialed. (That address is also the one B last
+    /// linked over, which it dials once at the network change; when B's agent handles that
+    /// change only after A answers again, that dial links them, and this case would pass
+    /// without the redial too: the next case fails without it every time.)
     func testARoamingDeviceRedialsThePeerItDialedAfterAvahiForgotIt() throws {
         try roam(peerDialsFirst: false)
     }
