@@ -31,14 +31,7 @@ final class RedialAfterAddressChangeTests: AgentTestHostsCase {
 
     private func roam(peerDialsFirst: Bool) throws {
         let folders = try devices("A", "B")
-        let batond = productURL("batond").path
-        let empty = root.appendingPathComponent("no-config").path
-        func agent(_ folder: String, _ socket: String) -> [String] {
-            ["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folder, "--listen", "0.0.0.0:7355", "--socket", socket,
-             "--no-notifications"]
-        }
-        let (a, b) = try TestHost.pair(["/bin/sh", "-c", "read -r end"], ["/bin/sh", "-c", "read -r end"])
-        hosts = [a, b]
+        let (a, b) = try hostPair()
         // A refusing B's new connections (a reset at once), while it is in place.
         let away = root.appendingPathComponent("away.nft")
         try Data("""
@@ -60,9 +53,9 @@ final class RedialAfterAddressChangeTests: AgentTestHostsCase {
         } else {
             try b.run(inNetwork: ["/usr/sbin/nft", "-f", closed.path])
         }
-        let agentA = try a.start(agent(folders[0], socket("a.sock")))
+        let agentA = try a.start(agentCommand(folders[0], listen: "0.0.0.0:7355", socket: socket("a.sock")))
         processes.append(agentA)
-        let agentB = try b.start(agent(folders[1], socket("b.sock")))
+        let agentB = try b.start(agentCommand(folders[1], listen: "0.0.0.0:7355", socket: socket("b.sock")))
         processes.append(agentB)
         XCTAssertTrue(agentB.waitForLink(with: "A"), agentB.output + agentA.output)
         XCTAssertTrue(agentA.waitForLink(with: "B"), agentA.output)

@@ -57,19 +57,14 @@ final class ResumeFromSuspendTests: AgentTestHostsCase {
     /// agent (under `nsenter`).
     private func linkedPair() throws -> (TestHost, TestHost, RunningProcess, RunningProcess, Int32) {
         let folders = try devices("A", "B")
-        let batond = productURL("batond").path
-        let empty = root.appendingPathComponent("no-config").path
         // A neither publishes nor browses (no avahi-daemon on A): only B's dials link them, and
         // B knows where A is only from the address it last linked over.
-        let (a, b) = try TestHost.pair(["/bin/sh", "-c", "read -r end"], ["/bin/sh", "-c", "read -r end"], avahiOnA: false)
-        hosts = [a, b]
+        let (a, b) = try hostPair(avahiOnA: false)
         try Data("10.77.0.1:7355\n".utf8).write(to: URL(fileURLWithPath: folders[1]).appendingPathComponent("last-linked"))
-        let agentA = try a.start(["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folders[0], "--listen", "0.0.0.0:7355",
-                                  "--socket", socket("a.sock"), "--no-notifications"])
+        let agentA = try a.start(agentCommand(folders[0], listen: "0.0.0.0:7355", socket: socket("a.sock")))
         processes.append(agentA)
         XCTAssertNotNil(agentA.listeningAddress(), agentA.output)
-        let agentB = try b.start(["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folders[1], "--listen", "0.0.0.0:0",
-                                  "--socket", socket("b.sock"), "--no-notifications"])
+        let agentB = try b.start(agentCommand(folders[1], listen: "0.0.0.0:0", socket: socket("b.sock")))
         processes.append(agentB)
         XCTAssertTrue(agentB.waitFor(.linked(peer: "A", dialed: true)), agentB.output)
         XCTAssertTrue(agentA.waitFor(.linked(peer: "B", dialed: false)), agentA.output)
