@@ -18,15 +18,8 @@ final class ColdStartBetweenHostsTests: AgentTestHostsCase {
         let identifiers = try folders.map { try DeviceIdentity.load(from: URL(fileURLWithPath: $0)).identifier }
         let (stays, staying, restarts, restarting) = identifiers[1] < identifiers[0]
             ? ("A", folders[0], "B", folders[1]) : ("B", folders[1], "A", folders[0])
-        let batond = productURL("batond").path
-        let empty = root.appendingPathComponent("no-config").path
-        func agent(_ folder: String, _ socket: String) -> [String] {
-            ["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folder, "--listen", "0.0.0.0:0", "--socket", socket,
-             "--no-notifications"]
-        }
-        // The hosts' first processes wait; the agents run in them.
-        let (a, b) = try TestHost.pair(["/bin/sh", "-c", "read -r end"], ["/bin/sh", "-c", "read -r end"])
-        hosts = [a, b]
+        func agent(_ folder: String, _ socket: String) -> [String] { agentCommand(folder, listen: "0.0.0.0:0", socket: socket) }
+        let (a, b) = try hostPair()
         let agentA = try a.start(agent(staying, socket("a.sock")))
         processes.append(agentA)
         var agentB = try b.start(agent(restarting, socket("b.sock")))
@@ -57,19 +50,14 @@ final class ColdStartBetweenHostsTests: AgentTestHostsCase {
     /// neither publishes (no avahi-daemon on A) nor knows where B is: only that dial links them.
     func testANetworkChangeDialsTheAddressesLastLinkedOverAtOnce() throws {
         let folders = try devices("A", "B")
-        let batond = productURL("batond").path
-        let empty = root.appendingPathComponent("no-config").path
-        let (a, b) = try TestHost.pair(["/bin/sh", "-c", "read -r end"], ["/bin/sh", "-c", "read -r end"], avahiOnA: false)
-        hosts = [a, b]
+        let (a, b) = try hostPair(avahiOnA: false)
         // B last linked with A at 10.77.0.1:7355; B has no address now, so its dial at start fails.
         try Data("10.77.0.1:7355\n".utf8).write(to: URL(fileURLWithPath: folders[1]).appendingPathComponent("last-linked"))
         try b.run(inNetwork: ["/usr/sbin/ip", "address", "del", "10.77.0.2/24", "dev", "veth0"])
-        let agentB = try b.start(["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folders[1], "--listen", "0.0.0.0:0",
-                                  "--socket", socket("b.sock"), "--no-notifications"])
+        let agentB = try b.start(agentCommand(folders[1], listen: "0.0.0.0:0", socket: socket("b.sock")))
         processes.append(agentB)
         XCTAssertNotNil(agentB.listeningAddress(), agentB.output)
-        let agentA = try a.start(["/usr/bin/env", "XDG_CONFIG_HOME=\(empty)", batond, "--device", folders[0], "--listen", "0.0.0.0:7355",
-                                  "--socket", socket("a.sock"), "--no-notifications"])
+        let agentA = try a.start(agentCommand(folders[0], listen: "0.0.0.0:7355", socket: socket("a.sock")))
         processes.append(agentA)
         XCTAssertNotNil(agentA.listeningAddress(), agentA.output)
 

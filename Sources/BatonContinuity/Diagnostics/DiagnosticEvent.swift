@@ -166,6 +166,11 @@ public enum DiagnosticEvent: Sendable, Equatable, Codable {
         case revoked
         /// The peer broke the protocol, or did not answer as it must.
         case protocolError
+        /// This device no longer holds the local address the link's connection was made from
+        /// (its network went down or changed under it: a resume from suspend, a new lease, a
+        /// roam): nothing sent on it could leave, so it was dropped at once when the network
+        /// changed, and its device is dialed again.
+        case localAddressGone
     }
 
     /// Why the agent dropped an app.

@@ -336,7 +336,7 @@ extension ContinuityNode: LinkTableEvents {
         diagnostics.publish(.unlinked(peer: links.name(of: link), reason: kind))
         recentFailures.add("lost the link with \(links.name(of: link)): \(reason)")
         publishNearby()
-        if let address = link.dialed { dialer.scheduleRedial(address) }
+        dialer.linkDropped(link, kind: kind)
         relay?.linkDropped(link.id, revoked: kind == .revoked)
     }
 

@@ -11,6 +11,11 @@ import Foundation
 /// the TLS gate still judges), and each device DNS-SD finds before its first browse settles —
 /// the records avahi-daemon had cached. When both devices dial each other at that moment, the
 /// link table keeps one connection, the same one on both sides (`LinkTable`).
+///
+/// A link that drops is dialed again, with the same back-off, where its device was last reached
+/// (`RememberedAddresses`), whichever side dialed it, for as long as that address is
+/// remembered — after discovery has forgotten the device too, as it does when this host's
+/// address goes — and every address remembered is dialed at once when the network changes.
 @MainActor
 final class Dialer {
     /// The peers the node dials whatever discovery finds.
@@ -51,6 +56,8 @@ final class Dialer {
     private static let maximumSaidUnreachable = 64
     /// The addresses last linked over, from the file beside the identity.
     let lastLinked: LastLinkedAddresses
+    /// Where linked devices were last reached, kept after discovery forgets them.
+    private var remembered = RememberedAddresses()
     /// The system's network changes, while the node runs.
     private var networkWatch: NetworkWatch?
 
@@ -91,8 +98,8 @@ final class Dialer {
 
     /// The network changed (an interface came up, an address or a route came or went): every
     /// device waiting for its next try is dialed now, its delay starting again from the least,
-    /// and so is every address last linked over that is not linked — rather than waiting out
-    /// a backoff that the network being down had grown. A link whose local address this
+    /// and so is every address last linked over or remembered that is not linked — rather than
+    /// waiting out a backoff that the network being down had grown. A link whose local address this
     /// machine no longer holds is dropped at once and its device dialed again (`LocalAddresses`:
     /// nothing sent on it can leave before a retransmission); every other link is checked
     /// (`checkLink`): after a suspend, a link can look up on this side while the other side
@@ -105,7 +112,7 @@ final class Dialer {
         for link in links.all where link.path == .lan {
             guard let held, let local = LocalAddresses.local(of: link.bus.channel), !held.holds(local) else { continue }
             log.info("the link with \(links.name(of: link)) was made from an address this machine no longer holds")
-            links.drop(link, because: "its local address went away", kind: .closed)
+            links.drop(link, because: "its local address went away", kind: .localAddressGone)
             redialAtOnce(link)
         }
         let waiting = redials
@@ -115,7 +122,7 @@ final class Dialer {
             backoff[address] = nil
             dial(address)
         }
-        for hint in lastLinked.addresses where !links.isLinked(to: hint) { dial(hint) }
+        for hint in lastLinked.addresses + remembered.addresses() where !links.isLinked(to: hint) { dial(hint) }
         for link in links.all { checkLink(link) }
     }
 
@@ -156,12 +163,28 @@ final class Dialer {
         dial(address)
     }
 
-    /// Where to dial the device of `link` again: where this side dialed it, or else an address
-    /// at its host this side knows (configured, last linked over, found); nil if none.
+    /// Where to dial the device of `link` again: where this side dialed it, or else the address
+    /// at its host this side knows — configured or found first (published now: a device's port
+    /// moves), then remembered, then last linked over; nil if none, or if the first of these
+    /// that has any has several there (one host, such as loopback, can hold several devices,
+    /// and an address does not tell which).
     private func redialAddress(of link: PeerLink) -> PeerAddress? {
         if let dialed = link.dialed { return dialed }
         guard let host = link.host else { return nil }
-        return (staticPeers + lastLinked.addresses + discovered.sorted { $0.description < $1.description }).first { $0.host == host }
+        for known in [staticPeers + discovered, remembered.addresses(), lastLinked.addresses] {
+            let there = Set(known.filter { $0.host == host })
+            if !there.isEmpty { return there.count == 1 ? there.first : nil }
+        }
+        return nil
+    }
+
+    /// `link` was dropped (`kind` says why): where its device was reached is remembered and
+    /// dialed again after the back-off (`scheduleRedial`), whichever side dialed it — unless it
+    /// was revoked, or it ran beyond the LAN (the relay connector tries that again).
+    func linkDropped(_ link: PeerLink, kind: DiagnosticEvent.UnlinkReason) {
+        guard kind != .revoked, link.path == .lan, let address = redialAddress(of: link) else { return }
+        remembered.remember(address)
+        scheduleRedial(address)
     }
 
     /// Discovery started browsing: devices it finds before its first browse settles are part
@@ -200,6 +223,7 @@ final class Dialer {
     func found(_ peer: FoundPeer) {
         let address = peer.address
         discovered.insert(address)
+        forgetRemembered(replacedBy: address)
         guard !links.isLinked(to: address) else { return }
         if peer.dialsUs, !discoveryUnsettled {
             guard fallbackDials[address] == nil else { return }
@@ -214,8 +238,25 @@ final class Dialer {
         dial(address)
     }
 
-    /// A device found through DNS-SD is no longer published.
-    func lost(_ address: PeerAddress) { discovered.remove(address) }
+    /// A device found through DNS-SD is no longer published (or avahi-daemon forgot it: this
+    /// host's address went). If a device at its host is linked and no newer record for that
+    /// host is held, the address is remembered (`RememberedAddresses`): the link reached it
+    /// there. (A link that dropped before is remembered already: `linkDropped`.)
+    func lost(_ address: PeerAddress) {
+        discovered.remove(address)
+        guard !discovered.contains(where: { $0.host == address.host }), links.isLinked(to: address) else { return }
+        remembered.remember(address)
+    }
+
+    /// A record found at `address` replaces what is remembered at its host: the addresses kept
+    /// there are forgotten, and a redial waiting for one at another port is cancelled.
+    private func forgetRemembered(replacedBy address: PeerAddress) {
+        remembered.forget(host: address.host)
+        for (waiting, timer) in redials where waiting.host == address.host && waiting != address && !staticPeers.contains(waiting) {
+            timer.cancel()
+            redials[waiting] = nil
+        }
+    }
 
     /// How many times the network changed while the node ran (`networkChanged()`).
     private var networkChanges = 0
@@ -242,8 +283,8 @@ final class Dialer {
                     lastLinked.record(address)
                 }
             } catch {
-                // A stale hint (an address last linked over, not configured nor published now) is
-                // no failure to show.
+                // A stale hint (an address last linked over or remembered, not configured nor
+                // published now) is no failure to show.
                 let isHintOnly = !staticPeers.contains(address) && !discovered.contains(address)
                 if !isHintOnly { failed?("cannot reach \(address): \(error)") }
                 log.info("cannot reach \(address): \(error)")
@@ -272,17 +313,23 @@ final class Dialer {
     }
 
     /// Dials `address` again after a delay that doubles up to 30 s: a retry timer, not a poll.
-    func scheduleRedial(_ dialed: PeerAddress) {
+    /// Only an address configured, found through DNS-SD, or remembered (`RememberedAddresses`)
+    /// is dialed again: a stale hint is not.
+    private func scheduleRedial(_ dialed: PeerAddress) {
         // A device found through DNS-SD may have moved to another port since (it rotates with
         // its published name): redial it where it is published now.
         let address = staticPeers.contains(dialed) || discovered.contains(dialed)
             ? dialed : discovered.first { $0.host == dialed.host } ?? dialed
-        guard isRunning(), redials[address] == nil, staticPeers.contains(address) || discovered.contains(address) else { return }
+        guard isRunning(), redials[address] == nil,
+              staticPeers.contains(address) || discovered.contains(address) || remembered.contains(address) else { return }
         let delay = min((backoff[address] ?? .milliseconds(500)) * 2, .seconds(30))
         backoff[address] = delay
         redials[address] = MainLoop.after(delay) { [weak self] in
-            self?.redials[address] = nil
-            self?.dial(address)
+            guard let self else { return }
+            redials[address] = nil
+            // An address only remembered is not dialed once its device's host is linked again.
+            if !staticPeers.contains(address), !discovered.contains(address), links.isLinked(to: address) { return }
+            dial(address)
         }
     }
 }
