@@ -57,31 +57,17 @@ enum DispatchChainBenchmarks {
 
         /// The blocks' ratios to their floors, in one line.
         var note: String {
-            let ratios = zip(loop, floor).map { $0 / $1 }
-            let range = ratios.isEmpty ? "none"
-                : String(format: "%.2f–%.2f×, median %.2f×", ratios.min()!, ratios.max()!, percentile(ratios, 50))
-            return "(DispatchQueue.main.async chain: \(ratios.count) alternated blocks of \(chainPerBlock), ratios to the floor \(range)"
-                + (failure.map { "; baseline failed: \($0)" } ?? "") + ")"
+            "(DispatchQueue.main.async chain: \(loop.count) alternated blocks of \(chainPerBlock), ratios to the floor "
+                + AlternatedBaseline.ratios(loop, to: floor) + (failure.map { "; baseline failed: \($0)" } ?? "") + ")"
         }
     }
 
     /// Measures both sides, alternating, after one untimed block of each.
     static func measure() -> Result {
-        var result = Result()
-        _ = loopBlock()
-        do { _ = try baselineBlock() } catch { result.failure = "\(error)"; return result }
-        for _ in 0..<blocks {
-            let (chain, write) = loopBlock()
-            do {
-                result.baseline.append(try baselineBlock())
-                result.loop.append(chain)
-                result.eventfdWrite.append(write)
-            } catch {
-                result.failure = "\(error)"
-                break
-            }
+        let (loop, baseline, failure) = AlternatedBaseline.alternate(blocks: blocks, loop: loopBlock) {
+            try AlternatedBaseline.childBlock("--dispatch-main-chain", count: chainPerBlock, fields: 1)[0]
         }
-        return result
+        return Result(loop: loop.map(\.0), baseline: baseline, eventfdWrite: loop.map(\.1), failure: failure)
     }
 
     /// One block of the loop's side: `slices` slices of the chain, each followed by as many
@@ -94,23 +80,6 @@ enum DispatchChainBenchmarks {
             write += DispatchMainBaselines.eventfdWrite(writes: perSlice)
         }
         return (chain / Double(slices), write / Double(slices))
-    }
-
-    /// One block of the baseline in a child process: ns per main-queue block.
-    private static func baselineBlock() throws -> Double {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["--dispatch-main-chain", "\(chainPerBlock)"]
-        let output = Pipe()
-        child.standardOutput = output
-        try child.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard child.terminationStatus == 0, fields.count == 1 else {
-            throw BenchFailure("--dispatch-main-chain exited \(child.terminationStatus) saying \(String(decoding: data.prefix(200), as: UTF8.self))")
-        }
-        return fields[0]
     }
 
     /// `BatonBench --dispatch-main-chain N`: the baseline's child. Runs `dispatchMain()`

@@ -35,12 +35,12 @@ enum LoopBenchmarks {
     nonisolated static let hops = 100_000
 
     /// `BatonBench --loop`: the loop's rows alone, each beside its baseline (the `dispatchMain()`
-    /// ones measured last, as in the full run), after the rows `more` measures once the loop's are
-    /// taken (`--quick`'s); then exits.
+    /// ones alternated with it in child processes), after the rows `more` measures once the loop's
+    /// are taken (`--quick`'s); then exits.
     static func runAlone(then more: () -> [Figure] = { [] }) -> Never {
         let batonIdle = median { batonIdleChain() }
         let rawIdle = median { rawIdleChain() }
-        let tasks = median { mainActorTasks() }
+        let tasks = TaskChainBenchmarks.measure()
         let hops = MainActorHopBenchmarks.measure()
         let blocks = DispatchChainBenchmarks.measure()
         let loopResume = median { resumedFromTheLoop(preferringTheLoop: true) }
@@ -51,36 +51,27 @@ enum LoopBenchmarks {
                    baseline: rawIdle, unit: "ns/op", aim: "aim ≤ 1.5×").line())
         say(Figure(name: "await resumed by a loop callback", value: loopResume, baselineName: "withCheckedContinuation, same",
                    baseline: poolResume, unit: "ns/op", aim: "GIO calls and the agent connection").line())
-        Task.detached {
-            DispatchMainBaselines.restorePlatformExecutors()
-            let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
-            for figure in dispatchMainFigures(tasks: (tasks, tasksBaseline), hops: hops.figure, blocks: blocks.figures) {
-                say(figure.line())
-            }
-            say(hops.note)
-            say(blocks.note)
-            exit(0)
+        for figure in dispatchMainFigures(tasks: tasks.figure, hops: hops.figure, blocks: blocks.figures) {
+            say(figure.line())
         }
-        dispatchMain()
+        for note in [tasks.note, hops.note, blocks.note] { say(note) }
+        exit(0)
     }
 
-    /// The rows measured beside `dispatchMain()`: the `Task { @MainActor }` chain beside this
-    /// run's (a (GLib loop, `dispatchMain()`) pair), then the rows that come measured, each
-    /// alternated with its baseline in a child process: `MainActor.run` (`MainActorHopBenchmarks`)
-    /// and the `DispatchQueue.main` chain beside `dispatchMain()` and beside its floor
-    /// (`DispatchChainBenchmarks`, which says why the floor is the row with the aim).
-    nonisolated static func dispatchMainFigures(tasks: (Double, Double), hops: Figure, blocks: [Figure]) -> [Figure] {
-        [Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks.0, baselineName: "same under dispatchMain()",
-                baseline: tasks.1, unit: "ns/op", aim: "aim ≤ 1.3×"),
-         hops] + blocks
+    /// The rows measured beside `dispatchMain()`, each alternated with its baseline in a child
+    /// process: the `Task { @MainActor }` chain (`TaskChainBenchmarks`), `MainActor.run`
+    /// (`MainActorHopBenchmarks`) and the `DispatchQueue.main` chain beside `dispatchMain()` and
+    /// beside its floor (`DispatchChainBenchmarks`, which says why the floor is the row with the aim).
+    nonisolated static func dispatchMainFigures(tasks: Figure, hops: Figure, blocks: [Figure]) -> [Figure] {
+        [tasks, hops] + blocks
     }
 
-    /// `Task { @MainActor in }`, each task starting the next, run by the GLib loop.
-    static func mainActorTasks() -> Double {
+    /// `count` `Task { @MainActor in }`, each task starting the next, run by the GLib loop.
+    static func mainActorTasks(count: Int = hops) -> Double {
         let start = ContinuousClock.now
-        mainActorTaskChain(hops) { MainLoop.quit() }
+        mainActorTaskChain(count) { MainLoop.quit() }
         MainLoop.run()
-        return nanosPerOp(ContinuousClock.now - start, hops)
+        return nanosPerOp(ContinuousClock.now - start, count)
     }
 
     /// A task off the main actor hopping onto it and back, `count` times, the loop running it.

@@ -33,15 +33,13 @@ enum MainActorHopBenchmarks {
         /// The row, each side its median block.
         var figure: Figure {
             Figure(name: "MainActor.run round trip, GLib loop", value: percentile(loop, 50), baselineName: "same under dispatchMain(), alternated",
-                   baseline: percentile(baseline, 50), unit: "ns/op", aim: "aim ≤ 1.1× (cross-thread)")
+                   baseline: percentile(baseline, 50), unit: "ns/op", aim: "")
         }
 
         /// The blocks' ratios and the wake-ups, in one line.
         var note: String {
-            let ratios = zip(loop, baseline).map { $0 / $1 }
-            let range = ratios.isEmpty ? "none"
-                : String(format: "%.2f–%.2f×, median %.2f×", ratios.min()!, ratios.max()!, percentile(ratios, 50))
-            return "(MainActor.run round trip: \(ratios.count) alternated blocks of \(hopsPerBlock), ratios \(range);"
+            "(MainActor.run round trip: \(loop.count) alternated blocks of \(hopsPerBlock), ratios "
+                + AlternatedBaseline.ratios(loop, to: baseline) + ";"
                 + " thread wake-ups per round trip: GLib loop \(String(format: "%.2f", percentile(loopWakeups, 50))),"
                 + " dispatchMain() \(String(format: "%.2f", percentile(baselineWakeups, 50)))"
                 + (failure.map { "; baseline failed: \($0)" } ?? "") + ")"
@@ -57,32 +55,15 @@ enum MainActorHopBenchmarks {
             result.loop.append(LoopBenchmarks.mainActorHops(count: hopsPerBlock))
             result.loopWakeups.append(LoopBenchmarks.hopWakeups)
             do {
-                let (time, wakeups) = try baselineBlock()
-                result.baseline.append(time)
-                result.baselineWakeups.append(wakeups)
+                let block = try AlternatedBaseline.childBlock("--dispatch-main-hops", count: hopsPerBlock, fields: 2)
+                result.baseline.append(block[0])
+                result.baselineWakeups.append(block[1])
             } catch {
                 result.failure = "\(error)"
                 break
             }
         }
         return result
-    }
-
-    /// One block of the baseline in a child process: ns per round trip and wake-ups per round trip.
-    private static func baselineBlock() throws -> (Double, Double) {
-        let child = Process()
-        child.executableURL = URL(fileURLWithPath: CommandLine.arguments[0])
-        child.arguments = ["--dispatch-main-hops", "\(hopsPerBlock)"]
-        let output = Pipe()
-        child.standardOutput = output
-        try child.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        child.waitUntilExit()
-        let fields = String(decoding: data, as: UTF8.self).split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard child.terminationStatus == 0, fields.count == 2 else {
-            throw BenchFailure("--dispatch-main-hops exited \(child.terminationStatus) saying \(String(decoding: data.prefix(200), as: UTF8.self))")
-        }
-        return (fields[0], fields[1])
     }
 
     /// `BatonBench --dispatch-main-hops N`: the baseline's child. Runs `dispatchMain()` with

@@ -29,6 +29,8 @@
 //     BatonBench --handshake (issue 30's rows alone: a mutual TLS 1.3 handshake through GIO beside OpenSSL's, and the
 //                             cold continuation beside GIO's handshake + one round trip, with its two parts)
 //     BatonBench --loop      (the loop's rows alone: one-shot idle, the main actor's and the main queue's chains, beside dispatchMain())
+//     BatonBench --dispatch-main-tasks N (the Task { @MainActor } chain's baseline child: a chain of N tasks under
+//                                         dispatchMain())
 //     BatonBench --dispatch-main-hops N  (the MainActor.run row's baseline child: N round trips under dispatchMain())
 //     BatonBench --dispatch-main-chain N (the DispatchQueue.main chain's baseline child: a chain of N blocks under
 //                                         dispatchMain())
@@ -61,6 +63,10 @@ for (mode, run) in [("--agent-app-mode", AgentAppMode.run), ("--agent-mode", Age
 
 if let index = CommandLine.arguments.firstIndex(of: "--dispatch-main-hops") {  // the MainActor.run row's baseline, one block
     MainActor.assumeIsolated { MainActorHopBenchmarks.runChild(Array(CommandLine.arguments[(index + 1)...])) }
+}
+
+if let index = CommandLine.arguments.firstIndex(of: "--dispatch-main-tasks") {  // the Task { @MainActor } chain's baseline, one block
+    MainActor.assumeIsolated { TaskChainBenchmarks.runChild(Array(CommandLine.arguments[(index + 1)...])) }
 }
 
 if let index = CommandLine.arguments.firstIndex(of: "--dispatch-main-chain") {  // the main queue chain's baseline, one block
@@ -269,6 +275,7 @@ nonisolated(unsafe) var handshakeFigures: [Figure] = []
 nonisolated(unsafe) var memoryLines: [String] = []
 nonisolated(unsafe) var iceLines: [String] = []
 nonisolated(unsafe) var natLines: [String] = []
+nonisolated(unsafe) var taskFigure = TaskChainBenchmarks.Result()
 nonisolated(unsafe) var hopFigure = MainActorHopBenchmarks.Result()
 nonisolated(unsafe) var chainFigure = DispatchChainBenchmarks.Result()
 
@@ -276,7 +283,7 @@ say("Baton benchmarks (release build, \(ProcessInfo.processInfo.activeProcessorC
 let figures: [Figure] = MainActor.assumeIsolated {
     let batonIdle = median { LoopBenchmarks.batonIdleChain() }
     let rawIdle = median { LoopBenchmarks.rawIdleChain() }
-    let tasks = median { LoopBenchmarks.mainActorTasks() }
+    taskFigure = TaskChainBenchmarks.measure()
     hopFigure = MainActorHopBenchmarks.measure()
     chainFigure = DispatchChainBenchmarks.measure()
     say("measuring an idle app for \(idleSeconds) s, then raw GLib for \(idleSeconds) s …")
@@ -366,10 +373,9 @@ let figures: [Figure] = MainActor.assumeIsolated {
                baseline: plist.decode / 1000, unit: "µs", aim: "aim < 20 µs"),
         Figure(name: "payload bytes", value: Double(coding.bytes), baselineName: "binary plist bytes",
                baseline: Double(plist.bytes), unit: "B", aim: ""),
-        Figure(name: "Task { @MainActor } chain, GLib loop", value: tasks, baselineName: "", baseline: 1, unit: "ns/op", aim: ""),
     ]
 }
-for figure in figures where !figure.name.hasSuffix(", GLib loop") { say(figure.line()) }
+for figure in figures { say(figure.line()) }
 #if canImport(BatonGtk)
 MainActor.assumeIsolated { if let figure = GtkBenchmarks.figure() { say(figure.line()) } }
 #endif
@@ -386,19 +392,8 @@ if !agentFigures.isEmpty {
         + " launching the bench app from the desktop entry the bench installed, and ending it after)")
 }
 
-// The dispatchMain() baselines come last: dispatchMain() never returns, and gives the main
-// queue to libdispatch's own threads, which is exactly the baseline.
-func loopFigure(_ name: String) -> Double { figures.first { $0.name == name + ", GLib loop" }?.value ?? .nan }
-let loopTasks = loopFigure("Task { @MainActor } chain")
-Task.detached {
-    DispatchMainBaselines.restorePlatformExecutors()
-    let tasksBaseline = await DispatchMainBaselines.mainActorTasks()
-    for figure in LoopBenchmarks.dispatchMainFigures(tasks: (loopTasks, tasksBaseline), hops: hopFigure.figure,
-                                                     blocks: chainFigure.figures) {
-        say(figure.line())
-    }
-    say(hopFigure.note)
-    say(chainFigure.note)
-    exit(0)
+// The rows alternated with their dispatchMain() baselines (in child processes) come last.
+for figure in LoopBenchmarks.dispatchMainFigures(tasks: taskFigure.figure, hops: hopFigure.figure, blocks: chainFigure.figures) {
+    say(figure.line())
 }
-dispatchMain()
+for note in [taskFigure.note, hopFigure.note, chainFigure.note] { say(note) }
