@@ -23,19 +23,10 @@ final class MainLoopExecutorIterationTests: XCTestCase {
     func testAJobFromAnotherThreadTakesOneIteration() {
         MainActor.assumeIsolated {
             let jobs = 300
-            let ran = JobCount()
+            let ran = MainActorJobCount()
             let probe = IterationProbe(on: MainLoop.context)
             defer { probe.remove() }
-            Thread {
-                for _ in 0..<jobs {
-                    let done = DispatchSemaphore(value: 0)
-                    Task { @MainActor in
-                        ran.value.add(1, ordering: .relaxed)
-                        done.signal()
-                    }
-                    done.wait()
-                }
-            }.start()
+            sendMainActorJobsOneAtATime(jobs, counting: ran)
             XCTAssertTrue(MainLoop.run(until: { ran.value.load(ordering: .relaxed) == jobs }, timeout: .seconds(60)))
             let iterations = probe.iterations
             XCTAssertLessThan(Double(iterations), 1.5 * Double(jobs), "\(iterations) iterations for \(jobs) jobs")
@@ -63,11 +54,6 @@ final class MainLoopExecutorIterationTests: XCTestCase {
             XCTAssertLessThan(nestedIterations, 20, "the loop inside the job spun on the main queue's eventfd")
         }
     }
-}
-
-/// How many jobs ran, counted from the main thread, read after.
-private final class JobCount: Sendable {
-    let value = Atomic<Int>(0)
 }
 
 /// A GLib source that is never ready and counts the iterations of its context (its `prepare`

@@ -19,7 +19,7 @@ final class MainLoopHostedRunTests: XCTestCase {
     func testJobsFromAnotherThreadWakeAHostedRunDirectly() {
         let executor = MainLoopExecutor.shared
         let jobs = 200
-        let ran = RanCount()
+        let ran = MainActorJobCount()
         MainActor.assumeIsolated {
             XCTAssertTrue(MainLoop.run(until: { !executor.offerIsPending }, timeout: .seconds(30)))
             XCTAssertFalse(MainLoop.isIterated)
@@ -36,17 +36,9 @@ final class MainLoopHostedRunTests: XCTestCase {
                 iteratedInside = MainLoop.isIterated
                 // Queued one at a time from another thread, each after the last has run: each
                 // finds the queue empty and the main thread waiting in the host's poll.
-                Thread {
-                    for _ in 0..<jobs {
-                        let done = DispatchSemaphore(value: 0)
-                        Task { @MainActor in
-                            ran.value.add(1, ordering: .relaxed)
-                            done.signal()
-                        }
-                        done.wait()
-                    }
+                sendMainActorJobsOneAtATime(jobs, counting: ran) {
                     Task { @MainActor in g_main_loop_quit(host.loop) }
-                }.start()
+                }
             }
             MainLoop.runHosted { g_main_loop_run(loop) }
             XCTAssertTrue(iteratedInside, "the hosted run counts as iterating the loop")
@@ -60,10 +52,6 @@ final class MainLoopHostedRunTests: XCTestCase {
 }
 
 /// How many jobs ran, counted from the main thread, read after.
-private final class RanCount: Sendable {
-    let value = Atomic<Int>(0)
-}
-
 /// The host's `GMainLoop *`, handed to the thread that ends it.
 private struct HostLoop: @unchecked Sendable {
     let loop: OpaquePointer
