@@ -27,7 +27,9 @@ import Foundation
 /// reads what arrives into the buffer, whether or not a read waits, while there is room); a
 /// write the socket does not take whole waits on a write watch until it is. GLib writes the
 /// loop's wake-up eventfd each time a source adds or removes a polled fd, so a GIO async call
-/// per wait cost two of those writes and a turn of the loop on every hop of a relayed stream.
+/// per wait cost two of those writes and a turn of the loop on every hop of a relayed stream;
+/// the watches are `FDWatch`es of the socket's fd, which stay in the poll set through their
+/// dispatches too (a GIO pollable source leaves it around each one).
 final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     /// The `GSocketConnection *` (a reference held until `deinit`).
     let connection: OpaquePointer
@@ -56,6 +58,10 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
 
     private var stream: UnsafeMutablePointer<GIOStream> { UnsafeMutableRawPointer(connection).assumingMemoryBound(to: GIOStream.self) }
 
+    /// The socket's fd, which the watches poll (`FDWatch`: no extra turn of the loop per
+    /// dispatch, as a GIO pollable source, which may not recurse, costs).
+    private var socketFD: Int32 { g_socket_get_fd(g_socket_connection_get_socket(UnsafeMutablePointer(connection))) }
+
     // The reading side, touched only on the main actor, one reader at a time: bytes buffered
     // (`readStart..<readEnd`), bytes left in the frame being read, whether the end frame came.
     private var readBuffer: UnsafeMutableRawPointer?
@@ -73,11 +79,11 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
     /// The connection's read watch (nil until a read first waits, and while the buffer is full
     /// or the socket has ended), the read waiting on it, and how the socket ended or failed if
     /// it did while no read waited (thrown once the buffered bytes are read).
-    private var readWatch: PollableWatch?
+    private var readWatch: FDWatch?
     private var readWaiter: CheckedContinuation<Void, any Error>?
     private var readFailure: (any Error)?
     /// The watch of a write the socket did not take whole, and that write.
-    private var writeWatch: PollableWatch?
+    private var writeWatch: FDWatch?
     private var writeWaiter: CheckedContinuation<Void, any Error>?
     /// Read watches made: one for a connection's life unless its buffer filled up or it ended
     /// (tests count them).
@@ -157,7 +163,7 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
         if try readAvailable(compacting: true) { return }
         if readWatch == nil {
             readWatchesMade += 1
-            readWatch = PollableWatch(input: OpaquePointer(g_io_stream_get_input_stream(stream))) { [weak self] in
+            readWatch = FDWatch(readable: socketFD) { [weak self] in
                 self?.socketReadable() ?? .stop
             }
         }
@@ -310,7 +316,7 @@ final class LocalStream: ContinuationStreamChannel, @unchecked Sendable {
             Task { @MainActor in self.wakeWriter(throwing: CancellationError()) }
         }) { (continuation: CheckedContinuation<Void, any Error>) in
             writeWaiter = continuation
-            writeWatch = PollableWatch(output: output.pointer) { [weak self] in
+            writeWatch = FDWatch(writable: socketFD) { [weak self] in
                 guard let self else { return .stop }
                 do {
                     while written < count, let n = try Self.transferNow({ error in

@@ -1,0 +1,159 @@
+@testable import BatonLoop
+import CGLib
+import Dispatch
+import Foundation
+import Synchronization
+import XCTest
+
+/// How many iterations of the loop an `FDWatch` costs: a dispatch does not wake the context
+/// again (the fd stays in the poll set, as a source that may recurse), and a loop iterated
+/// inside its callback neither runs the callback again nor spins on the ready fd.
+final class FDWatchIterationTests: XCTestCase {
+    /// Messages written one at a time from another thread, each after the last was read, make
+    /// one fd ready in the loop's polls each: the socket's. A source GLib takes out of the poll
+    /// around its dispatch (`g_unix_fd_source_new`, a GIO pollable source) wakes the context
+    /// twice in it, so each message also made the context's wake-up eventfd ready: a poll (an
+    /// iteration, unless the next message came first) and an eventfd read with nothing to do.
+    /// Ready fds are counted rather than iterations, which the writer's timing can merge.
+    func testAMessageMakesOneFDReady() throws {
+        try MainActor.assumeIsolated {
+            let messages = 300
+            let (reader, writer) = try socketPair()
+            defer { close(reader); close(writer) }
+            var read = 0
+            let readOne = DispatchSemaphore(value: 0)
+            let watch = FDWatch(readable: reader) {
+                var byte: UInt8 = 0
+                guard Glibc.read(reader, &byte, 1) == 1 else { return .stop }
+                read += 1
+                readOne.signal()
+                return .again
+            }
+            defer { watch.cancel() }
+            let polls = ReadyFDCounter(on: MainLoop.context)
+            defer { polls.remove() }
+            let writerFD = writer
+            Thread {
+                var byte: UInt8 = 1
+                for _ in 0..<messages {
+                    _ = Glibc.write(writerFD, &byte, 1)
+                    readOne.wait()
+                }
+            }.start()
+            XCTAssertTrue(MainLoop.run(until: { read == messages }, timeout: .seconds(60)))
+            let ready = polls.ready
+            XCTAssertLessThan(Double(ready), 1.5 * Double(messages), "\(ready) fds ready in polls for \(messages) messages")
+        }
+    }
+
+    /// A callback that iterates the loop while its fd is still readable: the nested loop does
+    /// not run the callback again, and waits in its poll rather than finding the fd readable
+    /// at every iteration; the watch sees the fd again once the callback returns.
+    func testALoopInsideTheCallbackNeitherRerunsNorSpins() throws {
+        try MainActor.assumeIsolated {
+            let (reader, writer) = try socketPair()
+            defer { close(reader); close(writer) }
+            var calls = 0
+            var depth = 0
+            var deepest = 0
+            var nestedIterations = 0
+            var drained = false
+            let watch = FDWatch(readable: reader) {
+                calls += 1
+                depth += 1
+                defer { depth -= 1 }
+                deepest = max(deepest, depth)
+                if calls == 1 {
+                    // The byte stays unread: the fd is readable all through this nested loop.
+                    let probe = IterationCounter(on: MainLoop.context)
+                    _ = MainLoop.run(until: { false }, timeout: .milliseconds(300))
+                    nestedIterations = probe.iterations
+                    probe.remove()
+                    return .again
+                }
+                var byte: UInt8 = 0
+                _ = Glibc.read(reader, &byte, 1)
+                drained = true
+                return .stop
+            }
+            defer { watch.cancel() }
+            var byte: UInt8 = 1
+            XCTAssertEqual(Glibc.write(writer, &byte, 1), 1)
+            XCTAssertTrue(MainLoop.run(until: { drained }, timeout: .seconds(30)), "the watch did not see its fd again")
+            XCTAssertEqual(deepest, 1, "the callback ran inside itself")
+            XCTAssertEqual(calls, 2)
+            XCTAssertLessThan(nestedIterations, 20, "the loop inside the callback spun on the readable fd")
+        }
+    }
+}
+
+/// A connected pair of Unix stream sockets.
+private func socketPair() throws -> (Int32, Int32) {
+    var fds: [Int32] = [0, 0]
+    guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &fds) == 0 else {
+        throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO)
+    }
+    return (fds[0], fds[1])
+}
+
+/// A GLib source that is never ready and counts the iterations of its context (its `prepare`
+/// is called once in each), from attaching to `iterations`.
+@MainActor
+private final class IterationCounter {
+    private let source: UnsafeMutablePointer<GSource>
+    private let start: Int
+
+    init(on context: LoopContext) {
+        start = counterIterations.load(ordering: .relaxed)
+        source = g_source_new(&counterSourceFuncs, guint(MemoryLayout<GSource>.size))!
+        g_source_set_priority(source, G_PRIORITY_HIGH)  // prepared first, whatever else is ready
+        g_source_attach(source, context.gContext)
+    }
+
+    var iterations: Int { counterIterations.load(ordering: .relaxed) - start }
+
+    func remove() {
+        g_source_destroy(source)
+        g_source_unref(source)
+    }
+}
+
+private let counterIterations = Atomic<Int>(0)
+
+nonisolated(unsafe) private var counterSourceFuncs = GSourceFuncs(
+    prepare: { _, timeout in
+        counterIterations.add(1, ordering: .relaxed)
+        timeout?.pointee = -1
+        return 0
+    },
+    check: { _ in 0 },
+    dispatch: { _, _, _ in baton_source_remove() },
+    finalize: nil, closure_callback: nil, closure_marshal: nil)
+
+/// Counts the fds the context's polls find ready (their results summed), from `init` to
+/// `remove()`, by wrapping its poll function.
+@MainActor
+private final class ReadyFDCounter {
+    private let context: LoopContext
+    private let start: Int
+
+    init(on context: LoopContext) {
+        self.context = context
+        start = readyFDs.load(ordering: .relaxed)
+        g_main_context_set_poll_func(context.gContext, countingPoll)
+    }
+
+    var ready: Int { readyFDs.load(ordering: .relaxed) - start }
+
+    /// Puts GLib's own poll function back.
+    func remove() { g_main_context_set_poll_func(context.gContext, nil) }
+}
+
+private let readyFDs = Atomic<Int>(0)
+
+/// `g_poll`, counting the fds it finds ready.
+private let countingPoll: GPollFunc = { fds, count, timeout in
+    let result = g_poll(fds, count, timeout)
+    if result > 0 { readyFDs.add(Int(result), ordering: .relaxed) }
+    return result
+}
