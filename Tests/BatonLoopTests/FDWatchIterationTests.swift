@@ -3,6 +3,7 @@ import CGLib
 import Dispatch
 import Foundation
 import Synchronization
+import BatonTestSupport
 import XCTest
 
 /// How many iterations of the loop an `FDWatch` costs: a dispatch does not wake the context
@@ -129,31 +130,3 @@ nonisolated(unsafe) private var counterSourceFuncs = GSourceFuncs(
     check: { _ in 0 },
     dispatch: { _, _, _ in baton_source_remove() },
     finalize: nil, closure_callback: nil, closure_marshal: nil)
-
-/// Counts the fds the context's polls find ready (their results summed), from `init` to
-/// `remove()`, by wrapping its poll function.
-@MainActor
-private final class ReadyFDCounter {
-    private let context: LoopContext
-    private let start: Int
-
-    init(on context: LoopContext) {
-        self.context = context
-        start = readyFDs.load(ordering: .relaxed)
-        g_main_context_set_poll_func(context.gContext, countingPoll)
-    }
-
-    var ready: Int { readyFDs.load(ordering: .relaxed) - start }
-
-    /// Puts GLib's own poll function back.
-    func remove() { g_main_context_set_poll_func(context.gContext, nil) }
-}
-
-private let readyFDs = Atomic<Int>(0)
-
-/// `g_poll`, counting the fds it finds ready.
-private let countingPoll: GPollFunc = { fds, count, timeout in
-    let result = g_poll(fds, count, timeout)
-    if result > 0 { readyFDs.add(Int(result), ordering: .relaxed) }
-    return result
-}

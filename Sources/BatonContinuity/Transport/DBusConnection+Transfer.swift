@@ -70,7 +70,7 @@ extension DBusConnection {
         output.append(message)
         outputStart = written
         queuedOutput += message.count
-        if writeWatch == nil { writeWatch = PollableWatch(output: outputStream) { [weak self] in self?.flush() ?? .stop } }
+        if writeWatch == nil { writeWatch = makeWriteWatch() }
     }
 
     /// Writes `bytes` (a message, or an authentication line) after what already waits.
@@ -97,7 +97,7 @@ extension DBusConnection {
         if unsentOutputBytes > Self.maximumQueuedOutput {
             return refuse("the other side does not read what is sent to it (\(unsentOutputBytes) bytes waiting)", as: .doesNotRead)
         }
-        if writeWatch == nil { writeWatch = PollableWatch(output: outputStream) { [weak self] in self?.flush() ?? .stop } }
+        if writeWatch == nil { writeWatch = makeWriteWatch() }
     }
 
     /// One nonblocking write of up to `count` bytes (a TLS stream takes a record at a time).
@@ -111,7 +111,7 @@ extension DBusConnection {
         return .ended
     }
 
-    private func flush() -> Repetition {
+    func flush() -> Repetition {
         while !isClosed && outputHead < output.count {
             let result = output[outputHead].withUnsafeBytes { writeSome($0.baseAddress! + outputStart, $0.count - outputStart) }
             switch result {

@@ -77,8 +77,10 @@ package final class DBusConnection {
     var outputHead = 0
     var outputStart = 0
     var queuedOutput = 0
-    var readWatch: PollableWatch?
-    var writeWatch: PollableWatch?
+    var readWatch: (any StreamWatch)?
+    var writeWatch: (any StreamWatch)?
+    /// The socket's descriptor when the stream is the socket's own (`makeReadWatch()`).
+    let socketDescriptor: Int32?
     var readAgain: LoopSource?
     /// Called each time everything written has gone to the peer after some had to wait (the
     /// peer was not reading as fast): for a sender that sends only the latest state to a
@@ -135,6 +137,7 @@ package final class DBusConnection {
         self.stream = g_object_ref(stream).assumingMemoryBound(to: GIOStream.self)
         self.base = base.retained()
         aborted = base.endedCancellable()
+        socketDescriptor = Self.plainSocketDescriptor(of: stream, base: base)
         inputStream = OpaquePointer(g_io_stream_get_input_stream(stream))
         outputStream = OpaquePointer(g_io_stream_get_output_stream(stream))
         self.log = log
@@ -171,7 +174,7 @@ package final class DBusConnection {
     /// Watches the stream for messages and handles those already read.
     func beginReadingMessages() {
         guard !isClosed else { return }
-        if !readingPaused || base.isHandledOnlyWhileRead { readWatch = PollableWatch(input: inputStream, cancellable: aborted) { [weak self] in self?.readAvailable() ?? .stop } }
+        if !readingPaused || base.isHandledOnlyWhileRead { readWatch = makeReadWatch() }
         takeMessages()
     }
 
@@ -203,7 +206,7 @@ package final class DBusConnection {
         takeMessages()
         // A message taken may have paused reading again.
         guard !isClosed, !readingPaused || base.isHandledOnlyWhileRead else { return }
-        readWatch = PollableWatch(input: inputStream, cancellable: aborted) { [weak self] in self?.readAvailable() ?? .stop }
+        readWatch = makeReadWatch()
     }
 
     /// Runs `body` once when the connection ends, from either side, from the loop (never from
