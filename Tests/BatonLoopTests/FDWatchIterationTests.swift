@@ -66,7 +66,7 @@ final class FDWatchIterationTests: XCTestCase {
                 deepest = max(deepest, depth)
                 if calls == 1 {
                     // The byte stays unread: the fd is readable all through this nested loop.
-                    let probe = IterationCounter(on: MainLoop.context)
+                    let probe = LoopIterationCounter(on: MainLoop.context)
                     _ = MainLoop.run(until: { false }, timeout: .milliseconds(300))
                     nestedIterations = probe.iterations
                     probe.remove()
@@ -96,37 +96,3 @@ private func socketPair() throws -> (Int32, Int32) {
     }
     return (fds[0], fds[1])
 }
-
-/// A GLib source that is never ready and counts the iterations of its context (its `prepare`
-/// is called once in each), from attaching to `iterations`.
-@MainActor
-private final class IterationCounter {
-    private let source: UnsafeMutablePointer<GSource>
-    private let start: Int
-
-    init(on context: LoopContext) {
-        start = counterIterations.load(ordering: .relaxed)
-        source = g_source_new(&counterSourceFuncs, guint(MemoryLayout<GSource>.size))!
-        g_source_set_priority(source, G_PRIORITY_HIGH)  // prepared first, whatever else is ready
-        g_source_attach(source, context.gContext)
-    }
-
-    var iterations: Int { counterIterations.load(ordering: .relaxed) - start }
-
-    func remove() {
-        g_source_destroy(source)
-        g_source_unref(source)
-    }
-}
-
-private let counterIterations = Atomic<Int>(0)
-
-nonisolated(unsafe) private var counterSourceFuncs = GSourceFuncs(
-    prepare: { _, timeout in
-        counterIterations.add(1, ordering: .relaxed)
-        timeout?.pointee = -1
-        return 0
-    },
-    check: { _ in 0 },
-    dispatch: { _, _, _ in baton_source_remove() },
-    finalize: nil, closure_callback: nil, closure_marshal: nil)

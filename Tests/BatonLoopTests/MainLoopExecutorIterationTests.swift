@@ -24,7 +24,7 @@ final class MainLoopExecutorIterationTests: XCTestCase {
         MainActor.assumeIsolated {
             let jobs = 300
             let ran = MainActorJobCount()
-            let probe = IterationProbe(on: MainLoop.context)
+            let probe = LoopIterationCounter(on: MainLoop.context)
             defer { probe.remove() }
             sendMainActorJobsOneAtATime(jobs, counting: ran)
             XCTAssertTrue(MainLoop.run(until: { ran.value.load(ordering: .relaxed) == jobs }, timeout: .seconds(60)))
@@ -43,7 +43,7 @@ final class MainLoopExecutorIterationTests: XCTestCase {
             var nestedIterations = 0
             Task { @MainActor in
                 DispatchQueue.main.async { MainActor.assumeIsolated { blockRan = true } }
-                let probe = IterationProbe(on: MainLoop.context)
+                let probe = LoopIterationCounter(on: MainLoop.context)
                 _ = MainLoop.run(until: { blockRan }, timeout: .milliseconds(300))
                 nestedIterations = probe.iterations
                 probe.remove()
@@ -55,38 +55,4 @@ final class MainLoopExecutorIterationTests: XCTestCase {
         }
     }
 }
-
-/// A GLib source that is never ready and counts the iterations of its context (its `prepare`
-/// is called once in each), from attaching to `iterations`.
-@MainActor
-private final class IterationProbe {
-    private let source: UnsafeMutablePointer<GSource>
-    private let start: Int
-
-    init(on context: LoopContext) {
-        start = probeIterations.load(ordering: .relaxed)
-        source = g_source_new(&probeSourceFuncs, guint(MemoryLayout<GSource>.size))!
-        g_source_set_priority(source, G_PRIORITY_HIGH)  // prepared first, whatever else is ready
-        g_source_attach(source, context.gContext)
-    }
-
-    var iterations: Int { probeIterations.load(ordering: .relaxed) - start }
-
-    func remove() {
-        g_source_destroy(source)
-        g_source_unref(source)
-    }
-}
-
-private let probeIterations = Atomic<Int>(0)
-
-nonisolated(unsafe) private var probeSourceFuncs = GSourceFuncs(
-    prepare: { _, timeout in
-        probeIterations.add(1, ordering: .relaxed)
-        timeout?.pointee = -1
-        return 0
-    },
-    check: { _ in 0 },
-    dispatch: { _, _, _ in baton_source_remove() },
-    finalize: nil, closure_callback: nil, closure_marshal: nil)
 #endif
