@@ -131,7 +131,8 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
         XCTAssertTrue(b.process.waitForContinued(from: "A"), continuing.output + b.process.output)
         continuing.send("streams \(4 * 1024 * 1024 * 1024)")
         // The probe's answers to its commands (its protocol on standard output, not a log).
-        XCTAssertNotNil(continuing.waitForLine(containing: "stream receiving"), continuing.output)
+        XCTAssertNotNil(continuing.waitForLine(containing: "stream receiving"),
+                        continuing.output + "\non B's agent:\n" + b.process.output + "\non A:\n" + offering.output + "\non A's agent:\n" + a.process.output)
         try a.run(inNetwork: ["/usr/sbin/ip", "link", "set", "veth0", "down"])
         let unavailable = CocoaError.Code.userActivityConnectionUnavailable.rawValue
         XCTAssertNotNil(continuing.waitForLine(containing: "stream failed: code \(unavailable),", timeout: 60), continuing.output)

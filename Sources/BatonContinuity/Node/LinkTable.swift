@@ -153,17 +153,21 @@ final class LinkTable {
             return true
         }
         closedWhileArriving[peer] = nil  // this connection replaces it
-        if let older = links.removeValue(forKey: peer) {
+        // The new link is in the table before the older one closes: a call out on the older
+        // one fails as it closes, in that very turn when it has a completion
+        // (`startFetchingPayload`), and is asked again over the link it finds here.
+        let older = links.updateValue(link, forKey: link.id)
+        if let older {
             if older.path != path {
                 log.info("replacing the link with \(name(of: older)) (\(older.path.words)) by one on the \(path.words)")
             } else {
                 log.info("replacing the link with \(name(of: older)): both dialed, the one \(trust.name(of: min(trust.identity.identifier, older.id))) dialed stays")
             }
             // A connection this device dialed may not have reached the peer yet: the peer
-            // closes the older link once it has. One the peer dialed, it has.
-            if address != nil { superseded.add(older) } else { retire(older) }
+            // closes the older link once it has. One the peer dialed, it has: the older link
+            // closes once the streams on it (if a continuation had opened any) are done.
+            if address != nil { superseded.add(older) } else { superseded.closeOnceIdle(older) }
         }
-        links[link.id] = link
         stillArriving = false
         arrived(peer)
         log.info("linked with \(name(of: link)) (\(address.map { "dialed \($0)" } ?? "from \(link.host ?? "?")"))")

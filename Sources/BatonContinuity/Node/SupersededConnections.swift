@@ -1,6 +1,6 @@
 import BatonLoop
 
-/// Connections that lost to one this device dialed, kept open until their peer closes them.
+/// Connections that lost to another of their device's, kept open until nothing runs on them.
 ///
 /// A connection loses so when both devices dialed at once and the peer dialed it, or when it
 /// is the older link that a connection this device dialed replaces (a LAN connection replacing
@@ -8,15 +8,23 @@ import BatonLoop
 /// answered, until the peer closes it, which the peer does once this device's connection has
 /// become its link. Had this side closed it, the peer could see its link close before this
 /// device's connection reached it — a drop, an unlinked event and a redial for a link that is
-/// not lost. A peer that does not close it within `deadline` has it closed.
+/// not lost. A peer that does not close it within `deadline` has it closed (`add`).
+///
+/// The peer closes such a connection itself once no continuation stream is open on it
+/// (`closeOnceIdle`): a stream opened on it before it was replaced (a continuation started as
+/// the devices were linking) goes on to its end there, rather than break. Past `deadline`, a
+/// connection that still carries streams is closed once they are done (each is bounded by
+/// its idle timeout).
 @MainActor
 final class SupersededConnections {
     /// How long a superseded connection waits for its peer to close it.
     static let deadline = SecureChannel.handshakeDeadline
 
     private var entries: [ObjectIdentifier: (link: PeerLink, expiry: LoopSource)] = [:]
+    /// Those closed once no stream is open on them (`closeOnceIdle`).
+    private var draining: [ObjectIdentifier: PeerLink] = [:]
     /// How many are open now.
-    var count: Int { entries.count }
+    var count: Int { entries.count + draining.count }
     /// How many their peer left to expire.
     private(set) var expired = 0
     /// Closes a connection (the table's `retire`).
@@ -35,15 +43,31 @@ final class SupersededConnections {
             guard let self, let link, self.entries.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
             self.expired += 1
             self.didExpire(link)
-            self.close(link)
+            self.closeOnceIdle(link)
         }
         entries[ObjectIdentifier(link)] = (link, expiry)
     }
 
+    /// Closes `link`, which lost to a connection its peer dialed, once no continuation stream
+    /// is open on it: now if none is. The peer, which keeps it for this side to close
+    /// (`add`), then closes it too.
+    func closeOnceIdle(_ link: PeerLink) {
+        let key = ObjectIdentifier(link)
+        draining[key] = link
+        link.streams.whenNoneOpen { [weak self, weak link] in
+            guard let self, let link, self.draining.removeValue(forKey: ObjectIdentifier(link)) != nil else { return }
+            self.close(link)
+        }
+    }
+
     /// The peer closed `link`: if it was one of these, it is closed now and true returned.
     func peerClosed(_ link: PeerLink) -> Bool {
-        guard let entry = entries.removeValue(forKey: ObjectIdentifier(link)) else { return false }
-        entry.expiry.cancel()
+        let key = ObjectIdentifier(link)
+        if let entry = entries.removeValue(forKey: key) {
+            entry.expiry.cancel()
+        } else if draining.removeValue(forKey: key) == nil {
+            return false
+        }
         close(link)
         return true
     }
@@ -55,6 +79,10 @@ final class SupersededConnections {
             entry.expiry.cancel()
             close(entry.link)
         }
+        for (key, link) in draining where link.id == peer {
+            draining[key] = nil
+            close(link)
+        }
     }
 
     /// Closes them all.
@@ -64,5 +92,8 @@ final class SupersededConnections {
             close(entry.link)
         }
         entries = [:]
+        let links = draining.values
+        draining = [:]
+        for link in links { close(link) }
     }
 }

@@ -98,6 +98,24 @@ final class LinkStreams {
     /// How many streams are open on the link now (opened by either side).
     var count: Int { open.count }
 
+    /// Told once no stream is open any more (`whenNoneOpen(_:)`).
+    private var noneOpen: (@MainActor () -> Void)?
+
+    /// Runs `body` once no stream is open on the link: now if none is, else when the last one
+    /// is done with (or the link closes). One at a time: a later call replaces an earlier one.
+    func whenNoneOpen(_ body: @escaping @MainActor () -> Void) {
+        guard open.isEmpty else { return noneOpen = body }
+        noneOpen = nil
+        body()
+    }
+
+    /// The last stream is done with: what waits for that (`whenNoneOpen`) runs.
+    private func tellNoneOpen() {
+        guard open.isEmpty, let body = noneOpen else { return }
+        noneOpen = nil
+        body()
+    }
+
     /// How many of the streams open now this side opened (`own`), or the peer did.
     private func count(own: Bool) -> Int {
         let parity = (own ? lastOwn : lastPeer) & 1
@@ -187,6 +205,7 @@ final class LinkStreams {
     /// `stream` is done with (closed, failed or ended both ways): later signals for it are dropped.
     func forget(_ stream: LinkStream) {
         if open[stream.id] === stream { open[stream.id] = nil }
+        tellNoneOpen()
     }
 
     private func handle(_ signal: DeviceSignal) {
@@ -239,5 +258,6 @@ final class LinkStreams {
         let streams = open.values
         open = [:]
         for stream in streams { stream.linkClosed() }
+        tellNoneOpen()
     }
 }

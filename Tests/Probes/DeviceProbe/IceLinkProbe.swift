@@ -79,6 +79,8 @@ enum IceLinkProbe {
     }
 
     private static func fail(_ stage: String, _ error: any Error) {
+        // What the error says, for a person reading a failed test (tests read only the line after).
+        say("ice detail \(PrintableText.escaped(String(describing: error)))")
         say("ice failed \(stage) \(caseName(error))")
         exit(1)
     }
