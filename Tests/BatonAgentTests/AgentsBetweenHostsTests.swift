@@ -94,16 +94,28 @@ final class AgentsBetweenHostsTests: AgentTestHostsCase {
         XCTAssertTrue(a.process.waitForContinuedElsewhere(), creator.output + a.process.output)
         XCTAssertEqual(creator.waitForExit(), 0, creator.output)
         XCTAssertEqual(continuer.waitForExit(), 0, continuer.output)
-        // No static peers: the agents found each other through Avahi, and only the one whose
-        // service name sorts first dialed, so there was one link, never two to reconcile.
+        // No static peers: the agents found each other through Avahi. Most often only one
+        // dials (the one whose service name sorts first, or the one that found the other
+        // before its first browse settled, whose link then reaches the other before it dials).
+        // Both dial when each finds the other before the other's link has come (a slow
+        // handshake on a loaded machine): then each keeps the same one of the two connections
+        // (the last told linked) and neither drops a link. Either way, one link, the same on
+        // both sides.
         let agents = a.process.output + b.process.output
         XCTAssertEqual(count(a.process) { if case .deviceFound(let at) = $0 { at.hasPrefix("10.77.0.") } else { false } }
                        + count(b.process) { if case .deviceFound(let at) = $0 { at.hasPrefix("10.77.0.") } else { false } } > 0, true, agents)
-        XCTAssertEqual(count(a.process) { if case .linked(_, dialed: true) = $0 { true } else { false } }
-                       + count(b.process) { if case .linked(_, dialed: true) = $0 { true } else { false } }, 1, agents)
+        let dials = count(a.process) { if case .linked(_, dialed: true) = $0 { true } else { false } }
+            + count(b.process) { if case .linked(_, dialed: true) = $0 { true } else { false } }
+        XCTAssertTrue((1...2).contains(dials), agents)
+        var kept: [Bool] = []
         for agent in [a.process, b.process] {
-            XCTAssertEqual(count(agent) { if case .linked = $0 { true } else { false } }, 1, "one link, never replaced: \(agent.output)")
+            let linked = agent.diagnosticEvents.compactMap { if case .linked(_, let dialed) = $0 { dialed } else { nil } }
+            // A connection that arrives after the one kept is not told linked.
+            XCTAssertTrue((1...max(1, dials)).contains(linked.count), "a link for each connection kept when it came: \(agent.output)")
+            XCTAssertEqual(count(agent) { if case .unlinked = $0 { true } else { false } }, 0, "no link dropped: \(agent.output)")
+            kept += linked.suffix(1)
         }
+        XCTAssertEqual(Set(kept), [true, false], "both sides keep the same connection: \(agents)")
     }
 
     /// Probes joined to the agents of hosts A (offering) and B (continuing): B's probe sees

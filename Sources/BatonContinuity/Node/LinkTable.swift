@@ -41,9 +41,10 @@ final class LinkTable {
     /// Links that closed while another connection from their device was arriving: dropped
     /// without a word unless that connection does not become the device's link (see `closed`).
     private var closedWhileArriving: [String: PeerLink] = [:]
-    /// Connections that lost to one this device dialed, open until the peer closes them.
+    /// Connections that lost to another of their device's: open until the peer closes them
+    /// (one this device dialed won) or until their streams are done (one the peer dialed won).
     private lazy var superseded = SupersededConnections(close: { [unowned self] in self.retire($0) }, didExpire: { [unowned self] link in
-        self.log.notice("\(self.name(of: link)) did not close the connection ours replaces once ours reached it: closed now")
+        self.log.notice("\(self.name(of: link)) did not close the connection ours replaces once ours reached it: closed once no stream runs on it")
     })
     /// How many superseded connections are open now, and how many their peer left to expire.
     var supersededCount: Int { superseded.count }
