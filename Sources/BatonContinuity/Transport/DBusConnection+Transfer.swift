@@ -197,14 +197,19 @@ extension DBusConnection {
             }
         }
         // A full turn's worth: let the loop's other sources run, and go on at the next turn.
-        if readAgain == nil {
-            readAgain = MainLoop.idle(priority: .default) { [weak self] in
-                guard let self else { return }
-                self.readAgain = nil
-                _ = self.readAvailable()
-            }
-        }
+        readSoon()
         return .again
+    }
+
+    /// Runs `readAvailable()` at the loop's next turn, whether or not the stream's watch fires
+    /// (once, however often asked before it runs).
+    func readSoon() {
+        guard readAgain == nil else { return }
+        readAgain = MainLoop.idle(priority: .default) { [weak self] in
+            guard let self else { return }
+            self.readAgain = nil
+            _ = self.readAvailable()
+        }
     }
 
     /// How much the next read asks for: the rest of the fixed header while it is not whole (so

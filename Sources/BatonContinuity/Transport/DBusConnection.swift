@@ -79,8 +79,11 @@ package final class DBusConnection {
     var queuedOutput = 0
     var readWatch: (any StreamWatch)?
     var writeWatch: (any StreamWatch)?
-    /// The socket's descriptor when the stream is the socket's own (`makeReadWatch()`).
+    /// The socket's descriptor when the stream is the socket's own or TLS on it (`makeReadWatch()`).
     let socketDescriptor: Int32?
+    /// Whether the stream may hold bytes read from the socket that it has not given yet (TLS:
+    /// GnuTLS decrypts a whole record, and keeps what a read did not ask for).
+    let streamHoldsReadBytes: Bool
     var readAgain: LoopSource?
     /// Called each time everything written has gone to the peer after some had to wait (the
     /// peer was not reading as fast): for a sender that sends only the latest state to a
@@ -137,7 +140,8 @@ package final class DBusConnection {
         self.stream = g_object_ref(stream).assumingMemoryBound(to: GIOStream.self)
         self.base = base.retained()
         aborted = base.endedCancellable()
-        socketDescriptor = Self.plainSocketDescriptor(of: stream, base: base)
+        socketDescriptor = Self.watchedDescriptor(of: stream, base: base)
+        streamHoldsReadBytes = Self.isTLS(stream)
         inputStream = OpaquePointer(g_io_stream_get_input_stream(stream))
         outputStream = OpaquePointer(g_io_stream_get_output_stream(stream))
         self.log = log
@@ -174,7 +178,7 @@ package final class DBusConnection {
     /// Watches the stream for messages and handles those already read.
     func beginReadingMessages() {
         guard !isClosed else { return }
-        if !readingPaused || base.isHandledOnlyWhileRead { readWatch = makeReadWatch() }
+        if !readingPaused || base.isHandledOnlyWhileRead { watchForReading() }
         takeMessages()
     }
 
@@ -206,7 +210,7 @@ package final class DBusConnection {
         takeMessages()
         // A message taken may have paused reading again.
         guard !isClosed, !readingPaused || base.isHandledOnlyWhileRead else { return }
-        readWatch = makeReadWatch()
+        watchForReading()
     }
 
     /// Runs `body` once when the connection ends, from either side, from the loop (never from
