@@ -183,10 +183,12 @@ final class LinkStreamTests: TrustTestCase {
     /// Flow control: a reader that reads nothing holds exactly one window of a large write, and
     /// the writer waits; once it reads, the whole transfer arrives intact, in order.
     func testAReaderThatDoesNotReadHoldsOneWindowAndALargeTransferArrivesIntact() throws {
+        // Made before the link: on a loaded machine, making it (a debug build's 20 million
+        // steps) can hold the loop past the link's authentication deadline.
+        let size = 20 * 1024 * 1024 + 17
+        let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
         try withLink { pair, _ in
             let (dialing, accepting) = try pair.openStream()
-            let size = 20 * 1024 * 1024 + 17
-            let data = Data((0..<size).map { UInt8(truncatingIfNeeded: $0 % 251) })
             let writing = Outcome { () async throws -> Void in
                 try await dialing.write(data)
                 try await dialing.finishWriting()
