@@ -48,29 +48,28 @@ final class TLSReadWatchTests: TrustTestCase {
     /// Two messages in one TLS record, of which 16 bytes were read before the watch started:
     /// GnuTLS holds the rest decrypted and the socket shows nothing more, yet both are taken.
     func testMessagesGnuTLSAlreadyDecryptedAreTakenWithNoNewBytesOnTheSocket() throws {
-        try withTLSPair { bus, sender in
-            var received = 0
-            _ = bus.subscribe("/org/baton/Test", "org.baton.Test", "Tick") { _ in received += 1 }
-            let signal = try Self.tick()
-            sender.write(signal + signal)
-            XCTAssertTrue(try Self.readHeader(of: bus))
-            bus.startMessageProcessing()
-            XCTAssertTrue(MainLoop.run(until: { received == 2 }, timeout: .seconds(30)), "\(received) of 2 messages taken")
-            XCTAssertFalse(bus.isClosed)
-        }
+        try assertBothMessagesOfOneRecordTaken(pausedFirst: false)
     }
 
     /// The same after a pause: what GnuTLS holds when reading resumes is taken.
     func testMessagesGnuTLSAlreadyDecryptedAreTakenWhenReadingResumes() throws {
+        try assertBothMessagesOfOneRecordTaken(pausedFirst: true)
+    }
+
+    /// Sends two messages in one record, reads the first one's fixed header alone, then starts
+    /// the watch (`pausedFirst`: resumes reading after a pause); both messages must be taken.
+    private func assertBothMessagesOfOneRecordTaken(pausedFirst: Bool) throws {
         try withTLSPair { bus, sender in
             var received = 0
             _ = bus.subscribe("/org/baton/Test", "org.baton.Test", "Tick") { _ in received += 1 }
-            bus.pauseReading()
-            bus.startMessageProcessing()
+            if pausedFirst {
+                bus.pauseReading()
+                bus.startMessageProcessing()
+            }
             let signal = try Self.tick()
             sender.write(signal + signal)
             XCTAssertTrue(try Self.readHeader(of: bus))
-            bus.resumeReading()
+            if pausedFirst { bus.resumeReading() } else { bus.startMessageProcessing() }
             XCTAssertTrue(MainLoop.run(until: { received == 2 }, timeout: .seconds(30)), "\(received) of 2 messages taken")
             XCTAssertFalse(bus.isClosed)
         }
