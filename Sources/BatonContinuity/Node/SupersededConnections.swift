@@ -48,9 +48,9 @@ final class SupersededConnections {
         entries[ObjectIdentifier(link)] = (link, expiry)
     }
 
-    /// Closes `link`, which lost to a connection its peer dialed, once no continuation stream
-    /// is open on it: now if none is. The peer, which keeps it for this side to close
-    /// (`add`), then closes it too.
+    /// Closes `link` once no continuation stream is open on it: now if none is. For a link that
+    /// lost to a connection its peer dialed (the peer keeps it for this side to close, `add`),
+    /// and for one whose peer did not close it within `deadline`.
     func closeOnceIdle(_ link: PeerLink) {
         let key = ObjectIdentifier(link)
         draining[key] = link
