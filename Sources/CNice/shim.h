@@ -79,31 +79,4 @@ static inline int baton_nice_set_remote(NiceAgent *agent, guint stream, const ch
     return added;
 }
 
-// libnice handles a component's packets (STUN, TURN, pseudo-TCP) only while someone receives on
-// it (nice_agent_recv* or the GIOStream) or an I/O callback is attached; a reliable agent's I/O
-// callback would take the link's bytes. So until a pair is selected, a "pump" on the app's
-// context reads nonblocking from the component whenever one of its sockets is readable: no
-// application byte can arrive before (pseudo-TCP packets wait for a selected pair), so each read
-// only moves gathering and the checks on. A byte that does arrive sets *stray and ends the pump.
-static gboolean baton_nice_pump_read(GObject *input, gpointer stray) {
-    guint8 byte;
-    GError *error = NULL;
-    gssize count = g_pollable_input_stream_read_nonblocking(G_POLLABLE_INPUT_STREAM(input), &byte, 1, NULL, &error);
-    if (count > 0) { *(gint *)stray = 1; return G_SOURCE_REMOVE; }
-    if (count == 0) return G_SOURCE_REMOVE;
-    gboolean wouldBlock = g_error_matches(error, G_IO_ERROR, G_IO_ERROR_WOULD_BLOCK);
-    g_error_free(error);
-    return wouldBlock ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
-}
-
-// Starts the pump on `context` for `stream`'s input; destroy and unref the source to stop it,
-// before `stray` goes.
-static inline GSource *baton_nice_pump_start(GIOStream *stream, GMainContext *context, gint *stray) {
-    GSource *source = g_pollable_input_stream_create_source(
-        G_POLLABLE_INPUT_STREAM(g_io_stream_get_input_stream(stream)), NULL);
-    g_source_set_callback(source, (GSourceFunc)(void (*)(void))baton_nice_pump_read, stray, NULL);
-    g_source_attach(source, context);
-    return source;
-}
-
 #endif

@@ -102,6 +102,66 @@ final class IceLinkTests: ProcessTestCase {
         }
     }
 
+    /// The controlling side selects a pair on the peer's first answer to its check, the
+    /// controlled side only once its own check of the pair is answered (RFC 8445 7.3.1.5 and
+    /// 8.1.1; libnice likewise), so each side must go on answering checks after its connect
+    /// returned, before anything reads its stream. Here the controlled side starts its checks
+    /// only once the controlling side has its stream, which nothing reads yet: it connects all
+    /// the same (it timed out before the stream read itself). What the controlled side sends
+    /// before the controlling side's first read is kept for that read, and a link then runs
+    /// over both streams.
+    func testTheControlledSideConnectsWhileThePeersStreamIsNotReadYet() throws {
+        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
+        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
+        let (controlling, controlled) = IceSession.Role.for(local: laptop.identifier, remote: phone.identifier) == .controlling
+            ? (laptop, phone) : (phone, laptop)
+        try MainActor.assumeIsolated {
+            let a = try IceSession(configuration: Self.loopback, role: .controlling)
+            let b = try IceSession(configuration: Self.loopback, role: .controlled)
+            defer { a.close(); b.close() }
+            let offer = Outcome { try await a.localDescription() }, answer = Outcome { try await b.localDescription() }
+            spin(until: { offer.done && answer.done })
+            let offerBytes = try offer.get().encoded(), answerBytes = try answer.get().encoded()
+            let deadline = Self.connectDeadline
+            // The controlled side answers checks before it knows its peer (RFC 8445 7.3.1.1).
+            let aStream = Outcome { try await a.connect(remote: try IceDescription.decode(answerBytes), deadline: deadline) }
+            XCTAssertTrue(MainLoop.run(until: { aStream.done }, timeout: deadline + .seconds(10)))
+            let streamA = try XCTUnwrap(aStream.value).get()
+            XCTAssertNil(b.selectedPath, "the controlled side has not started its checks")
+            XCTAssertTrue(streamA.readsItself)
+            let bStream = Outcome { try await b.connect(remote: try IceDescription.decode(offerBytes), deadline: deadline) }
+            XCTAssertTrue(MainLoop.run(until: { bStream.done }, timeout: deadline + .seconds(10)))
+            let streamB = try XCTUnwrap(bStream.value).get()
+            XCTAssertEqual(b.selectedPath, .host)
+
+            let early = Data("sent before the peer reads".utf8)
+            let written = Outcome { () async throws -> Int in
+                let bytes = early.withUnsafeBytes { g_bytes_new($0.baseAddress, gsize($0.count)) }
+                defer { g_bytes_unref(bytes) }
+                return try await GIOAsync.call { cancellable, callback, userData in
+                    g_output_stream_write_bytes_async(g_io_stream_get_output_stream(streamB.stream), bytes, G_PRIORITY_DEFAULT,
+                                                      cancellable, callback, userData)
+                } finish: { result, error in
+                    let count = g_output_stream_write_bytes_finish(g_io_stream_get_output_stream(streamB.stream), result, error)
+                    return count < 0 ? nil : Int(count)
+                }
+            }
+            spin(until: { written.done && streamA.earlyBytesHeld == early.count })
+            XCTAssertEqual(try written.get(), early.count)
+            XCTAssertTrue(streamA.readsItself, "nothing read the stream yet")
+            var buffer = [UInt8](repeating: 0, count: 4096)
+            let count = g_pollable_input_stream_read_nonblocking(
+                OpaquePointer(g_io_stream_get_input_stream(streamA.stream)),
+                &buffer, gsize(buffer.count), nil, nil)
+            XCTAssertEqual(Data(buffer.prefix(max(count, 0))), early, "the first read has what came before it, in order")
+            XCTAssertFalse(streamA.readsItself, "the first read ends the pump")
+            XCTAssertEqual(streamA.earlyBytesHeld, 0)
+
+            let (client, server) = try Self.link(streamA, streamB, controlling: controlling, controlled: controlled)
+            try Self.exchangeBytes(try client.get(), try server.get())
+        }
+    }
+
     /// A device of another group holds another discovery key: refused at the admission gate,
     /// before TLS, as on the LAN (SecureChannelTests.testADeviceOfAnotherGroupIsRefusedByBothSides).
     func testAStrangerIsRefusedAtTheGateOverICE() throws {

@@ -1,4 +1,5 @@
 import BatonLoop
+import CBatonStreams
 import CGLib
 import CNice
 import Foundation
@@ -43,16 +44,24 @@ public final class IceSession {
     /// The address of the selected pair's remote candidate; nil before one is selected.
     private(set) var selectedRemoteHost: String?
 
+    /// The most bytes of the peer's a stream keeps before its first read (`IceStream`).
+    static let earlyBytesCap = 64 * 1024
+
     private let agent: OpaquePointer  // NiceAgent *, one reference
     private let streamID: guint
-    /// The component's reliable stream (one reference), made at once: libnice handles packets
-    /// only while someone reads, so the pump reads it until a pair is selected.
+    /// The component's reliable stream (one reference), made at once.
+    private let niceStream: UnsafeMutablePointer<GIOStream>
+    /// The stream `connect(remote:deadline:)` gives (one reference): `niceStream`'s output, and
+    /// its input read by a pump (`pumpedInput`) until its first reader comes. libnice handles the
+    /// component's packets only while someone reads it, so the pump reads it from the start:
+    /// through gathering and the checks, and after a pair is selected until the link reads,
+    /// answering the peer's checks (which its own connect waits for) and keeping any byte of its
+    /// that comes first.
     private let ioStream: UnsafeMutablePointer<GIOStream>
-    /// The pump (`baton_nice_pump_start`), until a pair is selected or the session closes.
-    private var pump: UnsafeMutablePointer<GSource>?
-    /// Set by the pump if an application byte came before a pair was selected (never, by
-    /// libnice's design): the session then fails rather than lose it.
-    private let stray = UnsafeMutablePointer<gint>.allocate(capacity: 1)
+    /// The input of `ioStream` (`baton_pumped_input_stream_new`; `ioStream` holds it).
+    private let pumpedInput: UnsafeMutableRawPointer
+    /// Whether `connect(remote:deadline:)` gave the stream: its pump is the stream's then.
+    private var handedOver = false
     private var handlers: [gulong] = []
     private var gathering: Task<Result<IceDescription, IceError>, Never>?
     private var gatheringDone = false
@@ -72,18 +81,23 @@ public final class IceSession {
         baton_nice_set_controlling(agent, role == .controlling ? 1 : 0)
         for address in configuration.hostAddresses where baton_nice_add_local_address(agent, address) == 0 {
             g_object_unref(UnsafeMutableRawPointer(agent))
-            stray.deallocate()
             throw .agentFailed("nice_agent_add_local_address (\(PrintableText.escaped(address)) is not an IP address)")
         }
         streamID = nice_agent_add_stream(agent, 1)
-        guard streamID != 0, let ioStream = nice_agent_get_io_stream(agent, streamID, 1) else {
+        guard streamID != 0, let niceStream = nice_agent_get_io_stream(agent, streamID, 1) else {
             g_object_unref(UnsafeMutableRawPointer(agent))
-            stray.deallocate()
             throw .agentFailed("nice_agent_add_stream / nice_agent_get_io_stream")
         }
-        self.ioStream = ioStream
-        stray.pointee = 0
-        pump = baton_nice_pump_start(ioStream, MainLoop.context.gContext, stray)
+        guard let pumped = baton_pumped_input_stream_new(g_io_stream_get_input_stream(niceStream), UnsafeMutableRawPointer(MainLoop.context.gContext),
+                                                         Self.earlyBytesCap) else {
+            g_object_unref(niceStream)
+            g_object_unref(UnsafeMutableRawPointer(agent))
+            throw .agentFailed("the component's input is not pollable")
+        }
+        self.niceStream = niceStream
+        pumpedInput = pumped
+        ioStream = g_simple_io_stream_new(pumped.assumingMemoryBound(to: GInputStream.self), g_io_stream_get_output_stream(niceStream))
+        g_object_unref(pumped)  // held by `ioStream`
         // Held by the handlers only: released with the last of them.
         let signals = IceSignals()
         signals.session = self
@@ -98,17 +112,16 @@ public final class IceSession {
         // Unless `close()` ran, the handlers and the pump go now (the handlers hold only a weak
         // reference to the session).
         for handler in handlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(agent), handler) }
-        stopPump()
-        stray.deallocate()
+        stopPumpUnlessHandedOver()
         g_object_unref(ioStream)
+        g_object_unref(niceStream)
         g_object_unref(UnsafeMutableRawPointer(agent))
     }
 
-    private func stopPump() {
-        guard let pump else { return }
-        g_source_destroy(pump)
-        g_source_unref(pump)
-        self.pump = nil
+    /// Ends the pump unless the stream was given: then it is the stream's, and ends at its first
+    /// read (or its close, or when it is freed).
+    private func stopPumpUnlessHandedOver() {
+        if !handedOver { baton_pumped_input_stream_stop(pumpedInput) }
     }
 
     /// Ends the session: every signal handler is disconnected (their boxes released), and every
@@ -118,7 +131,7 @@ public final class IceSession {
         isClosed = true
         for handler in handlers { g_signal_handler_disconnect(UnsafeMutableRawPointer(agent), handler) }
         handlers = []
-        stopPump()
+        stopPumpUnlessHandedOver()
         wake()
     }
 
@@ -186,7 +199,10 @@ public final class IceSession {
     }
 
     /// Runs the connectivity checks with the peer's description, and gives the connected stream
-    /// once a candidate pair is selected (`selectedPath` says which), within `deadline`.
+    /// once a candidate pair is selected (`selectedPath` says which), within `deadline`. The
+    /// peer may need this side's answers after that (the controlled side selects a pair only
+    /// once its own check of it is answered): until the stream's first read, it reads itself, so
+    /// the checks go on and any byte of the peer's that comes first waits for the reader.
     /// Gathers this side's candidates first (within their own deadline) if
     /// `localDescription()` was not called. Throws `connectivityFailed` when every pair failed,
     /// `connectTimedOut` at the deadline, `closed` if the session closes (or the task is
@@ -203,15 +219,15 @@ public final class IceSession {
         }
         guard added > 0 else { throw .invalidDescription("libnice took none of its candidates") }
         // A selected pair is enough (its pseudo-TCP connects at once); the rest of the checks go
-        // on as the stream is read.
+        // on, the stream reading itself until its reader comes.
         await wait { selectedPath != nil || componentState == NICE_COMPONENT_STATE_FAILED || isClosed || timedOut.isSet }
         guard !isClosed else { throw .closed }
         guard selectedPath != nil else {
             throw componentState == NICE_COMPONENT_STATE_FAILED ? .connectivityFailed : .connectTimedOut(deadline)
         }
-        stopPump()
-        guard stray.pointee == 0 else { throw .agentFailed("the pump: a byte came before a pair was selected") }
-        return IceStream(stream: ioStream, agent: agent, streamID: streamID, path: selectedPath ?? .host, remoteHost: selectedRemoteHost)
+        handedOver = true
+        return IceStream(stream: ioStream, niceStream: niceStream, agent: agent, streamID: streamID, path: selectedPath ?? .host,
+                         remoteHost: selectedRemoteHost)
     }
 
     // MARK: Signals (on the app's loop)
@@ -232,8 +248,7 @@ public final class IceSession {
         guard stream == streamID else { return }
         selectedPath = IcePath(localType: local, remoteType: remote)
         selectedRemoteHost = remoteHost
-        // From now on pseudo-TCP carries the link's bytes: only the stream's reader may take them.
-        stopPump()
+        wake()
     }
 
     // MARK: Waiting

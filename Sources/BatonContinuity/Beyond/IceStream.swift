@@ -1,4 +1,5 @@
 import BatonLoop
+import CBatonStreams
 import CGLib
 import CNice
 import Foundation
@@ -9,7 +10,9 @@ import Foundation
 ///
 /// It holds the agent that made it: the stream holds its agent only weakly (and the agent holds
 /// the stream), and the agent's end closes the stream. libnice handles the component's packets
-/// only while the stream is read, so a link over it keeps a read pending: the D-Bus engine
+/// only while the stream is read: until its first read (or its first source) the stream reads
+/// itself, keeping what comes (at most 64 KiB) for its reader, and a link over it keeps a read
+/// pending: the D-Bus engine
 /// (`DBusConnection`) watches the TLS stream's pollable input, whose source polls the
 /// component's sockets, and each wake-up's nonblocking read lets libnice handle what came (its
 /// checks, pseudo-TCP's acknowledgements) even when it carries no byte of the link. A link whose
@@ -27,8 +30,12 @@ public final class IceStream: @unchecked Sendable {
     /// The address of the remote candidate of the selected pair (a relay's on a relayed path),
     /// if known.
     public let remoteHost: String?
-    /// The `GIOStream *`, one reference owned.
+    /// The `GIOStream *` a link runs over, one reference owned: libnice's output, and its input
+    /// through the pump that reads it until the first reader comes.
     let stream: UnsafeMutablePointer<GIOStream>
+    /// libnice's own `GIOStream *` under `stream`, one reference owned: libnice closes it when
+    /// the agent's stream is removed.
+    private let niceStream: UnsafeMutablePointer<GIOStream>
     /// The `NiceAgent *`, one reference owned.
     private let agent: OpaquePointer
     /// The agent's stream the component belongs to.
@@ -41,8 +48,10 @@ public final class IceStream: @unchecked Sendable {
     private var stateHandler: gulong = 0
     private let handlerLock = NSLock()
 
-    init(stream: UnsafeMutablePointer<GIOStream>, agent: OpaquePointer, streamID: guint, path: IcePath, remoteHost: String?) {
+    init(stream: UnsafeMutablePointer<GIOStream>, niceStream: UnsafeMutablePointer<GIOStream>, agent: OpaquePointer, streamID: guint,
+         path: IcePath, remoteHost: String?) {
         self.stream = g_object_ref(stream).assumingMemoryBound(to: GIOStream.self)
+        self.niceStream = g_object_ref(niceStream).assumingMemoryBound(to: GIOStream.self)
         self.agent = OpaquePointer(g_object_ref(UnsafeMutableRawPointer(agent)))
         self.streamID = streamID
         self.path = path
@@ -54,10 +63,17 @@ public final class IceStream: @unchecked Sendable {
                                              CallbackBox.closureNotify, GConnectFlags(0))
     }
 
+    /// How many of the peer's bytes the stream read by itself and keeps for its first reader.
+    var earlyBytesHeld: Int { baton_pumped_input_stream_held(g_io_stream_get_input_stream(stream)) }
+
+    /// Whether the stream still reads itself (no reader came yet).
+    var readsItself: Bool { baton_pumped_input_stream_is_pumping(g_io_stream_get_input_stream(stream)) != 0 }
+
     /// Whether the stream has ended: closed (here, or because its agent's stream was removed),
     /// or its path failed (libnice's component state).
     var hasEnded: Bool {
-        g_io_stream_is_closed(stream) != 0 || g_input_stream_is_closed(g_io_stream_get_input_stream(stream)) != 0
+        g_io_stream_is_closed(stream) != 0 || g_io_stream_is_closed(niceStream) != 0
+            || g_input_stream_is_closed(g_io_stream_get_input_stream(niceStream)) != 0
             || nice_agent_get_component_state(agent, streamID, 1) == NICE_COMPONENT_STATE_FAILED
     }
 
@@ -66,6 +82,7 @@ public final class IceStream: @unchecked Sendable {
     /// once is harmless.
     func shutDown() {
         if g_io_stream_is_closed(stream) == 0 { g_io_stream_close(stream, nil, nil) }
+        if g_io_stream_is_closed(niceStream) == 0 { g_io_stream_close(niceStream, nil, nil) }
         g_cancellable_cancel(ended)
     }
 
@@ -89,6 +106,7 @@ public final class IceStream: @unchecked Sendable {
         stopWatching()
         g_object_unref(ended)
         g_object_unref(stream)
+        g_object_unref(niceStream)
         g_object_unref(UnsafeMutableRawPointer(agent))
     }
 

@@ -17,4 +17,25 @@ void *baton_tls_base_socket(void *tls);
 // Returns a new reference (a GAppLaunchContext *).
 void *baton_app_launch_context_new(const char *token);
 
+// An input stream over `base` (a GPollableInputStream) that reads `base` by itself on `context`
+// until its first reader comes, and keeps what it read (up to `cap` bytes) for that reader. For
+// a stream whose producer does its work only while someone reads it (libnice handles an ICE
+// component's packets, its peer's connectivity checks among them, only for a reader): it goes
+// on answering the peer between the moment the stream is handed over and its first read.
+// The pump ends at the stream's first read or its first source (`g_pollable_input_stream_create_source`:
+// a reader that waits takes over as one that reads), at its close, at `cap` bytes held, at the
+// base's end or on its error, or at `baton_pumped_input_stream_stop`. Reads take the held bytes
+// first; a source is ready at once while bytes are held. Returns a new reference (a
+// GInputStream *), or NULL if `base` is not pollable or `cap` is 0.
+void *baton_pumped_input_stream_new(void *base, void *context, size_t cap);
+
+// How many bytes the pump read that no reader took yet.
+size_t baton_pumped_input_stream_held(void *stream);
+
+// Whether the pump still runs.
+int baton_pumped_input_stream_is_pumping(void *stream);
+
+// Ends the pump (what it holds stays for the reader). More than once is harmless.
+void baton_pumped_input_stream_stop(void *stream);
+
 #endif
