@@ -8,13 +8,18 @@ import Foundation
 /// to the warm continuation's path (a task's `await` would add one at the call and one at the
 /// reply).
 extension Agent {
-    /// Forwards `method` in turn (`forwardFetch`) when it is a `FetchPayload` that no payload
-    /// fetched while `app` was launched waits for; false, and nothing done, otherwise.
+    /// Forwards `method` in turn when it is a `FetchPayload` that no payload fetched while
+    /// `app` was launched waits for (`forwardFetch`) or a `Continued` (`forwardContinued`);
+    /// false, and nothing done, otherwise.
     func forwardedInTurn(_ call: DBusAnswer<AgentMethod>, _ method: AgentMethod, _ activity: NearbyActivity, for app: JoinedApp) -> Bool {
-        guard case .fetchPayload(let device, let sequence) = method, !prefetches.contains(where: { $0.isFor(activity, from: app) }) else {
+        switch method {
+        case .fetchPayload(let device, let sequence) where !prefetches.contains(where: { $0.isFor(activity, from: app) }):
+            forwardFetch(call, device: device, sequence: sequence, activity, for: app)
+        case .continued(let device, let sequence):
+            forwardContinued(call, device: device, sequence: sequence, activity, for: app)
+        default:
             return false
         }
-        forwardFetch(call, device: device, sequence: sequence, activity, for: app)
         return true
     }
 

@@ -332,10 +332,6 @@ public final class Agent {
                 }
                 call.reply(.fetchPayload(device: device, sequence: sequence), payload)
                 history.record(.payloadFetched(bytes: payload.count), in: record)
-            case .continued(let device, let sequence):
-                try await node.confirmContinued(activity)
-                call.reply(.continued(device: device, sequence: sequence), ())
-                history.record(.wasContinuedSent, in: record)
             case .openStreams(let device, let sequence):
                 let channel = try await node.openStreams(for: activity)
                 guard app != nil else { return channel.close() }

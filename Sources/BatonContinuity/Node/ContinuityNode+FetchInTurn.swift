@@ -50,7 +50,7 @@ extension PeerCalls {
     }
 
     /// Starts `call` over `link`; its reply, or its failure as a Handoff code, goes to `completion`.
-    private func start<Reply>(_ call: DBusCall<DeviceMethod, Reply>, over link: PeerLink, timeout: Duration,
+    func start<Reply>(_ call: DBusCall<DeviceMethod, Reply>, over link: PeerLink, timeout: Duration,
                               completion: @escaping @MainActor (Result<Reply, CocoaError>) -> Void) {
         let method = call.method
         do {

@@ -28,15 +28,21 @@ final class PeerCalls {
 
     /// See `ContinuityNode.confirmContinued(_:)`.
     func confirmContinued(_ activity: NearbyActivity) async throws {
-        if let link = links.link(shownAs: activity.device), fetched[link.id] != activity.sequence {
-            do {
-                try link.bus.send(.fetchPayload(sequence: activity.sequence))
-                fetched[link.id] = activity.sequence
-            } catch {
-                log.notice("could not ask \(activity.device) for its activity before saying it was continued: \(error)")
-            }
-        }
+        if let link = links.link(shownAs: activity.device) { askBeforeContinued(activity, over: link) }
         _ = try await callDevice(activity.device) { bus in try await bus.call(.continued(sequence: activity.sequence)) }
+    }
+
+    /// Sends `FetchPayload` of `activity` over `link` without asking for a reply, unless it was
+    /// fetched over that link: its device honours `Continued` only from a device that fetched it
+    /// (see `ContinuityNode.confirmContinued(_:)`).
+    func askBeforeContinued(_ activity: NearbyActivity, over link: PeerLink) {
+        guard fetched[link.id] != activity.sequence else { return }
+        do {
+            try link.bus.send(.fetchPayload(sequence: activity.sequence))
+            fetched[link.id] = activity.sequence
+        } catch {
+            log.notice("could not ask \(activity.device) for its activity before saying it was continued: \(error)")
+        }
     }
 
     /// Makes `call` of `device`'s `org.baton.Device1` over its link (`device` as shown in
