@@ -31,18 +31,7 @@ extension PeerCalls {
     /// See `ContinuityNode.startConfirmingContinued(_:timeout:completion:)`.
     func startConfirmingContinued(_ activity: NearbyActivity, timeout: Duration,
                                   completion: @escaping @MainActor (Result<Void, CocoaError>) -> Void) {
-        guard let link = links.link(shownAs: activity.device) else {
-            let error = CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(activity.device) is not connected"])
-            MainLoop.idle { completion(.failure(error)) }
-            return
-        }
-        askBeforeContinued(activity, over: link)
-        start(.continued(sequence: activity.sequence), over: link, timeout: timeout) { [weak self] result in
-            guard let self, case .failure(let error) = result, error.code == .userActivityConnectionUnavailable,
-                  let replacement = self.links[link.id], replacement !== link else {
-                return completion(result)
-            }
-            self.start(.continued(sequence: activity.sequence), over: replacement, timeout: timeout, completion: completion)
-        }
+        if let link = links.link(shownAs: activity.device) { askBeforeContinued(activity, over: link) }
+        start(.continued(sequence: activity.sequence), to: activity.device, timeout: timeout) { result, _ in completion(result) }
     }
 }

@@ -26,32 +26,36 @@ extension PeerCalls {
     /// See `ContinuityNode.startFetchingPayload(of:timeout:completion:)`.
     func startFetchingPayload(of activity: NearbyActivity, timeout: Duration,
                               completion: @escaping @MainActor (Result<Data, CocoaError>) -> Void) {
-        guard let link = links.link(shownAs: activity.device) else {
-            let error = CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(activity.device) is not connected"])
-            MainLoop.idle { completion(.failure(error)) }
+        start(.fetchPayload(sequence: activity.sequence), to: activity.device, timeout: timeout) { [weak self] result, link in
+            if case .success = result, let link { self?.recordFetch(of: activity.sequence, over: link) }
+            completion(result)
+        }
+    }
+
+    /// Starts `call` over the link to `device` (as shown in `NearbyActivity.device`; see
+    /// `LinkTable.link(shownAs:)`); a link replaced while the call was out (two devices that
+    /// dialed each other at once) is asked again over the one that stays. `completion` gets the
+    /// reply or the failure as a Handoff code, and the link that answered (nil when there was
+    /// none); it runs exactly once, on the loop, never before this returns.
+    func start<Reply>(_ call: DBusCall<DeviceMethod, Reply>, to device: String, timeout: Duration,
+                      completion: @escaping @MainActor (Result<Reply, CocoaError>, PeerLink?) -> Void) {
+        guard let link = links.link(shownAs: device) else {
+            let error = CocoaError(.userActivityConnectionUnavailable, userInfo: [NSLocalizedDescriptionKey: "\(device) is not connected"])
+            MainLoop.idle { completion(.failure(error), nil) }
             return
         }
-        start(.fetchPayload(sequence: activity.sequence), over: link, timeout: timeout) { [weak self] result in
-            guard let self else { return completion(result) }
-            switch result {
-            case .success(let payload):
-                self.recordFetch(of: activity.sequence, over: link)
-                completion(.success(payload))
-            case .failure(let error) where error.code == .userActivityConnectionUnavailable:
-                guard let replacement = self.links[link.id], replacement !== link else { return completion(.failure(error)) }
-                self.start(.fetchPayload(sequence: activity.sequence), over: replacement, timeout: timeout) { [weak self] result in
-                    if case .success = result { self?.recordFetch(of: activity.sequence, over: replacement) }
-                    completion(result)
-                }
-            case .failure:
-                completion(result)
+        start(call, over: link, timeout: timeout) { [weak self] result in
+            guard case .failure(let error) = result, error.code == .userActivityConnectionUnavailable,
+                  let replacement = self?.links[link.id], replacement !== link, let self else {
+                return completion(result, link)
             }
+            self.start(call, over: replacement, timeout: timeout) { completion($0, replacement) }
         }
     }
 
     /// Starts `call` over `link`; its reply, or its failure as a Handoff code, goes to `completion`.
     func start<Reply>(_ call: DBusCall<DeviceMethod, Reply>, over link: PeerLink, timeout: Duration,
-                              completion: @escaping @MainActor (Result<Reply, CocoaError>) -> Void) {
+                      completion: @escaping @MainActor (Result<Reply, CocoaError>) -> Void) {
         let method = call.method
         do {
             try link.bus.bus.start(DeviceMethod.path, DeviceMethod.interface, method.member.rawValue, method.arguments,
