@@ -94,14 +94,20 @@ static gboolean pump_read(GObject *base, gpointer data) {
     return again ? G_SOURCE_CONTINUE : G_SOURCE_REMOVE;
 }
 
-// A reader came: the pump ends, and the reader takes the held bytes first.
-static gssize baton_pumped_input_stream_read(GInputStream *stream, void *buffer, gsize count, GCancellable *cancellable,
-                                             GError **error) {
-    BatonPumpedInputStream *self = PUMPED(stream);
+// A reader came: the pump ends, and the reader takes the held bytes first. Returns how many it
+// took; with none, the reader reads the base.
+static gsize take_over(BatonPumpedInputStream *self, void *buffer, gsize count) {
     g_rec_mutex_lock(&self->lock);
     stop_pump_locked(self);
     gsize taken = take_held_locked(self, buffer, count);
     g_rec_mutex_unlock(&self->lock);
+    return taken;
+}
+
+static gssize baton_pumped_input_stream_read(GInputStream *stream, void *buffer, gsize count, GCancellable *cancellable,
+                                             GError **error) {
+    BatonPumpedInputStream *self = PUMPED(stream);
+    gsize taken = take_over(self, buffer, count);
     if (taken > 0 || count == 0) return (gssize)taken;
     return g_input_stream_read(self->base, buffer, count, cancellable, error);
 }
@@ -109,10 +115,7 @@ static gssize baton_pumped_input_stream_read(GInputStream *stream, void *buffer,
 static gssize baton_pumped_input_stream_read_nonblocking(GPollableInputStream *stream, void *buffer, gsize count,
                                                          GError **error) {
     BatonPumpedInputStream *self = PUMPED(stream);
-    g_rec_mutex_lock(&self->lock);
-    stop_pump_locked(self);
-    gsize taken = take_held_locked(self, buffer, count);
-    g_rec_mutex_unlock(&self->lock);
+    gsize taken = take_over(self, buffer, count);
     if (taken > 0 || count == 0) return (gssize)taken;
     return g_pollable_input_stream_read_nonblocking(G_POLLABLE_INPUT_STREAM(self->base), buffer, count, NULL, error);
 }
