@@ -23,9 +23,7 @@ extension Agent {
                 call.reply(.continued(device: device, sequence: sequence), ())
                 history.record(.wasContinuedSent, in: record)
             case .failure(let error):
-                let words = (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
-                history.record(.failed(code: error.code.rawValue, reason: words), in: record)
-                call.fail(HandoffFailure.AgentErrorName(error.code), words)
+                Agent.fail(call, with: error, recordedIn: record, of: history)
             }
         }
     }

@@ -38,9 +38,7 @@ extension Agent {
                 call.reply(.fetchPayload(device: device, sequence: sequence), payload)
                 history.record(.payloadFetched(bytes: payload.count), in: record)
             case .failure(let error):
-                let words = (error as NSError).userInfo[NSLocalizedDescriptionKey] as? String ?? "\(error)"
-                history.record(.failed(code: error.code.rawValue, reason: words), in: record)
-                call.fail(HandoffFailure.AgentErrorName(error.code), words)
+                Agent.fail(call, with: error, recordedIn: record, of: history)
             }
         }
     }

@@ -354,10 +354,17 @@ public final class Agent {
                 call.fail(.refused, "not a call toward a nearby device")
             }
         } catch {
-            let words = (error as? CocoaError).flatMap { ($0 as NSError).userInfo[NSLocalizedDescriptionKey] as? String } ?? "\(error)"
-            history.record(.failed(code: HandoffFailure.code(for: error).rawValue, reason: words), in: record)
-            call.fail(HandoffFailure.AgentErrorName(HandoffFailure.code(for: error)), words)
+            Self.fail(call, with: error, recordedIn: record, of: history)
         }
+    }
+
+    /// Fails `call` with `error` as the Handoff code it is (`HandoffFailure.code(for:)`, by its
+    /// agent error name) and its words, and records the failure in `record` of `history`.
+    static func fail(_ call: DBusAnswer<AgentMethod>, with error: any Error, recordedIn record: UInt64, of history: ContinuationHistory) {
+        let code = HandoffFailure.code(for: error)
+        let words = (error as? CocoaError).flatMap { ($0 as NSError).userInfo[NSLocalizedDescriptionKey] as? String } ?? "\(error)"
+        history.record(.failed(code: code.rawValue, reason: words), in: record)
+        call.fail(HandoffFailure.AgentErrorName(code), words)
     }
 
     /// What records, in `record` of the continuation history, the bytes a relay of streams moved once it ends.
