@@ -99,8 +99,10 @@ let package = Package(
                           path: "Examples/Mail", resources: [.copy("Manifest")]),
         .executableTarget(name: "Reader", dependencies: ["Baton", "BatonContinuity", "ExampleSupport"], path: "Examples/Reader",
                           resources: [.copy("Manifest")]),
-        .executableTarget(name: "BatonBench", dependencies: ["Baton", "BatonContinuity", "BatonAgent", "CGLib", "HostSupport"],
+        .executableTarget(name: "BatonBench", dependencies: ["Baton", "BatonContinuity", "BatonAgent", "CGLib", "HostSupport", "CBenchFloor"],
                           path: "Benchmarks/BatonBench"),
+        // `make bench`'s bare relay hop in C, the floor beside the agents' warm figure.
+        .target(name: "CBenchFloor", path: "Benchmarks/CBenchFloor"),
         // A real process for what must not run inside the test runner: async main, traps, the idle CPU.
         .executableTarget(name: "LoopProbe", dependencies: ["Baton"], path: "Tests/Probes/LoopProbe"),
         .executableTarget(name: "AsyncMainProbe", dependencies: ["Baton"], path: "Tests/Probes/AsyncMainProbe"),

@@ -1,5 +1,6 @@
 import BatonAgent
 import BatonContinuity
+import CBenchFloor
 import CGLib
 import Foundation
 
@@ -38,6 +39,9 @@ enum AgentBenchmarks {
         var streamCPU: [(String, Double)] = [], streamWall = 0.0
         /// A bare D-Bus call (`Peer.Ping`) to `batond` over its Unix socket, µs: one app↔agent hop.
         var localPing: [Double] = []
+        /// The same hop with none of Baton in it (`baton_bench_relay_time`): a round trip of
+        /// bare C processes over loopback TCP, and the same through a relaying process, µs.
+        var bareDirect: [Double] = [], bareRelayed: [Double] = []
         /// `ContinueNearby` on an agent whose app is not running, to that app's
         /// `restoreUserActivityState`, ms; the same app's start from its desktop entry to
         /// `didFinishLaunching`, ms; and the same spawned directly, without GIO, ms.
@@ -53,6 +57,9 @@ enum AgentBenchmarks {
         var failures = 0
         /// Thread wake-ups per warm continuation, by process.
         var warmWakeups: [(String, Double)] = []
+        /// CPU per warm continuation (the `Continued` that ends it included), µs, by process: the
+        /// agents' path, then the embedded pair's.
+        var warmCPU: [(String, Double)] = [], embeddedWarmCPU: [(String, Double)] = []
         /// Launched apps that were handed their continuation and failed it (`didFailToContinue`).
         var launchFailures: [String] = []
     }
@@ -153,24 +160,47 @@ enum AgentBenchmarks {
             _ = readLine()  // a profiler attaches, then says go
         }
         let wakeupsBefore = warmProcesses.map { threadRuns(of: $0.1) }
+        let warmChildren = [("batond B", agentB), ("batond A", agentA), ("app A", appA), ("app B", throughAgent)]
+        let embeddedChildren = [("E", embeddedPeer), ("F", embedded)]
+        let warmCPUBefore = (warmChildren + embeddedChildren).map { $0.1.threadCPUNanoseconds() }
+        var pingCPU = 0.0  // B's, for the bare calls below: not the continuations'
+
         // With `warmOnly`, a block of bare calls to B's agent follows each pair of blocks, from
         // this process (which does nothing else meanwhile), so the hop's floor meets the same load
-        // (not while profiled: the processes' counts are the continuations' alone).
+        // (not while profiled: the processes' counts are the continuations' alone); in every run,
+        // a block of bare C round trips, direct and through a bare relay, the floor of the hop
+        // with no work in it (`baton_bench_relay_time`).
         let pinger = warmOnly && !profiled ? try LocalPinger(socketPath: socket("B")) : nil
         defer { pinger?.close() }
         var pingWakeups = 0.0
+        let bareRelay = profiled ? nil : baton_bench_relay_start()
+        if !profiled && bareRelay == nil { throw BenchFailure("the bare relay did not start: \(String(cString: strerror(errno)))") }
+        defer { baton_bench_relay_stop(bareRelay) }
         for _ in 0..<warmBlocks {
             results.warm += try block(throughAgent)
             results.embeddedWarm += try block(embedded)
             if let pinger {  // B's wake-ups for these are not the continuations': taken out below
-                let before = threadRuns(of: agentB.pid)
+                let (before, cpu) = (threadRuns(of: agentB.pid), agentB.threadCPUNanoseconds())
                 results.localPing += try pinger.pings(warmBlock)
                 pingWakeups += threadRuns(of: agentB.pid).reduce(0) { $0 + $1.value - (before[$1.key] ?? 0) }
+                pingCPU += agentB.cpuMilliseconds(since: cpu)
+            }
+            if let bareRelay {  // the agents' hop with none of Baton in it, under the same load
+                var direct = [Double](repeating: 0, count: warmBlock), relayed = direct
+                guard baton_bench_relay_time(bareRelay, Int32(warmBlock), &direct, &relayed) == 0 else {
+                    throw BenchFailure("the bare relay failed: \(String(cString: strerror(errno)))")
+                }
+                results.bareDirect += direct
+                results.bareRelayed += relayed
             }
         }
         let continuations = warmBlocks * (warmBlock + 1)
         results.warmWakeups = zip(warmProcesses, wakeupsBefore).map { ($0.0.0, wakeups(of: $0.0.1, since: $0.1, per: continuations)) }
         results.warmWakeups[0].1 -= pingWakeups / Double(continuations)
+        let cpu = zip(warmChildren + embeddedChildren, warmCPUBefore).map { ($0.0.0, $0.0.1.cpuMilliseconds(since: $0.1) * 1000 / Double(continuations)) }
+        results.warmCPU = Array(cpu.prefix(warmChildren.count))
+        results.warmCPU[0].1 -= pingCPU * 1000 / Double(continuations)
+        results.embeddedWarmCPU = Array(cpu.suffix(embeddedChildren.count))
         for child in [throughAgent, embedded, embeddedPeer] { child.stop() }
         if warmOnly {
             results.failures += continuer.failures
@@ -348,6 +378,12 @@ enum AgentBenchmarks {
         }
     }
 
+    /// What a relay that does nothing adds to a round trip, µs (medians): the least an agent's
+    /// hop can add to the embedded figure on this machine.
+    static func bareExtra(_ results: Results) -> Double {
+        percentile(results.bareRelayed, 50) - percentile(results.bareDirect, 50)
+    }
+
     /// `BatonBench --agent-warm`'s lines: the warm continuation through agents beside the
     /// embedded pair (p50 of each, and the ratio of each pair of blocks), the bare D-Bus call to
     /// `batond` over its socket beside the embedded warm continuation (the floor one app↔agent
@@ -357,15 +393,31 @@ enum AgentBenchmarks {
             percentile(Array(results.warm[start..<start + warmBlock]), 50) / percentile(Array(results.embeddedWarm[start..<start + warmBlock]), 50)
         }
         let embedded50 = percentile(results.embeddedWarm, 50)
+        let bareExtra = bareExtra(results)
         return [
             Figure(name: "agent: warm continuation p50", value: percentile(results.warm, 50), baselineName: "embedded nodes p50, alternated",
                    baseline: embedded50, unit: "µs", aim: "aim ≤ 1.3×").line(),
             Figure(name: "D-Bus ping to batond over its socket p50", value: percentile(results.localPing, 50),
                    baselineName: "embedded nodes p50, alternated", baseline: embedded50, unit: "µs", aim: "one app↔agent hop").line(),
+            Figure(name: "bare C relay hop (Unix, then TCP) p50", value: percentile(results.bareRelayed, 50),
+                   baselineName: "bare C round trip over TCP p50", baseline: percentile(results.bareDirect, 50), unit: "µs",
+                   aim: "the hop with no work").line(),
+            String(format: "(the bare relay adds %.0f µs, %.2f× the embedded figure: through agents, %.2f× at the least; 1.3× leaves %.0f µs)",
+                   bareExtra, bareExtra / embedded50, 1 + bareExtra / embedded50, 0.3 * embedded50),
             "blocks of \(warmBlock), agents/embedded: " + pairs.map { String(format: "%.2f", $0) }.joined(separator: " ")
                 + String(format: " (median %.2f×)", percentile(pairs, 50)),
             wakeupNote("agent", results.warmWakeups),
+            cpuNote(results),
         ]
+    }
+
+    /// "(CPU per warm continuation, µs: agents' path …; embedded pair …)": what each process
+    /// spends on one continuation and its `Continued`.
+    static func cpuNote(_ results: Results) -> String {
+        func list(_ cpu: [(String, Double)]) -> String {
+            cpu.map { "\($0.0) \(Int($0.1.rounded()))" }.joined(separator: ", ") + ", in all \(Int(cpu.reduce(0) { $0 + $1.1 }.rounded()))"
+        }
+        return "(CPU per warm continuation, µs: agents' path \(list(results.warmCPU)); embedded pair \(list(results.embeddedWarmCPU)))"
     }
 
     /// Where the continuation streams' time goes: each process's CPU over the transfers.
@@ -398,6 +450,12 @@ enum AgentBenchmarks {
             Figure(name: "D-Bus ping to batond over its socket p50", value: percentile(results.localPing, 50),
                    baselineName: "bare D-Bus call over TLS p50", baseline: percentile(continuity.dbusRTT, 50), unit: "µs",
                    aim: "one app↔agent hop"),
+            Figure(name: "bare C relay hop (Unix, then TCP) p50", value: percentile(results.bareRelayed, 50),
+                   baselineName: "bare C round trip over TCP p50", baseline: percentile(results.bareDirect, 50), unit: "µs",
+                   aim: "the hop with no work"),
+            Figure(name: "embedded + the bare relay's extra p50", value: percentile(results.embeddedWarm, 50) + bareExtra(results),
+                   baselineName: "embedded nodes p50, alternated", baseline: percentile(results.embeddedWarm, 50), unit: "µs",
+                   aim: "agents' floor (aim 1.3×)"),
             Figure(name: "agent: continue into app not running p50", value: percentile(results.launchContinuation, 50),
                    baselineName: "launch to didFinishLaunching + warm", baseline: launchBaseline, unit: "ms", aim: "aim ≤ 1.2×"),
             Figure(name: "launch from the desktop entry (GIO) p50", value: percentile(results.launchToFinish, 50),

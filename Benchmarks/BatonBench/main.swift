@@ -23,7 +23,8 @@
 //     BatonBench --warm      (issue 26's warm continuation between two embedded nodes alone, in 9 blocks beside the bare
 //                             TLS round trip, with each block's ratio and the thread wake-ups per continuation)
 //     BatonBench --agent-warm [BLOCKS]  (issue 26: the warm continuation through two agents alone, in BLOCKS pairs of
-//                             blocks (default 20) beside embedded nodes, with the bare D-Bus call to batond and the wake-ups)
+//                             blocks (default 20) beside embedded nodes, with the bare D-Bus call to batond, the same hop
+//                             as bare C processes (a round trip direct and through a relay: the agents' floor) and the wake-ups)
 //     BatonBench --warm-loop S (warm continuations for S seconds, for perf/strace attached to either process; no figures)
 //     BatonBench --coding    (the payload coding rows alone: encode and decode a 3 KB userInfo, beside binary plists)
 //     BatonBench --handshake (issue 30's rows alone: a mutual TLS 1.3 handshake through GIO beside OpenSSL's, and the
@@ -200,6 +201,7 @@ if CommandLine.arguments.contains("--relay") {
                        baselineName: "the same through embedded nodes", baseline: percentile(embeddedOpened, 50), unit: "ms",
                        aim: "part of the first byte").line())
             say(AgentBenchmarks.streamCPUNote(agent))
+            say(AgentBenchmarks.cpuNote(agent))
             say(wakeupNote("agent", agent.warmWakeups) + "; " + wakeupNote("embedded", continuity.warmWakeups))
         } catch {
             say("relay benchmarks failed: \(error)")
@@ -312,6 +314,7 @@ let figures: [Figure] = MainActor.assumeIsolated {
         for failure in agent.launchFailures { say("a launched app (not measured): \(failure)") }
         agentFigures = AgentBenchmarks.figures(agent, continuity: continuity, idleSeconds: idleSeconds)
         agentNotes.append(AgentBenchmarks.streamCPUNote(agent))
+        agentNotes.append(AgentBenchmarks.cpuNote(agent))
     } catch {
         say("agent benchmarks failed: \(error)")
     }

@@ -175,6 +175,9 @@ extension DBusConnection {
     /// until a read would block or `bytesPerTurn` were read this turn. A TLS stream gives one
     /// record (at most 16 KiB) a read, so stopping at the first short read would cost a turn of
     /// the loop per record; the read that finds nothing is one cheap call, a turn is many.
+    /// A socket's own stream (the agent's Unix socket) stops at its first short read instead:
+    /// the socket had no more at that moment, and what comes after makes its descriptor readable
+    /// again (the watch is level-triggered), so the read that would find nothing is saved.
     ///
     /// While reading is paused (this runs then only over a stream whose packets are handled only
     /// while it is read, `pauseReading()`), what is read is held untaken, up to
@@ -194,6 +197,10 @@ extension DBusConnection {
                 if readingPaused { continue }
                 takeMessages()
                 if isClosed || (readingPaused && !base.isHandledOnlyWhileRead) { return .stop }
+                if n < limit, socketDescriptor != nil, !streamHoldsReadBytes {  // the socket's own stream, emptied
+                    if inputStart == input.count { releaseInput() }
+                    return .again
+                }
             }
         }
         // A full turn's worth: let the loop's other sources run, and go on at the next turn.
@@ -213,9 +220,10 @@ extension DBusConnection {
     }
 
     /// How much the next read asks for: the rest of the fixed header while it is not whole (so
-    /// a large message that follows starts a buffer of its own), the rest of a large message
-    /// (`directMessageSize`; it was given a buffer of its size, so it is read in place and its
-    /// bytes can leave without a copy), otherwise `readChunk` (many small messages at once).
+    /// a message that starts a read has its sizes checked before any of its body is read, and a
+    /// large one starts a buffer of its own), the rest of a large message (`directMessageSize`;
+    /// it was given a buffer of its size, so it is read in place and its bytes can leave without
+    /// a copy), otherwise `readChunk` (many small messages at once).
     private func nextReadSize() -> Int {
         let untaken = input.count - inputStart
         guard untaken >= DBusFraming.fixedHeaderSize else { return DBusFraming.fixedHeaderSize - untaken }
