@@ -82,10 +82,7 @@ final class IceLinkTests: ProcessTestCase {
     }
 
     func testTwoDevicesOfTheGroupLinkOverICEWithMutualTLS() throws {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
-        let (controlling, controlled) = IceSession.Role.for(local: laptop.identifier, remote: phone.identifier) == .controlling
-            ? (laptop, phone) : (phone, laptop)
+        let (controlling, controlled) = try devicesInIceRoles()
         XCTAssertEqual(IceSession.Role.for(local: controlled.identifier, remote: controlling.identifier), .controlled,
                        "exactly one side controls")
         try MainActor.assumeIsolated {
@@ -111,10 +108,7 @@ final class IceLinkTests: ProcessTestCase {
     /// before the controlling side's first read is kept for that read, and a link then runs
     /// over both streams.
     func testTheControlledSideConnectsWhileThePeersStreamIsNotReadYet() throws {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
-        let (controlling, controlled) = IceSession.Role.for(local: laptop.identifier, remote: phone.identifier) == .controlling
-            ? (laptop, phone) : (phone, laptop)
+        let (controlling, controlled) = try devicesInIceRoles()
         try MainActor.assumeIsolated {
             let a = try IceSession(configuration: Self.loopback, role: .controlling)
             let b = try IceSession(configuration: Self.loopback, role: .controlled)

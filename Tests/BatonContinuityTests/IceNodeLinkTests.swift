@@ -137,10 +137,7 @@ final class IceNodeLinkTests: ProcessTestCase {
     /// nothing the link made on the loop is left.
     private func withLinkedNodes(_ first: IceConfiguration, _ second: IceConfiguration, expecting expected: IcePath,
                                  _ body: @MainActor (LinkedNodes) throws -> Void) throws {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
-        let (controlling, controlled) = IceSession.Role.for(local: laptop.identifier, remote: phone.identifier) == .controlling
-            ? (laptop, phone) : (phone, laptop)
+        let (controlling, controlled) = try devicesInIceRoles()
         try MainActor.assumeIsolated {
             drainIdle()
             let boxesBefore = LoopDiagnostics.liveCallbackBoxes
@@ -417,10 +414,7 @@ final class IceNodeLinkTests: ProcessTestCase {
     /// sets D-Bus up: `PeerBus.open` bounds the wait for the peer's authentication itself, and
     /// fails typed (the peer here has a verified channel and says nothing more).
     func testTheAcceptingSideOverICEGivesUpOnAPeerThatNeverSetsUpDBus() throws {
-        let authority = try GroupAuthority.create(name: "Ada", in: config("admin"))
-        let laptop = try authority.issueDevice(named: "laptop"), phone = try authority.issueDevice(named: "phone")
-        let (controlling, controlled) = IceSession.Role.for(local: laptop.identifier, remote: phone.identifier) == .controlling
-            ? (laptop, phone) : (phone, laptop)
+        let (controlling, controlled) = try devicesInIceRoles()
         try MainActor.assumeIsolated {
             let (a, b, _, _, silent, accepted) = try Self.secureChannels(Self.loopback, Self.loopback, controlling: controlling,
                                                                          controlled: controlled)
