@@ -18,14 +18,23 @@ extension DBusConnection {
     }
 
     private func handleCall(_ message: OpaquePointer) {
-        let serial = g_dbus_message_get_serial(message)
         let wantsReply = g_dbus_message_get_flags(message).rawValue & G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED.rawValue == 0
+        dispatchCall(serial: g_dbus_message_get_serial(message), wantsReply: wantsReply,
+                     path: g_dbus_message_get_path(message).map { String(cString: $0) } ?? "",
+                     interface: g_dbus_message_get_interface(message).map { String(cString: $0) },
+                     member: g_dbus_message_get_member(message).map { String(cString: $0) } ?? "",
+                     signature: g_dbus_message_get_signature(message).map { String(cString: $0) } ?? "",
+                     arguments: { Self.arguments(of: message) })
+    }
+
+    /// Handles the method call `serial` of `member` at `path` whose body has `signature` and
+    /// `arguments` (read only once the method is known and the signature matches; nil if they
+    /// cannot be read), however it was decoded (`DBusBasicMessage` or GLib).
+    func dispatchCall(serial: UInt32, wantsReply: Bool, path: String, interface: String?, member: String, signature given: String,
+                      arguments: () -> [Variant]?) {
         let answer: @MainActor (MethodCall.Answer) -> Void = { [weak self] answer in
             if wantsReply { self?.answer(serial, answer) }
         }
-        let path = g_dbus_message_get_path(message).map { String(cString: $0) } ?? ""
-        let interface = g_dbus_message_get_interface(message).map { String(cString: $0) }
-        let member = g_dbus_message_get_member(message).map { String(cString: $0) } ?? ""
         if interface == "org.freedesktop.DBus.Peer" && member == "Ping" { return answer(.values([])) }
         if interface == "org.freedesktop.DBus.Introspectable" && member == "Introspect" {
             return answer(.values([.string(introspection(of: path))]))
@@ -33,19 +42,16 @@ extension DBusConnection {
         guard let object = objects[path] else {
             return answer(.error("org.freedesktop.DBus.Error.UnknownObject", "No such object path '\(path)'"))
         }
-        let served = String(cString: object.info.pointee.name)
-        guard interface == nil || interface == served else {
+        guard interface == nil || interface == object.interface else {
             return answer(.error("org.freedesktop.DBus.Error.UnknownInterface", "No such interface '\(interface ?? "")' at '\(path)'"))
         }
-        guard let method = g_dbus_interface_info_lookup_method(object.info, member) else {
+        guard let expected = object.signatures[member] else {
             return answer(.error("org.freedesktop.DBus.Error.UnknownMethod", "No such method '\(member)'"))
         }
-        let expected = Self.signature(of: method.pointee.in_args)
-        let given = g_dbus_message_get_signature(message).map { String(cString: $0) } ?? ""
         guard given == expected else {
             return answer(.error("org.freedesktop.DBus.Error.InvalidArgs", "Type of message, '(\(given))', does not match expected type '(\(expected))'"))
         }
-        guard let arguments = Self.arguments(of: message) else {
+        guard let arguments = arguments() else {
             return answer(.error("org.freedesktop.DBus.Error.InvalidArgs", "the arguments cannot be read"))
         }
         object.handler(MethodCall(method: member, arguments: arguments, unansweredErrorName: fallbackErrorName, answer: answer))
@@ -55,6 +61,12 @@ extension DBusConnection {
         guard !isClosed else { return }
         if case .values(let values) = answer, values.count == 1, case .bytes(let bytes) = values[0] {
             return writeBytesReply(to: serial, bytes)
+        }
+        let replySerial = nextSerial()
+        // Values of basic types are written here (`DBusBasicMessageWriter`); others, and errors, by GLib.
+        if case .values(let values) = answer,
+           let written = DBusBasicMessageWriter.methodReturn(serial: replySerial, replySerial: serial, arguments: values) {
+            return written.withUnsafeBytes { writeRaw($0) }
         }
         let reply = g_dbus_message_new()!
         defer { g_object_unref(UnsafeMutableRawPointer(reply)) }
@@ -73,7 +85,7 @@ extension DBusConnection {
             g_dbus_message_set_error_name(reply, g_dbus_is_error_name(name) != 0 ? name : "org.freedesktop.DBus.Error.Failed")
             if let body = try? Variant.tuple([.string(text)]).makeGVariant() { g_dbus_message_set_body(reply, body) }
         }
-        if !write(reply, serial: nextSerial()), case .values = answer {
+        if !write(reply, serial: replySerial), case .values = answer {
             self.answer(serial, .error("org.freedesktop.DBus.Error.Failed", "the reply could not be encoded"))
         }
     }
@@ -91,7 +103,7 @@ extension DBusConnection {
 
     private func handleReply(_ message: OpaquePointer) {
         let serial = g_dbus_message_get_reply_serial(message)
-        guard let call = pending[serial] else { return }  // late (timed out or cancelled): dropped
+        guard pending[serial] != nil else { return }  // late (timed out or cancelled): dropped
         let arguments = Self.arguments(of: message)
         if g_dbus_message_get_message_type(message) == G_DBUS_MESSAGE_TYPE_ERROR {
             let name = g_dbus_message_get_error_name(message).map { String(cString: $0) } ?? "org.freedesktop.DBus.Error.Failed"
@@ -100,7 +112,16 @@ extension DBusConnection {
             return finish(serial, .failure(GLibError(domain: Self.ioDomain, code: gint(G_IO_ERROR_DBUS_ERROR.rawValue), message: text,
                                                      remoteDBusErrorName: name)))
         }
-        let given = "(" + (g_dbus_message_get_signature(message).map { String(cString: $0) } ?? "") + ")"
+        finishCall(serial, signature: g_dbus_message_get_signature(message).map { String(cString: $0) } ?? "", arguments: arguments)
+    }
+
+    /// Ends the call `serial` with the values of its reply, whose body has `signature` (nil
+    /// values if they cannot be read), however it was decoded (`DBusBasicMessage` or GLib): a
+    /// reply of another type than the call's fails it. A reply to no call waiting (late: timed
+    /// out or cancelled) is dropped.
+    func finishCall(_ serial: UInt32, signature: String, arguments: [Variant]?) {
+        guard let call = pending[serial] else { return }
+        let given = "(" + signature + ")"
         guard given == call.replyType, let arguments else {
             return finish(serial, .failure(Self.ioError(G_IO_ERROR_INVALID_ARGUMENT,
                                                         "Method '\(call.method)' returned type '\(given)', but expected '\(call.replyType)'")))
@@ -142,7 +163,7 @@ extension DBusConnection {
     }
 
     /// The concatenated signatures of `arguments` (a NULL-terminated `GDBusArgInfo **`).
-    private static func signature(of arguments: UnsafeMutablePointer<UnsafeMutablePointer<GDBusArgInfo>?>?) -> String {
+    static func signature(of arguments: UnsafeMutablePointer<UnsafeMutablePointer<GDBusArgInfo>?>?) -> String {
         guard let arguments else { return "" }
         var signature = ""
         var index = 0

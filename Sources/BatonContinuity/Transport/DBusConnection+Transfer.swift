@@ -247,7 +247,7 @@ extension DBusConnection {
             case .message(let total): size = total
             }
             guard untaken >= size else { return prepareInput(for: size) }
-            if takeDataSignal(size) || takeBytesReply(size) { continue }
+            if takeDataSignal(size) || takeBytesReply(size) || takeBasicMessage(size) { continue }
             var error: UnsafeMutablePointer<GError>?
             let message = input.withUnsafeBytes { bytes in
                 g_dbus_message_new_from_blob(UnsafeMutablePointer(mutating: bytes.baseAddress!.assumingMemoryBound(to: guchar.self)) + inputStart,
@@ -316,6 +316,24 @@ extension DBusConnection {
         guard let (serial, bytes) = found else { return false }
         inputStart += size
         if let bytes { finish(serial, .success([.bytes(bytes)])) }
+        return true
+    }
+
+    /// Handles the whole message of `size` bytes at `inputStart` if it is a method call or return
+    /// of basic types (`DBusBasicMessage`): its values go to the call's handler, or to the call
+    /// waiting for them, with no GLib decoding. False, and nothing taken, for any other message.
+    private func takeBasicMessage(_ size: Int) -> Bool {
+        let start = inputStart
+        let decoded = input.withUnsafeBytes { DBusBasicMessage.read(UnsafeRawBufferPointer(rebasing: $0[start..<start + size])) }
+        guard let decoded else { return false }
+        inputStart += size
+        switch decoded.kind {
+        case .call(let path, let interface, let member):
+            dispatchCall(serial: decoded.serial, wantsReply: !decoded.noReplyExpected, path: path, interface: interface,
+                         member: member, signature: decoded.signature, arguments: { decoded.arguments })
+        case .reply(let replySerial):
+            finishCall(replySerial, signature: decoded.signature, arguments: decoded.arguments)
+        }
         return true
     }
 

@@ -115,6 +115,9 @@ package final class DBusConnection {
 
     struct ServedObject {
         let info: UnsafeMutablePointer<GDBusInterfaceInfo>
+        /// The interface's name, and each method's arguments' signature, read from `info` once.
+        let interface: String
+        let signatures: [String: String]
         let handler: @MainActor (MethodCall) -> Void
     }
 
@@ -292,7 +295,14 @@ package final class DBusConnection {
     /// Serves `info` at `path`: each call of one of its methods whose arguments are of the
     /// declared types goes to `handler`; other calls are answered with D-Bus's standard errors.
     package func export(path: String, info: UnsafeMutablePointer<GDBusInterfaceInfo>, _ handler: @escaping @MainActor (MethodCall) -> Void) {
-        objects[path] = ServedObject(info: info, handler: handler)
+        var signatures: [String: String] = [:]
+        var index = 0
+        while let methods = info.pointee.methods, let method = methods[index] {
+            signatures[String(cString: method.pointee.name)] = Self.signature(of: method.pointee.in_args)
+            index += 1
+        }
+        objects[path] = ServedObject(info: info, interface: String(cString: info.pointee.name), signatures: signatures,
+                                     handler: handler)
     }
 
     /// Calls `method` of `interface` at `path` with `arguments`; the reply must be of
@@ -329,9 +339,9 @@ package final class DBusConnection {
                        replyType: String, timeout: Duration,
                        completion: @escaping @MainActor (Result<[Variant], GLibError>) -> Void) throws {
         guard !isClosed else { throw Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed") }
-        // Arguments of basic types are written here (`DBusMethodCallWriter`); others by GLib.
-        let written = DBusMethodCallWriter.message(serial: serial, path: path, interface: interface, member: method,
-                                                   arguments: arguments, noReplyExpected: false)
+        // Arguments of basic types are written here (`DBusBasicMessageWriter`); others by GLib.
+        let written = DBusBasicMessageWriter.methodCall(serial: serial, path: path, interface: interface, member: method,
+                                                        arguments: arguments, noReplyExpected: false)
         let message = written == nil ? g_dbus_message_new_method_call(nil, path, interface, method)! : nil
         defer { if let message { g_object_unref(UnsafeMutableRawPointer(message)) } }
         if let message { g_dbus_message_set_body(message, try Variant.tuple(arguments).makeGVariant()) }
@@ -353,8 +363,8 @@ package final class DBusConnection {
     package func send(_ path: String, _ interface: String, _ method: String, _ arguments: [Variant]) throws {
         guard !isClosed else { throw Self.ioError(G_IO_ERROR_CLOSED, "The connection is closed") }
         let serial = nextSerial()
-        if let written = DBusMethodCallWriter.message(serial: serial, path: path, interface: interface, member: method,
-                                                      arguments: arguments, noReplyExpected: true) {
+        if let written = DBusBasicMessageWriter.methodCall(serial: serial, path: path, interface: interface, member: method,
+                                                           arguments: arguments, noReplyExpected: true) {
             return written.withUnsafeBytes { writeRaw($0) }
         }
         let message = g_dbus_message_new_method_call(nil, path, interface, method)!

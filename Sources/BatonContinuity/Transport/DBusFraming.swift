@@ -35,11 +35,12 @@ package struct DBusFraming: Sendable {
             return .refused("a D-Bus message began with byte 0x\(String(order, radix: 16)), not a byte order", oversized: false)
         }
         func u32(_ offset: Int) -> Int {
-            let value = (0..<4).reduce(UInt32(0)) { $0 | UInt32(bytes[offset + $1]) << (8 * $1) }
-            return Int(order == UInt8(ascii: "l") ? value : value.byteSwapped)
+            let raw = bytes.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
+            return Int(order == UInt8(ascii: "l") ? UInt32(littleEndian: raw) : UInt32(bigEndian: raw))
         }
         let body = u32(4), fields = u32(12)
-        let announced = "a D-Bus message announced a body of \(body) bytes and header fields of \(fields) bytes"
+        // Worded only for a refusal: this runs for every message, and a string costs more than the check.
+        var announced: String { "a D-Bus message announced a body of \(body) bytes and header fields of \(fields) bytes" }
         guard body <= maximumBody else { return .refused(announced + " (limit \(maximumBody))", oversized: true) }
         guard fields <= maximumHeaderFields else {
             return .refused(announced + " (limit \(maximumHeaderFields) for header fields)", oversized: true)
