@@ -109,8 +109,16 @@ public enum MainLoop {
     /// libsoup session (at creation). Inside `body` they attach to the loop the app runs, even
     /// if the host has pushed another context as the thread's default since `embed(in:)`.
     /// `GIOAsync.call` starts every operation this way.
+    ///
+    /// When the loop's context is already the thread-default one (GLib's default context with
+    /// none pushed, or the one `embed(in:)` pushed), `body` just runs: nothing is pushed, so the
+    /// context is not acquired. Another thread may hold it for a moment even so — GLib's
+    /// `g_main_context_invoke` from a worker with no context of its own acquires the default
+    /// context and runs its function there (glib-networking's TLS thread does so to ask
+    /// `accept-certificate`) — and pushing would then fail.
     public static func withThreadDefaultContext<T, E: Error>(_ body: () throws(E) -> T) throws(E) -> T {
         let gContext = context.gContext
+        if (g_main_context_get_thread_default() ?? g_main_context_default()) == gContext { return try body() }
         // Acquiring fails only if another thread iterates the context, which the loop forbids.
         precondition(g_main_context_acquire(gContext) != 0,
                      "Baton: another thread owns MainLoop.context; it must be iterated on the main thread only")

@@ -32,8 +32,11 @@ extension DBusMessageValue {
 
     /// The value of `member` with `arguments`, refused if they are not of its declared types.
     package init(_ member: Member, arguments: [Variant]) throws(DBusMessageMismatch) {
-        let given = "(" + arguments.map(\.typeString).joined() + ")"
-        guard given == member.argumentType, let value = Self(checked: member, arguments: arguments) else {
+        let declared = member.inArguments
+        // Compared type by type: a tuple's type string is made only to word a refusal.
+        guard arguments.count == declared.count, zip(arguments, declared).allSatisfy({ $0.typeString == $1.type }),
+              let value = Self(checked: member, arguments: arguments) else {
+            let given = "(" + arguments.map(\.typeString).joined() + ")"
             throw DBusMessageMismatch(description: "\(member.rawValue) takes \(member.argumentType), not \(given)")
         }
         self = value
