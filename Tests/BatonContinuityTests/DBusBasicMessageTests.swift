@@ -24,12 +24,7 @@ final class DBusBasicMessageTests: XCTestCase {
     /// GLib's encoding of the reply with `arguments` to call 9.
     private func glibsReturn(_ arguments: [Variant], order: GDBusMessageByteOrder = G_DBUS_MESSAGE_BYTE_ORDER_LITTLE_ENDIAN,
                              sender: String? = nil) throws -> [UInt8] {
-        let message = g_dbus_message_new()!
-        g_dbus_message_set_message_type(message, G_DBUS_MESSAGE_TYPE_METHOD_RETURN)
-        g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
-        g_dbus_message_set_reply_serial(message, 9)
-        if let sender { g_dbus_message_set_sender(message, sender) }
-        return try GLibMessageBlob.bytes(of: message, arguments: arguments, serial: 78, order: order)
+        try GLibMessageBlob.methodReturn(arguments, serial: 78, order: order, sender: sender)
     }
 
     /// What GLib reads from `message`, as `DBusBasicMessage.Decoded`: nil if it refuses it or it

@@ -49,15 +49,6 @@ final class DBusBasicMessageWriterTests: XCTestCase {
         }
     }
 
-    /// GLib's reply to call 9, as `DBusConnection` made it before (flagged "no reply expected").
-    private func glibsReturn(_ arguments: [Variant]) throws -> [UInt8] {
-        let message = g_dbus_message_new()!
-        g_dbus_message_set_message_type(message, G_DBUS_MESSAGE_TYPE_METHOD_RETURN)
-        g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
-        g_dbus_message_set_reply_serial(message, 9)
-        return try GLibMessageBlob.bytes(of: message, arguments: arguments, serial: 78)
-    }
-
     func testReturnsWrittenAsGLibWritesThem() throws {
         let cases: [[Variant]] = [
             [],
@@ -67,7 +58,7 @@ final class DBusBasicMessageWriterTests: XCTestCase {
         ]
         for arguments in cases {
             XCTAssertEqual(DBusBasicMessageWriter.methodReturn(serial: 78, replySerial: 9, arguments: arguments),
-                           try glibsReturn(arguments), "\(arguments)")
+                           try GLibMessageBlob.methodReturn(arguments, serial: 78), "\(arguments)")
         }
     }
 }

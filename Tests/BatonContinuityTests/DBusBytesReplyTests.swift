@@ -22,12 +22,7 @@ final class DBusBytesReplyTests: XCTestCase {
     /// before (flagged "no reply expected"), in `order`.
     private func glibs(arguments: [Variant], order: GDBusMessageByteOrder = G_DBUS_MESSAGE_BYTE_ORDER_LITTLE_ENDIAN,
                        destination: String? = nil) throws -> [UInt8] {
-        let message = g_dbus_message_new()!
-        g_dbus_message_set_message_type(message, G_DBUS_MESSAGE_TYPE_METHOD_RETURN)
-        g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
-        g_dbus_message_set_reply_serial(message, 9)
-        if let destination { g_dbus_message_set_destination(message, destination) }
-        return try GLibMessageBlob.bytes(of: message, arguments: arguments, order: order)
+        try GLibMessageBlob.methodReturn(arguments, order: order, destination: destination)
     }
 
     private struct Decoded: Equatable {

@@ -6,7 +6,7 @@ import XCTest
 
 /// GLib's own writing and reading of whole D-Bus messages (`g_dbus_message_to_blob`,
 /// `g_dbus_message_new_from_blob`), the reference Baton's own writers and readers of one
-/// message shape (`DBusBytesReply`, `DBusDataSignal`) are checked against, and the hostile
+/// message shape (`DBusBasicMessage`, `DBusBytesReply`, `DBusDataSignal`) are checked against, and the hostile
 /// changes of a message both are given.
 enum GLibMessageBlob {
     /// GLib's bytes for `message` (which this takes and releases) with the body `arguments`,
@@ -21,6 +21,21 @@ enum GLibMessageBlob {
         let blob = try XCTUnwrap(g_dbus_message_to_blob(message, &size, G_DBUS_CAPABILITY_FLAGS_NONE, nil))
         defer { g_free(blob) }
         return Array(UnsafeBufferPointer(start: blob, count: Int(size)))
+    }
+
+    /// GLib's encoding of the reply with `arguments` to call `replySerial`, as `DBusConnection`
+    /// made it before it wrote replies itself (flagged "no reply expected"), with `serial`, in
+    /// `order`, with a `sender` or `destination` field when given (a bus adds them).
+    static func methodReturn(to replySerial: UInt32 = 9, _ arguments: [Variant], serial: UInt32 = 5,
+                             order: GDBusMessageByteOrder = G_DBUS_MESSAGE_BYTE_ORDER_LITTLE_ENDIAN,
+                             sender: String? = nil, destination: String? = nil) throws -> [UInt8] {
+        let message = g_dbus_message_new()!
+        g_dbus_message_set_message_type(message, G_DBUS_MESSAGE_TYPE_METHOD_RETURN)
+        g_dbus_message_set_flags(message, G_DBUS_MESSAGE_FLAGS_NO_REPLY_EXPECTED)
+        g_dbus_message_set_reply_serial(message, replySerial)
+        if let sender { g_dbus_message_set_sender(message, sender) }
+        if let destination { g_dbus_message_set_destination(message, destination) }
+        return try bytes(of: message, arguments: arguments, serial: serial, order: order)
     }
 
     /// What `read` makes of the message GLib reads from `blob` and of its body's values: nil if

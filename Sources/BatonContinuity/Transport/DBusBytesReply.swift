@@ -17,9 +17,9 @@
 package enum DBusBytesReply {
     /// The D-Bus type code of a method return, and the header field codes used here.
     static let methodReturnType: UInt8 = 2
-    static let replySerialField: UInt8 = 5, signatureField: UInt8 = 8
-    /// The flags a message may carry: no reply expected, no auto start, interactive authorization.
-    static let knownFlags: UInt8 = 0x7
+    static let replySerialField = DBusMessageReader.replySerialField, signatureField = DBusMessageReader.signatureField
+    /// The header fields it has.
+    static let fieldsTaken = DBusMessageReader.mask(replySerialField, signatureField)
     /// Where the body starts: the fixed header, the signature (code, `g`, length, `ay`, NUL:
     /// 8 bytes), the reply serial (code, `u`, value: 8 bytes).
     static let bodyStart = 32
@@ -70,37 +70,12 @@ package enum DBusBytesReply {
     /// The parts of `message` (one whole message, as `DBusFraming` measured it) if it is a bytes
     /// reply as this type reads one; nil for any other message, well formed or not.
     package static func layout(of message: UnsafeRawBufferPointer) -> Layout? {
-        let m = message
-        guard m.count >= bodyStart + 4 else { return nil }
-        let little: Bool
-        switch m[0] {
-        case UInt8(ascii: "l"): little = true
-        case UInt8(ascii: "B"): little = false
-        default: return nil
-        }
-        guard m[1] == methodReturnType, m[2] & ~knownFlags == 0, m[3] == 1 else { return nil }
-        func u32(_ offset: Int) -> UInt32 {
-            let raw = m.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-            return little ? UInt32(littleEndian: raw) : UInt32(bigEndian: raw)
-        }
-        let bodyLength = Int(u32(4)), serial = u32(8), fieldsLength = Int(u32(12))
-        guard serial != 0, fieldsLength == bodyStart - DBusFraming.fixedHeaderSize, m.count - bodyStart == bodyLength else { return nil }
         // The two fields, each 8 bytes, in either order (GLib writes the signature first), and nothing else.
-        let replySerialAt: Int, signatureAt: Int
-        switch (m[16], m[24]) {
-        case (replySerialField, signatureField): (replySerialAt, signatureAt) = (16, 24)
-        case (signatureField, replySerialField): (replySerialAt, signatureAt) = (24, 16)
-        default: return nil
-        }
-        guard m[replySerialAt + 1] == 1, m[replySerialAt + 2] == UInt8(ascii: "u"), m[replySerialAt + 3] == 0 else { return nil }
-        guard m[signatureAt + 1] == 1, m[signatureAt + 2] == UInt8(ascii: "g"), m[signatureAt + 3] == 0,
-              m[signatureAt + 4] == 2, m[signatureAt + 5] == UInt8(ascii: "a"), m[signatureAt + 6] == UInt8(ascii: "y"),
-              m[signatureAt + 7] == 0 else { return nil }
-        let replySerialValue = replySerialAt + 4
-        let replySerial = u32(replySerialValue)
-        guard replySerial != 0 else { return nil }
-        let count = Int(u32(bodyStart))
-        guard count == bodyLength - 4 else { return nil }
-        return Layout(serial: serial, replySerial: replySerial, bytes: bodyStart + 4..<m.count)
+        guard let m = DBusMessageReader(message), m.type == methodReturnType, m.bodyStart == bodyStart, m.bodyLength >= 4,
+              let fields = m.fields(allowed: fieldsTaken),
+              let replySerial = fields.replySerial, replySerial != 0,
+              let signature = fields.signature, message[signature].elementsEqual("ay".utf8),
+              Int(m.u32(bodyStart)) == m.bodyLength - 4 else { return nil }
+        return Layout(serial: m.serial, replySerial: replySerial, bytes: bodyStart + 4..<message.count)
     }
 }

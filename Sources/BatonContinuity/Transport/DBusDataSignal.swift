@@ -17,11 +17,12 @@
 package enum DBusDataSignal {
     /// The D-Bus type code of a signal, and the header field codes used here.
     static let signalType: UInt8 = 4
-    static let pathField: UInt8 = 1, interfaceField: UInt8 = 2, memberField: UInt8 = 3, signatureField: UInt8 = 8
-    /// The flags a message may carry: no reply expected, no auto start, interactive authorization.
-    static let knownFlags: UInt8 = 0x7
+    static let pathField = DBusMessageReader.pathField, interfaceField = DBusMessageReader.interfaceField,
+               memberField = DBusMessageReader.memberField, signatureField = DBusMessageReader.signatureField
     /// The body's signature.
     static let signature: [UInt8] = Array("uay".utf8)
+    /// The header fields it has.
+    static let fieldsTaken = DBusMessageReader.mask(pathField, interfaceField, memberField, signatureField)
 
     /// Where a data signal's parts are in its message (offsets from the message's start).
     package struct Layout: Equatable {
@@ -38,61 +39,14 @@ package enum DBusDataSignal {
     /// The parts of `message` (one whole message, as `DBusFraming` measured it) if it is a data
     /// signal as this type reads one; nil for any other message, well formed or not.
     package static func layout(of message: UnsafeRawBufferPointer) -> Layout? {
-        let m = message
-        guard m.count >= DBusFraming.fixedHeaderSize else { return nil }
-        let little: Bool
-        switch m[0] {
-        case UInt8(ascii: "l"): little = true
-        case UInt8(ascii: "B"): little = false
-        default: return nil
-        }
-        guard m[1] == signalType, m[2] & ~knownFlags == 0, m[3] == 1 else { return nil }
-        func u32(_ offset: Int) -> UInt32 {
-            let raw = m.loadUnaligned(fromByteOffset: offset, as: UInt32.self)
-            return little ? UInt32(littleEndian: raw) : UInt32(bigEndian: raw)
-        }
-        let bodyLength = Int(u32(4)), serial = u32(8), fieldsLength = Int(u32(12))
-        let fieldsEnd = DBusFraming.fixedHeaderSize + fieldsLength
-        let bodyStart = (fieldsEnd + 7) & ~7
-        guard serial != 0, bodyLength >= 8, bodyStart <= m.count, m.count - bodyStart == bodyLength else { return nil }
-        func zeros(_ range: Range<Int>) -> Bool { range.allSatisfy { m[$0] == 0 } }
-
-        var path: Range<Int>?, interface: Range<Int>?, member: Range<Int>?, signature: Range<Int>?
-        var offset = DBusFraming.fixedHeaderSize
-        while offset < fieldsEnd {
-            // A field: its code, a variant's one-type signature, then the value, within the fields.
-            guard fieldsEnd - offset >= 8, m[offset + 1] == 1, m[offset + 3] == 0 else { return nil }
-            let code = m[offset], type = m[offset + 2]
-            let valueStart: Int, length: Int
-            switch (code, type) {
-            case (pathField, UInt8(ascii: "o")), (interfaceField, UInt8(ascii: "s")), (memberField, UInt8(ascii: "s")):
-                length = Int(u32(offset + 4))  // at a multiple of 4: the field starts at one of 8
-                valueStart = offset + 8
-            case (signatureField, UInt8(ascii: "g")):
-                length = Int(m[offset + 4])
-                valueStart = offset + 5
-            default: return nil
-            }
-            guard length < fieldsEnd - valueStart, m[valueStart + length] == 0 else { return nil }
-            let value = valueStart..<valueStart + length
-            switch code {
-            case pathField where path == nil: path = value
-            case interfaceField where interface == nil: interface = value
-            case memberField where member == nil: member = value
-            case signatureField where signature == nil: signature = value
-            default: return nil  // a field twice
-            }
-            let end = value.upperBound + 1
-            let next = end == fieldsEnd ? end : (end + 7) & ~7
-            guard next <= fieldsEnd, zeros(end..<next) else { return nil }
-            offset = next
-        }
-        guard zeros(fieldsEnd..<bodyStart), let path, let interface, let member, let signature,
-              m[signature].elementsEqual(Self.signature) else { return nil }
-        let count = Int(u32(bodyStart + 4))
-        guard count == bodyLength - 8 else { return nil }
-        return Layout(serial: serial, path: path, interface: interface, member: member, number: u32(bodyStart),
-                      bytes: bodyStart + 8..<m.count)
+        guard let m = DBusMessageReader(message), m.type == signalType, m.bodyLength >= 8,
+              let fields = m.fields(allowed: fieldsTaken),
+              let path = fields.path, let interface = fields.interface, let member = fields.member,
+              let signature = fields.signature, message[signature].elementsEqual(Self.signature) else { return nil }
+        let count = Int(m.u32(m.bodyStart + 4))
+        guard count == m.bodyLength - 8 else { return nil }
+        return Layout(serial: m.serial, path: path, interface: interface, member: member, number: m.u32(m.bodyStart),
+                      bytes: m.bodyStart + 8..<message.count)
     }
 
     /// The size of the data signal `message(into:...)` writes.
