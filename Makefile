@@ -18,14 +18,18 @@ demo: build
 # any that does, and fails. The documentation is checked too: every public symbol documented,
 # and the DocC catalogs build without a warning (about 1 min; `make docs`); and every code sample
 # of the README and the articles builds as a package of its own (Tests/DocSamples,
-# scripts/doc-samples.sh: about 1 min).
+# scripts/doc-samples.sh: about 1 min). When anything failed, the last lines say which parts,
+# and which tests failed or were running when the test process ended (scripts/suite.sh; the
+# suite's whole output is kept in .build/suite.log).
 test: deps
 	$(SWIFT) build --build-tests
-	@status=0; SWIFT="$(SWIFT)" bash scripts/doc-samples.sh || status=1; \
-	$(SWIFT) test --skip-build --disable-swift-testing || status=$$?; \
-	FUZZ_RUNS=$(FUZZ_TEST_RUNS) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) bash scripts/fuzz.sh run || status=1; \
-	bash scripts/docs.sh coverage || status=1; bash scripts/docs.sh build >/dev/null || status=1; \
-	bash scripts/check-no-leftovers.sh || status=1; exit $$status
+	@failed=""; SWIFT="$(SWIFT)" bash scripts/doc-samples.sh || failed="$$failed doc-samples"; \
+	SWIFT="$(SWIFT)" bash scripts/suite.sh || failed="$$failed suite"; \
+	FUZZ_RUNS=$(FUZZ_TEST_RUNS) FUZZ_SECONDS=$(FUZZ_TEST_SECONDS) bash scripts/fuzz.sh run || failed="$$failed fuzz"; \
+	bash scripts/docs.sh coverage || failed="$$failed docs-coverage"; \
+	bash scripts/docs.sh build >/dev/null || failed="$$failed docs-build"; \
+	bash scripts/check-no-leftovers.sh || failed="$$failed leftovers"; \
+	[ -z "$$failed" ] || { echo "make test failed:$$failed"; SWIFT="$(SWIFT)" bash scripts/suite.sh summary; exit 1; }
 
 # `make docs`: the DocC archives (Sources/*/*.docc, built with swift-docc-plugin) in .build/docs,
 # then the coverage check, which fails naming each public symbol of Baton, BatonContinuity,
