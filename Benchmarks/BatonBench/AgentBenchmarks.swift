@@ -385,13 +385,16 @@ enum AgentBenchmarks {
     }
 
     /// `BatonBench --agent-warm`'s lines: the warm continuation through agents beside the
-    /// embedded pair (p50 of each, and the ratio of each pair of blocks), the bare D-Bus call to
+    /// embedded pair (p50 of each, the ratio of each pair of blocks, and each block's p50s, which
+    /// show which side moved when a ratio did), the bare D-Bus call to
     /// `batond` over its socket beside the embedded warm continuation (the floor one app↔agent
     /// hop sets), and the thread wake-ups per continuation.
     static func warmLines(_ results: Results) -> [String] {
-        let pairs = stride(from: 0, to: min(results.warm.count, results.embeddedWarm.count), by: warmBlock).map { start in
-            percentile(Array(results.warm[start..<start + warmBlock]), 50) / percentile(Array(results.embeddedWarm[start..<start + warmBlock]), 50)
+        let blocks = stride(from: 0, to: min(results.warm.count, results.embeddedWarm.count), by: warmBlock).map { start in
+            (agents: percentile(Array(results.warm[start..<start + warmBlock]), 50),
+             embedded: percentile(Array(results.embeddedWarm[start..<start + warmBlock]), 50))
         }
+        let pairs = blocks.map { $0.agents / $0.embedded }
         let embedded50 = percentile(results.embeddedWarm, 50)
         let bareExtra = bareExtra(results)
         return [
@@ -406,6 +409,7 @@ enum AgentBenchmarks {
                    bareExtra, bareExtra / embedded50, 1 + bareExtra / embedded50, 0.3 * embedded50),
             "blocks of \(warmBlock), agents/embedded: " + pairs.map { String(format: "%.2f", $0) }.joined(separator: " ")
                 + String(format: " (median %.2f×)", percentile(pairs, 50)),
+            "blocks of \(warmBlock), p50 µs agents/embedded: " + blocks.map { String(format: "%.0f/%.0f", $0.agents, $0.embedded) }.joined(separator: " "),
             wakeupNote("agent", results.warmWakeups),
             cpuNote(results),
         ]

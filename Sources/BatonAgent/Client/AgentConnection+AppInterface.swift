@@ -65,7 +65,7 @@ extension AgentConnection {
                 }
             }
         case .continued:
-            Task { @MainActor in
+            Task.immediate { @MainActor in
                 await activities.continued(activity)
                 let history = Application.shared.continuationHistory
                 history.record(.wasContinuedReceived, in: history.originatingRecord(activityType: activity.activityType, title: activity.title,

@@ -16,6 +16,8 @@ final class TrustSync {
     /// `discovery.key` are watched, and what arrives from peers is saved there.
     let directory: URL?
     private let revocationsFile: URL?
+    /// `revocationsFile`'s path, made once: it is stamped before every call answered.
+    private let revocationsPath: String?
     private let keyFile: URL?
     /// The `revocations` file as last read: a call answered reads it again only if its stamp
     /// changed (`syncRevocationsFromDisk()`).
@@ -33,6 +35,7 @@ final class TrustSync {
         self.identity = identity
         self.directory = directory
         revocationsFile = directory?.appendingPathComponent("revocations")
+        revocationsPath = revocationsFile?.path
         keyFile = directory?.appendingPathComponent("discovery.key")
         self.log = log
     }
@@ -72,8 +75,8 @@ final class TrustSync {
     /// before its file watch has fired. Returns whether a newer list was taken.
     @discardableResult
     func syncRevocationsFromDisk() -> Bool {
-        guard let file = revocationsFile else { return false }
-        let stamp = FileStamp(of: file)
+        guard let file = revocationsFile, let path = revocationsPath else { return false }
+        let stamp = FileStamp(atPath: path)
         guard stamp != revocationsStamp else { return false }
         revocationsStamp = stamp
         guard stamp != nil, let data = try? SecureFiles.read(file), data != identity.revocationData else { return false }

@@ -11,9 +11,14 @@ struct FileStamp: Equatable {
     private let changed: timespec
 
     /// The stamp of `url` now; nil when it does not exist or cannot be looked at.
-    init?(of url: URL) {
+    init?(of url: URL) { self.init(atPath: url.path) }
+
+    /// The stamp of the file at `path` now; nil when it does not exist or cannot be looked at.
+    /// A caller that stamps the same file often keeps its path, made once: a `URL`'s `path`
+    /// is made anew at each use.
+    init?(atPath path: String) {
         var info = stat()
-        guard stat(url.path, &info) == 0 else { return nil }
+        guard stat(path, &info) == 0 else { return nil }
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         size = Int64(info.st_size)
