@@ -29,6 +29,7 @@ test: deps
 	bash scripts/docs.sh coverage || failed="$$failed docs-coverage"; \
 	bash scripts/docs.sh build >/dev/null || failed="$$failed docs-build"; \
 	bash scripts/check-no-leftovers.sh || failed="$$failed leftovers"; \
+	bash scripts/check-file-sizes.sh || failed="$$failed file-sizes"; \
 	[ -z "$$failed" ] || { echo "make test failed:$$failed"; SWIFT="$(SWIFT)" bash scripts/suite.sh summary; exit 1; }
 
 # `make docs`: the DocC archives (Sources/*/*.docc, built with swift-docc-plugin) in .build/docs,

@@ -286,34 +286,6 @@ public final class Agent {
         }
     }
 
-    /// `OpenPairingWindow(u seconds, s host, u port) -> (u port)`, `AnswerPairing(t request, b
-    /// confirmed)`, `ClosePairingWindow()`: the window's signals go to the app that opened it.
-    private func answerPairing(_ call: DBusAnswer<AgentMethod>, _ method: AgentMethod, from app: JoinedApp) {
-        guard let pairing else { return call.fail(.refused, "this agent opens no pairing windows") }
-        let opener = ObjectIdentifier(app)
-        switch method {
-        case .openPairingWindow(let seconds, let host, let port):
-            guard port <= UInt16.max, Self.acceptable(host) else {
-                return call.fail(.refused, "bad arguments")
-            }
-            do {
-                let listening = try pairing.open(lifetime: .seconds(Int64(seconds)), host: host, port: UInt16(port), opener: opener) { [weak app] signal in
-                    app?.bus.emit(signal)
-                }
-                log.info("\(app.name) opened a pairing window")
-                call.reply(.openPairingWindow(seconds: seconds, host: host, port: port), UInt32(listening))
-            } catch {
-                call.fail(.refused, "\(error)")
-            }
-        case .answerPairing(let request, let confirmed):
-            pairing.answer(request, confirmed: confirmed, opener: opener)
-            call.reply(.answerPairing(request: request, confirmed: confirmed), ())
-        default:
-            pairing.close(opener: opener)
-            call.reply(.closePairingWindow, ())
-        }
-    }
-
     /// Runs an app's call toward a nearby device through the node.
     private func forward(_ call: DBusAnswer<AgentMethod>, _ method: AgentMethod, _ activity: NearbyActivity, for app: JoinedApp?) async {
         let history = continuationHistory
@@ -399,5 +371,7 @@ public final class Agent {
         return result
     }
 
-    private static func acceptable(_ text: String) -> Bool { !text.isEmpty && text.utf8.count <= AgentInterface.maximumText }
+    /// Whether `text` from an app is a name this agent takes: not empty, and at most
+    /// `AgentInterface.maximumText` bytes of UTF-8.
+    static func acceptable(_ text: String) -> Bool { !text.isEmpty && text.utf8.count <= AgentInterface.maximumText }
 }
