@@ -10,9 +10,6 @@ struct FileStamp: Equatable {
     private let modified: timespec
     private let changed: timespec
 
-    /// The stamp of `url` now; nil when it does not exist or cannot be looked at.
-    init?(of url: URL) { self.init(atPath: url.path) }
-
     /// The stamp of the file at `path` now; nil when it does not exist or cannot be looked at.
     /// A caller that stamps the same file often keeps its path, made once: a `URL`'s `path`
     /// is made anew at each use.
