@@ -18,7 +18,8 @@ demo: build
 # any that does, and fails. The documentation is checked too: every public symbol documented,
 # and the DocC catalogs build without a warning (about 1 min; `make docs`); and every code sample
 # of the README and the articles builds as a package of its own (Tests/DocSamples,
-# scripts/doc-samples.sh: about 1 min). When anything failed, the last lines say which parts,
+# scripts/doc-samples.sh: about 1 min). No source file of the continuity and agent layers may be
+# over 400 lines (scripts/check-file-sizes.sh). When anything failed, the last lines say which parts,
 # and which tests failed or were running when the test process ended (scripts/suite.sh; the
 # suite's whole output is kept in .build/suite.log).
 test: deps
